@@ -1,0 +1,131 @@
+# csreg — build, test and run. `make help` lists the targets.
+#
+# Layout: engine/ (libcsreg.a, the numerical engine), plots/ (gnuplot),
+# sessions/ (command language), ui/ (REPL, TUI, main), tests/ (cmocka).
+# Two build variants share these rules: VARIANT=rel (optimized, the ./csreg
+# program) and VARIANT=asan (AddressSanitizer + UBSan, run by `make test`).
+
+VARIANT ?= rel
+BUILD_ROOT ?= build
+BUILD   := $(BUILD_ROOT)/$(VARIANT)
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+
+# Debian packages the build, the tests and the workbench need.
+DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
+            libreadline-dev libcmocka-dev zlib1g-dev gnuplot-nox tmux
+
+PKGS      := openblas lapacke readline ncursesw zlib
+# Recursive (=) so pkg-config runs after `deps` installed the .pc files.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wvla -Wformat=2
+CFLAGS_rel  := -O2
+CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS_asan := -fsanitize=address,undefined
+VERSION := 0.1.0
+GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS) -MMD -MP \
+             -Iengine -Iplots -Isessions -Iui $(PKG_CFLAGS) \
+             -DCSREG_VERSION='"$(VERSION)"' -DCSREG_COMMIT='"$(GIT_COMMIT)"'
+ALL_LDFLAGS = $(LDFLAGS_$(VARIANT)) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+# CUDA: CUDA=1 forces, CUDA=0 disables, default detects nvcc.
+NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(CUDA),)
+CUDA := $(if $(NVCC),1,0)
+endif
+
+ENGINE_SRC  := $(wildcard engine/*.c engine/cpu/*.c)
+PLOTS_SRC   := $(wildcard plots/*.c)
+SESS_SRC    := $(wildcard sessions/*.c)
+UI_SRC      := $(filter-out ui/main.c,$(wildcard ui/*.c))
+TEST_SRC    := $(wildcard tests/test_*.c)
+BENCH_SRC   := $(wildcard tests/bench_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
+APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
+LIBCSREG   := $(BUILD)/libcsreg.a
+PROGRAM    := $(BUILD)/csreg
+TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
+
+.PHONY: all deps run test check check-variant bench clean help build-variant cuda-info
+.DEFAULT_GOAL := all
+
+all: cuda-info
+	@$(MAKE) --no-print-directory VARIANT=rel build-variant
+	@cp $(BUILD_ROOT)/rel/csreg ./csreg
+	@cp $(BUILD_ROOT)/rel/libcsreg.a ./libcsreg.a
+	@echo "built ./csreg and ./libcsreg.a"
+
+build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS)
+
+cuda-info:
+ifeq ($(CUDA),1)
+	@echo "✓ nvcc found ($(NVCC)), CUDA support enabled"
+else
+	@echo "✗ nvcc not found or CUDA=0, skipping GPU/CUDA builds"
+endif
+
+help:
+	@echo "make deps   install missing Debian packages (as root; else prints the apt-get line)"
+	@echo "make all    build ./csreg and ./libcsreg.a"
+	@echo "make run    deps + build + start the workbench on the built-in demo"
+	@echo "make test   deps + build + every cmocka suite, normal and ASan/UBSan builds"
+	@echo "make bench  benchmarks with ratios against reference runs"
+	@echo "make clean  remove build outputs"
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "✓ Debian packages present"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	  echo "missing Debian packages:$$missing"; \
+	  echo "run as root:  apt-get install -y$$missing"; exit 1; \
+	fi
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./csreg --demo
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory VARIANT=asan build-variant
+	@tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in $(patsubst tests/%.c,$(BUILD_ROOT)/rel/tests/%,$(BENCH_SRC)); do echo "== $$b"; $$b || exit 1; done
+
+clean:
+	rm -rf $(BUILD_ROOT) csreg libcsreg.a
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $(VARIANT) $<"
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBCSREG): $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
+$(PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD $(VARIANT) $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD $(VARIANT) $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,206 @@
+#include "cs_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int cs_parse_double(const char *text, double *out, cs_err *err)
+{
+    if (!text || !*text)
+        return cs_fail(err, CS_EINVAL, "empty number");
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    /* strtod accepts nan/inf/hex: csreg numbers are plain decimals only. */
+    for (const char *q = p; *q; q++)
+        if (isalpha((unsigned char)*q) && *q != 'e' && *q != 'E') {
+            if (strncasecmp(q, "nan", 3) == 0 || strncasecmp(q, "inf", 3) == 0)
+                return cs_fail(err, CS_ENONFINITE, "'%s' is not a finite number", text);
+            return cs_fail(err, CS_EINVAL, "malformed number '%s'", text);
+        }
+    char *end;
+    errno = 0;
+    double v = strtod(p, &end);
+    if (end == p)
+        return cs_fail(err, CS_EINVAL, "malformed number '%s'", text);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return cs_fail(err, CS_EINVAL, "malformed number '%s'", text);
+    if (errno == ERANGE && fabs(v) > 1.0)
+        return cs_fail(err, CS_EINVAL, "number '%s' is out of range", text);
+    if (!isfinite(v))
+        return cs_fail(err, CS_ENONFINITE, "'%s' is not a finite number", text);
+    *out = v;
+    return CS_OK;
+}
+
+int cs_parse_long(const char *text, long lo, long hi, long *out, cs_err *err)
+{
+    double v;
+    int rc = cs_parse_double(text, &v, err);
+    if (rc)
+        return rc;
+    if (v != floor(v))
+        return cs_fail(err, CS_EINVAL, "'%s' is not an integer", text);
+    if (v < (double)lo || v > (double)hi)
+        return cs_fail(err, CS_EINVAL, "%s is out of range [%ld, %ld]", text, lo, hi);
+    *out = (long)v;
+    return CS_OK;
+}
+
+/* Parse one entry [s, e) of a matrix literal. */
+static int parse_entry(const char *s, const char *e, size_t row, size_t col, double *out,
+                       cs_err *err)
+{
+    while (s < e && isspace((unsigned char)*s))
+        s++;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    if (s == e)
+        return cs_fail(err, CS_EINVAL, "empty entry at row %zu, column %zu", row, col);
+    char buf[128];
+    size_t len = (size_t)(e - s);
+    if (len >= sizeof buf)
+        return cs_fail(err, CS_EINVAL, "entry too long at row %zu, column %zu", row, col);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    cs_err sub;
+    int rc = cs_parse_double(buf, out, &sub);
+    if (rc)
+        return cs_fail(err, rc, "%s at row %zu, column %zu", sub.msg, row, col);
+    return CS_OK;
+}
+
+int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, cs_err *err)
+{
+    *out = NULL;
+    if (!text)
+        return cs_fail(err, CS_EINVAL, "empty matrix");
+    const char *t = text;
+    while (isspace((unsigned char)*t))
+        t++;
+    if (!*t)
+        return cs_fail(err, CS_EINVAL, "empty list");
+    size_t cap = 16, n = 0, nrows = 0, ncols = 0;
+    double *v = malloc(cap * sizeof *v);
+    if (!v)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    const char *row = t;
+    for (;;) {
+        const char *row_end = strchr(row, ';');
+        if (!row_end)
+            row_end = row + strlen(row);
+        nrows++;
+        size_t c = 0;
+        const char *s = row;
+        for (;;) {
+            const char *comma = memchr(s, ',', (size_t)(row_end - s));
+            const char *e = comma ? comma : row_end;
+            if (n == cap) {
+                if (cap > ((size_t)1 << 40)) {
+                    free(v);
+                    return cs_fail(err, CS_ENOMEM, "matrix too large");
+                }
+                double *nv = realloc(v, 2 * cap * sizeof *v);
+                if (!nv) {
+                    free(v);
+                    return cs_fail(err, CS_ENOMEM, "out of memory");
+                }
+                v = nv;
+                cap *= 2;
+            }
+            int rc = parse_entry(s, e, nrows, c + 1, &v[n], err);
+            if (rc) {
+                free(v);
+                return rc;
+            }
+            n++;
+            c++;
+            if (!comma)
+                break;
+            s = comma + 1;
+        }
+        if (nrows == 1)
+            ncols = c;
+        else if (c != ncols) {
+            free(v);
+            return cs_fail(err, CS_EDIM, "ragged matrix: row %zu has %zu entries, row 1 has %zu",
+                           nrows, c, ncols);
+        }
+        if (!*row_end)
+            break;
+        row = row_end + 1;
+    }
+    *out = v;
+    *rows = nrows;
+    *cols = ncols;
+    return CS_OK;
+}
+
+int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_fail(err, CS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    /* Join the data lines with ';' and reuse the literal parser. */
+    size_t cap = 1024, len = 0;
+    char *text = malloc(cap);
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t got;
+    int rc = CS_OK;
+    if (!text) {
+        fclose(f);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    text[0] = '\0';
+    while ((got = getline(&line, &lcap, f)) >= 0) {
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+            line[--got] = '\0';
+        const char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        if (strchr(s, ';')) {
+            rc = cs_fail(err, CS_EINVAL, "%s: unexpected ';' in CSV data", path);
+            break;
+        }
+        size_t need = len + strlen(s) + 2;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            char *nt = realloc(text, cap);
+            if (!nt) {
+                rc = cs_fail(err, CS_ENOMEM, "out of memory");
+                break;
+            }
+            text = nt;
+        }
+        if (len)
+            text[len++] = ';';
+        memcpy(text + len, s, strlen(s) + 1);
+        len += strlen(s);
+    }
+    free(line);
+    fclose(f);
+    if (rc == CS_OK) {
+        if (len == 0)
+            rc = cs_fail(err, CS_EINVAL, "%s: no data", path);
+        else {
+            cs_err sub;
+            rc = cs_parse_matrix(text, out, rows, cols, &sub);
+            if (rc)
+                cs_fail(err, rc, "%s: %s", path, sub.msg);
+        }
+    }
+    free(text);
+    return rc;
+}

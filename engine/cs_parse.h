@@ -1,0 +1,23 @@
+/* cs_parse.h — strict parsing of numbers and matrix literals (`1,2;3,4`),
+ * shared by the regularizers' parameters and the command interpreter. */
+#ifndef CS_PARSE_H
+#define CS_PARSE_H
+
+#include <stddef.h>
+
+#include "cs_error.h"
+
+/* Whole-string decimal number; NaN/Inf, empty text and trailing junk are errors. */
+int cs_parse_double(const char *text, double *out, cs_err *err);
+/* Whole-string integer in [lo, hi]. */
+int cs_parse_long(const char *text, long lo, long hi, long *out, cs_err *err);
+
+/* Matrix literal: rows separated by ';', entries by ','. A vector is one row.
+ * Empty entries, ragged rows and non-finite values are errors naming the
+ * position (1-based row and column). *out is malloc'd; free() it. */
+int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, cs_err *err);
+
+/* Read a numeric CSV file (comma separated, optional '#' comment lines). */
+int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err);
+
+#endif

@@ -1,0 +1,374 @@
+/* reg_core.c — instances of regularizers: parameters, scratch, and the
+ * evaluation wrapper that rejects non-finite input and rescales by powers
+ * of two so that homogeneous regularizers never overflow needlessly. */
+#include "reg_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_parse.h"
+#include "cs_rng.h"
+
+const cs_reg_info *cs_reg_lookup(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < cs_reg_count(); i++)
+        if (strcmp(cs_reg_info_at(i)->name, name) == 0)
+            return cs_reg_info_at(i);
+    return NULL;
+}
+
+const cs_reg_info *cs_reg_get_info(const cs_reg *reg) { return reg->info; }
+size_t cs_reg_extra(const cs_reg *reg) { return reg->extra; }
+
+static const cs_reg_param_info *find_param(const cs_reg_info *info, const char *key)
+{
+    for (size_t i = 0; i < info->nparams; i++)
+        if (strcmp(info->params[i].key, key) == 0)
+            return &info->params[i];
+    return NULL;
+}
+
+static void list_keys(const cs_reg_info *info, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < info->nparams && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 info->params[i].key);
+    if (info->nparams == 0)
+        snprintf(buf, len, "none");
+}
+
+static int parse_number(const char *key, const char *text, double lo, double hi, double *out,
+                        cs_err *err)
+{
+    cs_err sub;
+    if (cs_parse_double(text, out, &sub))
+        return cs_fail(err, sub.code, "%s=%s: %s", key, text, sub.msg);
+    if (*out < lo || *out > hi)
+        return cs_fail(err, CS_EINVAL, "%s=%s is out of range [%g, %g]", key, text, lo, hi);
+    return CS_OK;
+}
+
+static int parse_matrix_param(cs_reg *reg, const char *text, cs_err *err)
+{
+    cs_err sub;
+    free(reg->C);
+    reg->C = NULL;
+    reg->C_random = 0;
+    if (strcmp(text, "random") == 0) {
+        reg->C_random = 1;
+        return CS_OK;
+    }
+    size_t tl = strlen(text);
+    int rc;
+    if (tl > 4 && strcmp(text + tl - 4, ".csv") == 0)
+        rc = cs_read_csv_matrix(text, &reg->C, &reg->Crows, &reg->Ccols, &sub);
+    else
+        rc = cs_parse_matrix(text, &reg->C, &reg->Crows, &reg->Ccols, &sub);
+    if (rc)
+        return cs_fail(err, rc, "C: %s", sub.msg);
+    return CS_OK;
+}
+
+/* Apply one key=text to the instance; the key is known to be declared. */
+static int apply_param(cs_reg *reg, const char *key, const char *text, cs_err *err)
+{
+    if (strcmp(key, "p") == 0)
+        return parse_number(key, text, 1.0, 1e6, &reg->p, err);
+    if (strcmp(key, "q") == 0)
+        return parse_number(key, text, 1.0, 1e6, &reg->q, err);
+    if (strcmp(key, "r") == 0) {
+        int rc = parse_number(key, text, 0.0, 1e6, &reg->r, err);
+        if (!rc && reg->r <= 0.0)
+            return cs_fail(err, CS_EINVAL, "r=%s must be positive", text);
+        return rc;
+    }
+    if (strcmp(key, "eps") == 0)
+        return parse_number(key, text, 0.0, 1e300, &reg->eps, err);
+    if (strcmp(key, "alpha") == 0)
+        return parse_number(key, text, -1e150, 1e150, &reg->alpha, err);
+    if (strcmp(key, "base") == 0) {
+        if (strcmp(text, "bin") == 0)
+            reg->base = CS_BASE_BIN;
+        else if (strcmp(text, "osb") == 0)
+            reg->base = CS_BASE_OSB;
+        else if (strcmp(text, "ter") == 0)
+            reg->base = CS_BASE_TER;
+        else
+            return cs_fail(err, CS_EINVAL, "base=%s: expected bin, osb or ter", text);
+        return CS_OK;
+    }
+    if (strcmp(key, "beta") == 0) {
+        if (strcmp(text, "learn") == 0) {
+            reg->learn_beta = 1;
+            return CS_OK;
+        }
+        reg->learn_beta = 0;
+        return parse_number(key, text, -1e150, 1e150, &reg->beta, err);
+    }
+    if (strcmp(key, "B") == 0) {
+        long b;
+        cs_err sub;
+        if (cs_parse_long(text, 1, 16, &b, &sub))
+            return cs_fail(err, CS_EINVAL, "B=%s: %s", text, sub.msg);
+        reg->B = (int)b;
+        return CS_OK;
+    }
+    if (strcmp(key, "C") == 0)
+        return parse_matrix_param(reg, text, err);
+    return cs_fail(err, CS_EINVAL, "key '%s' is declared but not handled", key);
+}
+
+/* Homogeneity degree and auxiliary coordinates follow from the parameters. */
+static void derive_shape(cs_reg *reg)
+{
+    const char *n = reg->info->name;
+    static const int base_g[] = {2, 2, 3}, base_h[] = {0, 1, 1};
+    reg->extra = 0;
+    reg->degree = 0;
+    if (!strcmp(n, "bin") || !strcmp(n, "eig") || !strcmp(n, "om") || !strcmp(n, "equ"))
+        reg->degree = 4;
+    else if (!strcmp(n, "osb"))
+        reg->degree = 6;
+    else if (!strcmp(n, "ter"))
+        reg->degree = 8;
+    else if (!strcmp(n, "l2l1"))
+        reg->degree = 2;
+    else if (!strcmp(n, "l2l1h") || !strcmp(n, "linf") || !strcmp(n, "l1"))
+        reg->degree = 1;
+    else if (!strcmp(n, "holder")) {
+        /* ‖g‖^r‖h‖^r and |⟨g,h⟩|^r are homogeneous of degree r·(dg+dh):
+         * an integer degree keeps the power-of-two rescaling exact. */
+        double d = reg->r * (base_g[reg->base] + base_h[reg->base]);
+        if (d == floor(d) && d <= 64)
+            reg->degree = (int)d;
+    } else if (!strcmp(n, "si") && reg->eps == 0.0)
+        reg->degree = -1; /* scale invariant: rescale freely, no correction */
+    if (!strcmp(n, "mu") || (!strcmp(n, "beta") && reg->learn_beta))
+        reg->extra = 1;
+}
+
+int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t nparams,
+               uint64_t seed, cs_err *err)
+{
+    *out = NULL;
+    const cs_reg_info *info = cs_reg_lookup(name);
+    if (!info)
+        return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s'", name ? name : "");
+    cs_reg *reg = calloc(1, sizeof *reg);
+    if (!reg)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    reg->info = info;
+    reg->seed = seed;
+    int rc = CS_OK;
+    for (size_t i = 0; i < info->nparams && !rc; i++)
+        if (info->params[i].def)
+            rc = apply_param(reg, info->params[i].key, info->params[i].def, err);
+    for (size_t i = 0; i < nparams && !rc; i++) {
+        if (!find_param(info, params[i].key)) {
+            char keys[256];
+            list_keys(info, keys, sizeof keys);
+            rc = cs_fail(err, CS_EINVAL, "unknown key '%s' for regularizer %s (valid: %s)",
+                         params[i].key, name, keys);
+        } else {
+            rc = apply_param(reg, params[i].key, params[i].text, err);
+        }
+    }
+    for (size_t i = 0; i < info->nparams && !rc; i++) {
+        if (info->params[i].def)
+            continue;
+        int given = 0;
+        for (size_t j = 0; j < nparams; j++)
+            given |= strcmp(params[j].key, info->params[i].key) == 0;
+        if (!given)
+            rc = cs_fail(err, CS_EINVAL, "regularizer %s needs %s=", name, info->params[i].key);
+    }
+    if (!rc && reg->C && reg->Crows * reg->Ccols == 0)
+        rc = cs_fail(err, CS_EDIM, "C is empty");
+    if (rc) {
+        cs_reg_free(reg);
+        return rc;
+    }
+    derive_shape(reg);
+    *out = reg;
+    return CS_OK;
+}
+
+void cs_reg_free(cs_reg *reg)
+{
+    if (!reg)
+        return;
+    free(reg->C);
+    free(reg->work);
+    free(reg);
+}
+
+double *cs_reg_work(cs_reg *reg, size_t n, cs_err *err)
+{
+    if (n > reg->nwork) {
+        double *w = realloc(reg->work, n * sizeof *w);
+        if (!w) {
+            cs_fail(err, CS_ENOMEM, "out of memory (%zu doubles of scratch)", n);
+            return NULL;
+        }
+        reg->work = w;
+        reg->nwork = n;
+    }
+    return reg->work;
+}
+
+int cs_reg_vector_len(const cs_reg *reg, size_t rows, size_t cols, size_t *n, cs_err *err)
+{
+    if (rows != 1 && cols != 1)
+        return cs_fail(err, CS_EDIM, "%s takes a vector, got a %zux%zu matrix", reg->info->name,
+                       rows, cols);
+    *n = rows * cols;
+    return CS_OK;
+}
+
+int cs_reg_set_matrix(cs_reg *reg, const double *C, size_t rows, size_t cols, cs_err *err)
+{
+    if (rows == 0 || cols == 0)
+        return cs_fail(err, CS_EDIM, "C is empty");
+    double *copy = malloc(rows * cols * sizeof *copy);
+    if (!copy)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    memcpy(copy, C, rows * cols * sizeof *copy);
+    free(reg->C);
+    reg->C = copy;
+    reg->Crows = rows;
+    reg->Ccols = cols;
+    reg->C_random = 0;
+    return CS_OK;
+}
+
+int cs_reg_need_matrix(cs_reg *reg, size_t n, cs_err *err)
+{
+    if (reg->C_random && (!reg->C || reg->Ccols != n)) {
+        if (n == 0)
+            return cs_fail(err, CS_EDIM, "empty argument");
+        if (n > 20000)
+            return cs_fail(err, CS_ENOMEM, "C=random of size %zux%zu is too large", n, n);
+        free(reg->C);
+        reg->C = malloc(n * n * sizeof *reg->C);
+        if (!reg->C)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        cs_rng rng;
+        cs_rng_init(&rng, reg->seed, 0xC0FFEEull);
+        cs_rng_normal_fill(&rng, reg->C, n * n);
+        reg->Crows = reg->Ccols = n;
+    }
+    if (!reg->C)
+        return cs_fail(err, CS_ESTATE, "%s needs C= (inline, random or FILE.csv)",
+                       reg->info->name);
+    if (reg->Ccols != n)
+        return cs_fail(err, CS_EDIM, "C is %zux%zu but x has %zu entries", reg->Crows,
+                       reg->Ccols, n);
+    return CS_OK;
+}
+
+void cs_reg_describe(const cs_reg *reg, char *buf, size_t len)
+{
+    const cs_reg_info *info = reg->info;
+    size_t used = (size_t)snprintf(buf, len, "%s", info->name);
+    for (size_t i = 0; i < info->nparams && used < len; i++) {
+        const char *k = info->params[i].key;
+        char val[64];
+        if (!strcmp(k, "p"))
+            snprintf(val, sizeof val, "%.17g", reg->p);
+        else if (!strcmp(k, "q"))
+            snprintf(val, sizeof val, "%.17g", reg->q);
+        else if (!strcmp(k, "r"))
+            snprintf(val, sizeof val, "%.17g", reg->r);
+        else if (!strcmp(k, "eps"))
+            snprintf(val, sizeof val, "%.17g", reg->eps);
+        else if (!strcmp(k, "alpha"))
+            snprintf(val, sizeof val, "%.17g", reg->alpha);
+        else if (!strcmp(k, "base"))
+            snprintf(val, sizeof val, "%s", (const char *[]){"bin", "osb", "ter"}[reg->base]);
+        else if (!strcmp(k, "beta"))
+            snprintf(val, sizeof val, reg->learn_beta ? "learn" : "%.17g", reg->beta);
+        else if (!strcmp(k, "B"))
+            snprintf(val, sizeof val, "%d", reg->B);
+        else if (!strcmp(k, "C")) {
+            if (reg->C_random)
+                snprintf(val, sizeof val, "random");
+            else if (reg->C)
+                snprintf(val, sizeof val, "[%zux%zu]", reg->Crows, reg->Ccols);
+            else
+                snprintf(val, sizeof val, "unset");
+        } else
+            snprintf(val, sizeof val, "?");
+        used += (size_t)snprintf(buf + used, len - used, " %s=%s", k, val);
+    }
+}
+
+/* Exponent e with max|x| = m·2^e, m in [0.5, 1); also detects NaN/Inf. */
+static int scan_argument(const double *x, size_t n, double *maxabs, cs_err *err)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(x[i]);
+        if (!(a <= 1.7976931348623157e308))
+            return cs_fail(err, CS_ENONFINITE, "%s in argument at position %zu",
+                           isnan(x[i]) ? "NaN" : "Inf", i + 1);
+        if (a > m)
+            m = a;
+    }
+    *maxabs = m;
+    return CS_OK;
+}
+
+int cs_reg_eval(cs_reg *reg, const double *x, size_t rows, size_t cols, double *value,
+                double *grad, cs_err *err)
+{
+    size_t n = rows * cols;
+    if (n == 0)
+        return cs_fail(err, CS_EDIM, "empty argument");
+    double maxabs = 0.0;
+    int rc = scan_argument(x, n, &maxabs, err);
+    if (rc)
+        return rc;
+    /* Powers of x overflow (or underflow) far from 1: evaluate at x·2^-e,
+     * exactly, and scale the result back by 2^(degree·e). */
+    int e = 0;
+    if (reg->degree != 0 && maxabs > 0.0 && (maxabs > 0x1p64 || maxabs < 0x1p-64))
+        frexp(maxabs, &e);
+    if (e == 0) {
+        rc = reg->info->eval(reg, x, rows, cols, value, grad, err);
+    } else {
+        double *xs = malloc(n * sizeof *xs);
+        if (!xs)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            xs[i] = ldexp(x[i], -e);
+        rc = reg->info->eval(reg, xs, rows, cols, value, grad, err);
+        free(xs);
+        if (!rc && reg->degree > 0) {
+            *value = ldexp(*value, reg->degree * e);
+            if (grad)
+                for (size_t i = 0; i < n; i++)
+                    grad[i] = ldexp(grad[i], (reg->degree - 1) * e);
+        } else if (!rc && reg->degree < 0 && grad) {
+            for (size_t i = 0; i < n; i++)  /* degree 0: gradient scales by 2^-e */
+                grad[i] = ldexp(grad[i], -e);
+        }
+    }
+    if (rc)
+        return rc;
+    if (!isfinite(*value))
+        return cs_fail(err, CS_ENONFINITE, "%s: value is not representable as a double",
+                       reg->info->name);
+    if (grad)
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(grad[i]))
+                return cs_fail(err, CS_ENONFINITE,
+                               "%s: gradient is not representable at position %zu",
+                               reg->info->name, i + 1);
+    return CS_OK;
+}

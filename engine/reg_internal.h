@@ -1,0 +1,38 @@
+/* reg_internal.h — what the regularizer implementations share (engine only). */
+#ifndef CS_REG_INTERNAL_H
+#define CS_REG_INTERNAL_H
+
+#include "cs_reg.h"
+
+enum cs_reg_base { CS_BASE_BIN, CS_BASE_OSB, CS_BASE_TER };
+
+struct cs_reg {
+    const cs_reg_info *info;
+    /* parameters (each regularizer reads the ones it declares) */
+    double p, q, r, eps;   /* holder, si */
+    int base;              /* holder, si: enum cs_reg_base */
+    double alpha;          /* fixed */
+    double beta;           /* beta */
+    int learn_beta;        /* beta=learn */
+    int B;                 /* equ */
+    /* matrix C of eig, ns, mu */
+    double *C;
+    size_t Crows, Ccols;
+    int C_random;          /* draw C lazily once the dimension is known */
+    uint64_t seed;
+    int degree;            /* homogeneity degree in x, 0 when not homogeneous */
+    size_t extra;          /* trailing auxiliary coordinates */
+    double *work;          /* scratch owned by the instance */
+    size_t nwork;
+};
+
+/* Scratch of at least n doubles (grown on demand). */
+double *cs_reg_work(cs_reg *reg, size_t n, cs_err *err);
+
+/* The instance's argument as a vector: rows×cols must be 1×n or n×1. */
+int cs_reg_vector_len(const cs_reg *reg, size_t rows, size_t cols, size_t *n, cs_err *err);
+
+/* Make sure C exists for an argument of dimension n (draws C=random). */
+int cs_reg_need_matrix(cs_reg *reg, size_t n, cs_err *err);
+
+#endif

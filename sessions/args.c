@@ -1,0 +1,176 @@
+/* args.c — typed, validated access to command arguments. */
+#include "cs_args.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_parse.h"
+#include "interp_internal.h"
+
+void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos)
+{
+    const cs_arg *a = key ? cs_cmdline_key(cl, key) : cs_cmdline_pos(cl, pos);
+    if (a)
+        in->err_col = a->col;
+}
+
+const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    return a ? a->value : def;
+}
+
+int cs_arg_double(cs_interp *in, const cs_cmdline *cl, const char *key, double def, double lo,
+                  double hi, double *out, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a) {
+        *out = def;
+        return CS_OK;
+    }
+    cs_err sub;
+    double v;
+    if (cs_parse_double(a->value, &v, &sub)) {
+        in->err_col = a->col;
+        return cs_fail(err, sub.code, "%s=%s: %s", key, a->value, sub.msg);
+    }
+    if (v < lo || v > hi) {
+        in->err_col = a->col;
+        return cs_fail(err, CS_EINVAL, "%s=%s is out of range [%g, %g]", key, a->value, lo, hi);
+    }
+    *out = v;
+    return CS_OK;
+}
+
+int cs_arg_long(cs_interp *in, const cs_cmdline *cl, const char *key, long def, long lo,
+                long hi, long *out, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a) {
+        *out = def;
+        return CS_OK;
+    }
+    cs_err sub;
+    if (cs_parse_long(a->value, lo, hi, out, &sub)) {
+        in->err_col = a->col;
+        return cs_fail(err, sub.code, "%s=%s: %s", key, a->value, sub.msg);
+    }
+    return CS_OK;
+}
+
+/* Is `word` one of the '|'-separated choices? */
+static int in_choices(const char *choices, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == wl && strncmp(c, word, len) == 0)
+            return 1;
+        if (!bar)
+            break;
+        c = bar + 1;
+    }
+    return 0;
+}
+
+int cs_arg_choice(cs_interp *in, const cs_cmdline *cl, const char *key, const char *choices,
+                  const char *def, const char **out, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a) {
+        *out = def;
+        return CS_OK;
+    }
+    if (!in_choices(choices, a->value)) {
+        in->err_col = a->col;
+        return cs_fail(err, CS_EINVAL, "%s=%s: expected one of %s", key, a->value, choices);
+    }
+    *out = a->value;
+    return CS_OK;
+}
+
+int cs_arg_bool(cs_interp *in, const cs_cmdline *cl, const char *key, int def, int *out,
+                cs_err *err)
+{
+    const char *w;
+    int rc = cs_arg_choice(in, cl, key, "on|off|1|0|yes|no|true|false", NULL, &w, err);
+    if (rc)
+        return rc;
+    if (!w)
+        *out = def;
+    else
+        *out = !strcmp(w, "on") || !strcmp(w, "1") || !strcmp(w, "yes") || !strcmp(w, "true");
+    return CS_OK;
+}
+
+/* Parse `start:step:stop` (inclusive, tolerant to rounding) into vals. */
+static int parse_range(const char *text, double **vals, size_t *n, cs_err *err)
+{
+    char tmp[3][64];
+    const char *s = text;
+    for (int i = 0; i < 3; i++) {
+        const char *colon = i < 2 ? strchr(s, ':') : s + strlen(s);
+        if (!colon || (size_t)(colon - s) >= sizeof tmp[i])
+            return cs_fail(err, CS_EINVAL, "range '%s' must be start:step:stop", text);
+        memcpy(tmp[i], s, (size_t)(colon - s));
+        tmp[i][colon - s] = '\0';
+        s = colon + 1;
+    }
+    double a, step, b;
+    cs_err sub;
+    if (cs_parse_double(tmp[0], &a, &sub) || cs_parse_double(tmp[1], &step, &sub) ||
+        cs_parse_double(tmp[2], &b, &sub))
+        return cs_fail(err, CS_EINVAL, "range '%s': %s", text, sub.msg);
+    if (step == 0.0 || (b - a) / step < -1e-9)
+        return cs_fail(err, CS_EINVAL, "range '%s' has no points (check the step's sign)", text);
+    double count = floor((b - a) / step + 1e-9) + 1;
+    if (count > 1e6)
+        return cs_fail(err, CS_EINVAL, "range '%s' has too many points (%.0f > 1000000)", text,
+                       count);
+    *n = (size_t)count;
+    *vals = malloc(*n * sizeof **vals);
+    if (!*vals)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < *n; i++) {
+        /* a + i·step, rounded to 12 significant digits so 0.3:0.02:0.9 gives 0.32, not 0.32000000000000001 */
+        double v = a + (double)i * step;
+        char buf[40];
+        snprintf(buf, sizeof buf, "%.12g", v);
+        (*vals)[i] = strtod(buf, NULL);
+    }
+    return CS_OK;
+}
+
+int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
+                double **vals, size_t *n, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    const char *text = a ? a->value : def;
+    *vals = NULL;
+    *n = 0;
+    if (!text)
+        return CS_OK;
+    cs_err sub;
+    int rc;
+    if (strchr(text, ':')) {
+        rc = parse_range(text, vals, n, &sub);
+    } else {
+        size_t rows, cols;
+        rc = cs_parse_matrix(text, vals, &rows, &cols, &sub);
+        if (!rc && rows != 1) {
+            free(*vals);
+            *vals = NULL;
+            rc = cs_fail(&sub, CS_EINVAL, "expected a list a,b,c or a range start:step:stop");
+        }
+        if (!rc)
+            *n = cols;
+    }
+    if (rc) {
+        if (a)
+            in->err_col = a->col;
+        return cs_fail(err, rc, "%s=%s: %s", key, text, sub.msg);
+    }
+    return CS_OK;
+}

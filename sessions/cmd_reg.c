@@ -1,0 +1,89 @@
+/* cmd_reg.c — `reg` and `eval`: select a regularizer, evaluate it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_args.h"
+#include "cs_parse.h"
+#include "interp_internal.h"
+
+int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *name = cs_cmdline_pos(cl, 0);
+    if (!cs_reg_lookup(name->value)) {
+        in->err_col = name->col;
+        const char *best = NULL;
+        int bestd = 3;
+        for (size_t i = 0; i < cs_reg_count(); i++) {
+            int d = cs_edit_distance(name->value, cs_reg_info_at(i)->name);
+            if (d < bestd) {
+                bestd = d;
+                best = cs_reg_info_at(i)->name;
+            }
+        }
+        if (best)
+            return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s' (did you mean '%s'?)",
+                           name->value, best);
+        return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s' (see regs)", name->value);
+    }
+    size_t nkeys = cl->nargs - cs_cmdline_npos(cl);
+    cs_param *params = calloc(nkeys ? nkeys : 1, sizeof *params);
+    if (!params)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < cl->nargs; i++)
+        if (cl->args[i].key)
+            params[k++] = (cs_param){cl->args[i].key, cl->args[i].value};
+    cs_reg *reg;
+    int rc = cs_reg_new(&reg, name->value, params, nkeys, in->seed, err);
+    if (rc) {
+        /* Point at the key the message names, when there is one. */
+        for (size_t i = 0; i < cl->nargs; i++)
+            if (cl->args[i].key && strstr(err->msg, cl->args[i].key)) {
+                in->err_col = cl->args[i].col;
+                break;
+            }
+    }
+    free(params);
+    if (rc)
+        return rc;
+    cs_reg_free(in->reg);
+    in->reg = reg;
+    cs_reg_describe(reg, in->reg_line, sizeof in->reg_line);
+    const cs_reg_info *info = cs_reg_get_info(reg);
+    cs_result_str(res, "reg", info->name);
+    cs_result_str(res, "params", in->reg_line);
+    cs_result_str(res, "formula", info->formula);
+    cs_result_str(res, "target", info->target);
+    return CS_OK;
+}
+
+int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *xa = cs_cmdline_pos(cl, 0);
+    double *x;
+    size_t rows, cols;
+    cs_err sub;
+    int rc = cs_parse_matrix(xa->value, &x, &rows, &cols, &sub);
+    if (rc) {
+        in->err_col = xa->col;
+        return cs_fail(err, rc, "eval: %s", sub.msg);
+    }
+    double *grad = malloc(rows * cols * sizeof *grad);
+    double value;
+    if (!grad)
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+    else
+        rc = cs_reg_eval(in->reg, x, rows, cols, &value, grad, &sub);
+    if (rc && grad) {
+        in->err_col = xa->col;
+        cs_fail(err, rc, "eval: %s", sub.msg);
+    }
+    if (!rc) {
+        cs_result_str(res, "reg", cs_reg_get_info(in->reg)->name);
+        cs_result_num(res, "value", value);
+        cs_result_vec(res, "grad", grad, rows * cols);
+    }
+    free(x);
+    free(grad);
+    return rc;
+}

@@ -1,0 +1,256 @@
+/* commands.c — the command table and the basic commands (help, regs, seed,
+ * set, quit). Each command's keys, defaults and help live here, once. */
+#include "cs_commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_args.h"
+#include "cs_parse.h"
+#include "interp_internal.h"
+
+int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_help(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_seed(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+
+static const cs_key_spec no_keys[] = {{0}};
+
+static const cs_cmd_spec commands[] = {
+    {.name = "help", .topic = "basics", .usage = "help [COMMAND | reg NAME]",
+     .summary = "list commands, or explain one command or regularizer",
+     .example = "help eval", .min_pos = 0, .max_pos = 2, .keys = no_keys, .run = cmd_help},
+    {.name = "regs", .topic = "regularizers", .usage = "regs",
+     .summary = "table of all regularizers with formula and target set", .example = "regs",
+     .keys = no_keys, .run = cmd_regs},
+    {.name = "reg", .topic = "regularizers", .usage = "reg NAME [key=value ...]",
+     .summary = "select the current regularizer (keys depend on NAME: see help reg NAME)",
+     .example = "reg holder p=2 q=2 r=1 base=bin", .min_pos = 1, .max_pos = 1, .open_keys = 1,
+     .keys = no_keys, .run = cs_cmd_reg, .journal = 1},
+    {.name = "eval", .topic = "regularizers", .usage = "eval X",
+     .summary = "value and gradient of the current regularizer at X (1,2,3 or rows 1,2;3,4)",
+     .example = "eval 1,2,3", .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cs_cmd_eval,
+     .journal = 1},
+    {.name = "seed", .topic = "basics", .usage = "seed N",
+     .summary = "set the seed that drives every random draw", .example = "seed 42",
+     .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cmd_seed, .journal = 1},
+    {.name = "set", .topic = "basics", .usage = "set KEY VALUE",
+     .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off)",
+     .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
+     .journal = 1},
+    {.name = "quit", .topic = "basics", .usage = "quit", .summary = "leave csreg",
+     .example = "quit", .keys = no_keys, .run = cmd_quit},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+size_t cs_command_count(void) { return NCOMMANDS; }
+const cs_cmd_spec *cs_command_at(size_t i) { return i < NCOMMANDS ? &commands[i] : NULL; }
+
+const cs_cmd_spec *cs_command_find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+const cs_key_spec *cs_command_key(const cs_cmd_spec *cmd, const char *key)
+{
+    for (const cs_key_spec *k = cmd->keys; k && k->key; k++)
+        if (strcmp(k->key, key) == 0)
+            return k;
+    return NULL;
+}
+
+int cs_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 1 << 20;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static void help_overview(cs_result *res)
+{
+    static const char *topics[] = {"basics", "regularizers", "problems", "solvers",
+                                   "experiments", "plots", "training", "sessions"};
+    cs_result_text(res, "csreg commands (help COMMAND for details, help reg NAME for a "
+                        "regularizer):\n");
+    for (size_t t = 0; t < sizeof topics / sizeof *topics; t++) {
+        int header = 0;
+        for (size_t i = 0; i < NCOMMANDS; i++) {
+            if (strcmp(commands[i].topic, topics[t]) != 0)
+                continue;
+            if (!header)
+                cs_result_text(res, "\n%s:\n", topics[t]);
+            header = 1;
+            cs_result_text(res, "  %-34s %s\n", commands[i].usage, commands[i].summary);
+        }
+    }
+}
+
+static void help_command(const cs_cmd_spec *c, cs_result *res)
+{
+    cs_result_text(res, "usage: %s\n  %s\n", c->usage, c->summary);
+    if (c->keys && c->keys[0].key) {
+        cs_result_text(res, "keys:\n");
+        for (const cs_key_spec *k = c->keys; k->key; k++)
+            cs_result_text(res, "  %-10s %-12s %s%s%s\n", k->key,
+                           k->def ? k->def : "(required)", k->help,
+                           k->choices ? "; one of " : "", k->choices ? k->choices : "");
+    }
+    cs_result_text(res, "example: %s\n", c->example);
+}
+
+static void help_reg(const cs_reg_info *r, cs_result *res)
+{
+    cs_result_text(res, "%s — %s\n  formula: %s\n  target set: %s\n", r->name, r->title,
+                   r->formula, r->target);
+    cs_result_text(res, "  free of spurious stationary points: %s\n",
+                   r->spurious_free ? "yes (proven in the paper)" : "not proven");
+    if (!r->differentiable)
+        cs_result_text(res, "  non-differentiable: eval gives a subgradient\n");
+    cs_result_text(res, "  paper: %s\n", r->section);
+    for (size_t i = 0; i < r->nparams; i++)
+        cs_result_text(res, "  key %-6s default %-8s %s\n", r->params[i].key,
+                       r->params[i].def ? r->params[i].def : "(required)", r->params[i].help);
+}
+
+static int cmd_help(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *a0 = cs_cmdline_pos(cl, 0), *a1 = cs_cmdline_pos(cl, 1);
+    if (!a0) {
+        help_overview(res);
+        return CS_OK;
+    }
+    if (strcmp(a0->value, "reg") == 0 && a1) {
+        const cs_reg_info *r = cs_reg_lookup(a1->value);
+        if (!r) {
+            in->err_col = a1->col;
+            return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s' (see regs)", a1->value);
+        }
+        help_reg(r, res);
+        return CS_OK;
+    }
+    const cs_cmd_spec *c = cs_command_find(a0->value);
+    if (!c) {
+        in->err_col = a0->col;
+        return cs_fail(err, CS_ENOTFOUND, "no help for '%s': unknown command", a0->value);
+    }
+    if (a1) {
+        in->err_col = a1->col;
+        return cs_fail(err, CS_EINVAL, "unexpected argument '%s' (usage: help [COMMAND | reg NAME])",
+                       a1->value);
+    }
+    help_command(c, res);
+    return CS_OK;
+}
+
+static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    (void)in;
+    (void)cl;
+    (void)err;
+    cs_result_text(res, "%-7s %-4s %-44s %s\n", "name", "inv", "formula", "target set");
+    for (size_t i = 0; i < cs_reg_count(); i++) {
+        const cs_reg_info *r = cs_reg_info_at(i);
+        cs_result_text(res, "%-7s %-4s %-44s %s\n", r->name, r->spurious_free ? "yes" : "-",
+                       r->formula, r->target);
+    }
+    cs_result_text(res, "(inv: proven free of spurious stationary points)\n");
+    cs_result_int(res, "_count", (long long)cs_reg_count());
+    return CS_OK;
+}
+
+static int parse_seed(cs_interp *in, const cs_arg *a, cs_err *err)
+{
+    long v;
+    cs_err sub;
+    if (cs_parse_long(a->value, 0, 2147483647L * 2 + 1, &v, &sub)) {
+        in->err_col = a->col;
+        return cs_fail(err, CS_EINVAL, "seed: %s", sub.msg);
+    }
+    in->seed = (uint64_t)v;
+    return CS_OK;
+}
+
+static int cmd_seed(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    int rc = parse_seed(in, cs_cmdline_pos(cl, 0), err);
+    if (!rc)
+        cs_result_int(res, "seed", (long long)in->seed);
+    return rc;
+}
+
+static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *k = cs_cmdline_pos(cl, 0), *v = cs_cmdline_pos(cl, 1);
+    cs_err sub;
+    if (strcmp(k->value, "seed") == 0) {
+        int rc = parse_seed(in, v, err);
+        if (!rc)
+            cs_result_int(res, "seed", (long long)in->seed);
+        return rc;
+    }
+    if (strcmp(k->value, "threads") == 0) {
+        long t;
+        if (cs_parse_long(v->value, 0, 256, &t, &sub)) {
+            in->err_col = v->col;
+            return cs_fail(err, CS_EINVAL, "threads: %s (0 means all cores)", sub.msg);
+        }
+        in->threads = (int)t;
+        cs_result_int(res, "threads", t);
+        return CS_OK;
+    }
+    if (strcmp(k->value, "device") == 0) {
+        if (strcmp(v->value, "cpu") && strcmp(v->value, "cuda") && strcmp(v->value, "auto")) {
+            in->err_col = v->col;
+            return cs_fail(err, CS_EINVAL, "device %s: expected cpu, cuda or auto", v->value);
+        }
+        snprintf(in->device, sizeof in->device, "%s", v->value);
+        cs_result_str(res, "device", in->device);
+        return CS_OK;
+    }
+    if (strcmp(k->value, "json") == 0) {
+        if (strcmp(v->value, "on") && strcmp(v->value, "off")) {
+            in->err_col = v->col;
+            return cs_fail(err, CS_EINVAL, "json %s: expected on or off", v->value);
+        }
+        in->opts.json = strcmp(v->value, "on") == 0;
+        cs_result_bool(res, "json", in->opts.json);
+        return CS_OK;
+    }
+    in->err_col = k->col;
+    return cs_fail(err, CS_EINVAL, "unknown setting '%s' (settings: seed, threads, device, json)",
+                   k->value);
+}
+
+static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    (void)cl;
+    (void)res;
+    (void)err;
+    in->quit = 1;
+    return CS_OK;
+}

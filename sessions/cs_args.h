@@ -1,0 +1,32 @@
+/* cs_args.h — typed access to a command's arguments. Each getter validates,
+ * applies the default, and on error names the key and the allowed range and
+ * records the argument's column in the interpreter for FILE:LINE:COL. */
+#ifndef CS_ARGS_H
+#define CS_ARGS_H
+
+#include <stddef.h>
+
+#include "cs_cmdline.h"
+#include "cs_interp.h"
+
+int cs_arg_double(cs_interp *in, const cs_cmdline *cl, const char *key, double def, double lo,
+                  double hi, double *out, cs_err *err);
+int cs_arg_long(cs_interp *in, const cs_cmdline *cl, const char *key, long def, long lo,
+                long hi, long *out, cs_err *err);
+/* One of the words in `choices` ("a|b|c"); *out points into choices-owned
+ * storage or the argument (valid while cl lives). */
+int cs_arg_choice(cs_interp *in, const cs_cmdline *cl, const char *key, const char *choices,
+                  const char *def, const char **out, cs_err *err);
+/* on|off (also 1|0, yes|no, true|false). */
+int cs_arg_bool(cs_interp *in, const cs_cmdline *cl, const char *key, int def, int *out,
+                cs_err *err);
+/* Raw text or def. */
+const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def);
+/* A grid: `start:step:stop` (inclusive), a list `a,b,c`, or one number.
+ * *vals is malloc'd. */
+int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
+                double **vals, size_t *n, cs_err *err);
+/* Mark the column of `key` (or of positional i when key is NULL) as the error position. */
+void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos);
+
+#endif

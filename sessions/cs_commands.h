@@ -1,0 +1,47 @@
+/* cs_commands.h — the command table (sessions/ only). Commands, their keys,
+ * defaults and help text live in one table, from which the parser's key
+ * checks, tab completion and `help` all come. */
+#ifndef CS_COMMANDS_H
+#define CS_COMMANDS_H
+
+#include <stddef.h>
+
+#include "cs_cmdline.h"
+#include "cs_interp.h"
+#include "cs_result.h"
+
+enum cs_key_kind { CS_KEY_NUM, CS_KEY_INT, CS_KEY_WORD, CS_KEY_FILE, CS_KEY_LIST, CS_KEY_RANGE,
+                   CS_KEY_TEXT };
+
+typedef struct cs_key_spec {
+    const char *key;
+    const char *def;      /* default as shown in help; NULL: required */
+    const char *help;
+    const char *choices;  /* closed set "a|b|c" (validated, completed), or NULL */
+    int kind;             /* enum cs_key_kind */
+} cs_key_spec;
+
+typedef int (*cs_cmd_fn)(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+
+typedef struct cs_cmd_spec {
+    const char *name;
+    const char *topic;     /* groups `help`: basics, regularizers, solvers, ... */
+    const char *usage;     /* "eval X" */
+    const char *summary;   /* one line */
+    const char *example;
+    int min_pos, max_pos;  /* positional arguments allowed */
+    int open_keys;         /* 1: keys are passed through (reg NAME key=...) */
+    const cs_key_spec *keys;  /* terminated by {0} */
+    cs_cmd_fn run;
+    int journal;           /* 0: not journaled (help, regs, save session, quit) */
+} cs_cmd_spec;
+
+size_t cs_command_count(void);
+const cs_cmd_spec *cs_command_at(size_t i);
+const cs_cmd_spec *cs_command_find(const char *name);
+const cs_key_spec *cs_command_key(const cs_cmd_spec *cmd, const char *key);
+
+/* Edit distance for "did you mean" (Levenshtein, capped). */
+int cs_edit_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,36 @@
+/* cs_result.h — what a command returns: ordered fields, rendered either as
+ * one JSON object on one line (--json) or as readable text. */
+#ifndef CS_RESULT_H
+#define CS_RESULT_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+typedef struct cs_result cs_result;
+
+cs_result *cs_result_new(const char *cmd);
+void cs_result_free(cs_result *res);
+void cs_result_reset(cs_result *res, const char *cmd);
+
+/* Fields; keys are copied. Numbers print with %.17g (round-trip exact). */
+void cs_result_str(cs_result *res, const char *key, const char *value);
+void cs_result_num(cs_result *res, const char *key, double value);
+void cs_result_int(cs_result *res, const char *key, long long value);
+void cs_result_bool(cs_result *res, const char *key, int value);
+void cs_result_vec(cs_result *res, const char *key, const double *v, size_t n);
+/* Free text for humans (help, tables): printed as-is in text mode, as the
+ * string field "text" in JSON mode. Appends. */
+void cs_result_text(cs_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Render. Text mode prints `text` if any, then `key: value` per field
+ * (fields whose key starts with '_' are JSON-only). */
+void cs_result_print_json(const cs_result *res, FILE *out);
+void cs_result_print_text(const cs_result *res, FILE *out);
+int cs_result_empty(const cs_result *res);
+
+/* JSON string escaping, shared with error objects. */
+void cs_json_string(FILE *out, const char *s);
+/* %.17g, or the shortest form that round-trips, for JSON and text. */
+void cs_format_double(char *buf, size_t len, double v);
+
+#endif

@@ -1,0 +1,222 @@
+/* interp.c — run command lines: parse, check against the command table,
+ * dispatch, print the result, journal what succeeded. */
+#include "cs_interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp_internal.h"
+
+int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
+{
+    *out = NULL;
+    cs_interp *in = calloc(1, sizeof *in);
+    if (!in)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    in->opts = *opts;
+    if (!in->opts.out)
+        in->opts.out = stdout;
+    in->seed = opts->seed;
+    in->threads = opts->threads;
+    snprintf(in->device, sizeof in->device, "%s", opts->device ? opts->device : "cpu");
+    in->res = cs_result_new("");
+    int rc = in->res ? cs_reg_new(&in->reg, "bin", NULL, 0, in->seed, err)
+                     : cs_fail(err, CS_ENOMEM, "out of memory");
+    if (rc) {
+        cs_interp_free(in);
+        return rc;
+    }
+    cs_reg_describe(in->reg, in->reg_line, sizeof in->reg_line);
+    *out = in;
+    return CS_OK;
+}
+
+void cs_interp_free(cs_interp *in)
+{
+    if (!in)
+        return;
+    for (size_t i = 0; i < in->njournal; i++)
+        free(in->journal[i]);
+    free(in->journal);
+    cs_reg_free(in->reg);
+    cs_result_free(in->res);
+    free(in);
+}
+
+size_t cs_interp_journal_len(const cs_interp *in) { return in->njournal; }
+const char *cs_interp_journal_line(const cs_interp *in, size_t i)
+{
+    return i < in->njournal ? in->journal[i] : NULL;
+}
+
+static int journal_add(cs_interp *in, const char *line, cs_err *err)
+{
+    if (in->njournal == in->capjournal) {
+        size_t cap = in->capjournal ? 2 * in->capjournal : 32;
+        char **j = realloc(in->journal, cap * sizeof *j);
+        if (!j)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        in->journal = j;
+        in->capjournal = cap;
+    }
+    size_t len = strlen(line);
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    in->journal[in->njournal] = strndup(line, len);
+    if (!in->journal[in->njournal])
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    in->njournal++;
+    return CS_OK;
+}
+
+void cs_interp_prompt(const cs_interp *in, char *buf, size_t len)
+{
+    snprintf(buf, len, "csreg[%s]> ", cs_reg_get_info(in->reg)->name);
+}
+
+/* The closest name by edit distance, if close enough to be a likely typo. */
+static const char *closest(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int bestd = 1 << 30;
+    for (size_t i = 0; i < n; i++) {
+        int d = cs_edit_distance(word, names[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = names[i];
+        }
+    }
+    int limit = strlen(word) <= 3 ? 1 : 2;
+    return bestd <= limit ? best : NULL;
+}
+
+static int unknown_command(const char *name, cs_err *err)
+{
+    const char *names[128] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < cs_command_count() && n < 128; i++)
+        names[n++] = cs_command_at(i)->name;
+    const char *guess = closest(name, names, n);
+    if (guess)
+        return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (did you mean '%s'?)", name,
+                       guess);
+    return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (type 'help' for the list)", name);
+}
+
+static int unknown_key(const cs_cmd_spec *cmd, const char *key, cs_err *err)
+{
+    const char *names[64] = {0};
+    size_t n = 0;
+    char list[512];
+    size_t used = 0;
+    list[0] = '\0';
+    for (const cs_key_spec *k = cmd->keys; k && k->key && n < 64; k++) {
+        names[n++] = k->key;
+        used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0,
+                                 "%s%s", used ? ", " : "", k->key);
+    }
+    const char *guess = closest(key, names, n);
+    if (n == 0)
+        return cs_fail(err, CS_EINVAL, "%s takes no keys (got '%s')", cmd->name, key);
+    if (guess)
+        return cs_fail(err, CS_EINVAL, "unknown key '%s' for %s (did you mean '%s'?); valid: %s",
+                       key, cmd->name, guess, list);
+    return cs_fail(err, CS_EINVAL, "unknown key '%s' for %s; valid: %s", key, cmd->name, list);
+}
+
+/* Keys known, each given once, positional count within bounds. */
+static int check_args(cs_interp *in, const cs_cmd_spec *cmd, const cs_cmdline *cl, cs_err *err)
+{
+    for (size_t i = 0; i < cl->nargs; i++) {
+        const cs_arg *a = &cl->args[i];
+        if (!a->key)
+            continue;
+        if (!cmd->open_keys && !cs_command_key(cmd, a->key)) {
+            in->err_col = a->col;
+            return unknown_key(cmd, a->key, err);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (cl->args[j].key && strcmp(cl->args[j].key, a->key) == 0) {
+                in->err_col = a->col;
+                return cs_fail(err, CS_EINVAL, "key '%s' given twice", a->key);
+            }
+    }
+    size_t npos = cs_cmdline_npos(cl);
+    if ((int)npos < cmd->min_pos) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_EINVAL, "%s needs %s (usage: %s)", cmd->name,
+                       cmd->min_pos == 1 ? "an argument" : "more arguments", cmd->usage);
+    }
+    if ((int)npos > cmd->max_pos) {
+        const cs_arg *extra = cs_cmdline_pos(cl, (size_t)cmd->max_pos);
+        in->err_col = extra->col;
+        if (cmd->max_pos == 0)
+            return cs_fail(err, CS_EINVAL, "%s takes no positional argument (got '%s'; usage: %s)",
+                           cmd->name, extra->value, cmd->usage);
+        return cs_fail(err, CS_EINVAL, "unexpected argument '%s' (usage: %s)", extra->value,
+                       cmd->usage);
+    }
+    return CS_OK;
+}
+
+int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
+{
+    cs_cmdline cl;
+    in->err_col = 0;
+    *err_col = 0;
+    cs_err_clear(err);
+    int rc = cs_cmdline_parse(line, &cl, err_col, err);
+    if (rc)
+        return rc;
+    if (!cl.name) {
+        cs_cmdline_free(&cl);
+        return CS_OK;
+    }
+    const cs_cmd_spec *cmd = cs_command_find(cl.name);
+    cs_result_reset(in->res, cl.name);
+    if (!cmd) {
+        in->err_col = cl.name_col;
+        rc = unknown_command(cl.name, err);
+    } else {
+        rc = check_args(in, cmd, &cl, err);
+        if (!rc)
+            rc = cmd->run(in, &cl, in->res, err);
+    }
+    if (rc < 0) {
+        *err_col = in->err_col;
+    } else {
+        if (in->opts.json)
+            cs_result_print_json(in->res, in->opts.out);
+        else if (!cs_result_empty(in->res))
+            cs_result_print_text(in->res, in->opts.out);
+        if (cmd->journal) {
+            int jrc = journal_add(in, line, err);
+            if (jrc)
+                rc = jrc;
+        }
+    }
+    cs_cmdline_free(&cl);
+    if (rc == CS_OK && in->quit)
+        return 1;
+    return rc;
+}
+
+void cs_interp_print_error(cs_interp *in, const char *line, const cs_err *err, FILE *out)
+{
+    cs_cmdline cl;
+    int col;
+    cs_err perr;
+    const char *cmd = "";
+    int parsed = cs_cmdline_parse(line, &cl, &col, &perr) == 0;
+    if (parsed && cl.name)
+        cmd = cl.name;
+    (void)in;
+    fputs("{\"cmd\":", out);
+    cs_json_string(out, cmd);
+    fputs(",\"error\":", out);
+    cs_json_string(out, err->msg);
+    fputs("}\n", out);
+    fflush(out);
+    if (parsed)
+        cs_cmdline_free(&cl);
+}

@@ -1,0 +1,264 @@
+/* result.c — command results as ordered fields, rendered as JSON or text. */
+#include "cs_result.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum field_kind { F_STR, F_NUM, F_INT, F_BOOL, F_VEC };
+
+typedef struct field {
+    char *key;
+    int kind;
+    char *str;
+    double num;
+    long long i;
+    double *vec;
+    size_t n;
+} field;
+
+struct cs_result {
+    char *cmd;
+    field *f;
+    size_t n, cap;
+    char *text;
+    size_t text_len;
+};
+
+cs_result *cs_result_new(const char *cmd)
+{
+    cs_result *r = calloc(1, sizeof *r);
+    if (r)
+        r->cmd = strdup(cmd ? cmd : "");
+    return r;
+}
+
+static void clear_fields(cs_result *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->f[i].key);
+        free(r->f[i].str);
+        free(r->f[i].vec);
+    }
+    r->n = 0;
+    free(r->text);
+    r->text = NULL;
+    r->text_len = 0;
+}
+
+void cs_result_free(cs_result *r)
+{
+    if (!r)
+        return;
+    clear_fields(r);
+    free(r->f);
+    free(r->cmd);
+    free(r);
+}
+
+void cs_result_reset(cs_result *r, const char *cmd)
+{
+    clear_fields(r);
+    free(r->cmd);
+    r->cmd = strdup(cmd ? cmd : "");
+}
+
+/* Append a field, replacing an earlier one with the same key. */
+static field *add(cs_result *r, const char *key, int kind)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->f[i].key, key) == 0) {
+            free(r->f[i].str);
+            free(r->f[i].vec);
+            r->f[i].str = NULL;
+            r->f[i].vec = NULL;
+            r->f[i].kind = kind;
+            return &r->f[i];
+        }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 8;
+        field *f = realloc(r->f, cap * sizeof *f);
+        if (!f)
+            return NULL;
+        r->f = f;
+        r->cap = cap;
+    }
+    field *f = &r->f[r->n];
+    memset(f, 0, sizeof *f);
+    f->key = strdup(key);
+    if (!f->key)
+        return NULL;
+    f->kind = kind;
+    r->n++;
+    return f;
+}
+
+void cs_result_str(cs_result *r, const char *key, const char *value)
+{
+    field *f = add(r, key, F_STR);
+    if (f)
+        f->str = strdup(value ? value : "");
+}
+
+void cs_result_num(cs_result *r, const char *key, double value)
+{
+    field *f = add(r, key, F_NUM);
+    if (f)
+        f->num = value;
+}
+
+void cs_result_int(cs_result *r, const char *key, long long value)
+{
+    field *f = add(r, key, F_INT);
+    if (f)
+        f->i = value;
+}
+
+void cs_result_bool(cs_result *r, const char *key, int value)
+{
+    field *f = add(r, key, F_BOOL);
+    if (f)
+        f->i = value != 0;
+}
+
+void cs_result_vec(cs_result *r, const char *key, const double *v, size_t n)
+{
+    field *f = add(r, key, F_VEC);
+    if (!f)
+        return;
+    f->vec = malloc((n ? n : 1) * sizeof *v);
+    if (!f->vec)
+        return;
+    if (n)
+        memcpy(f->vec, v, n * sizeof *v);
+    f->n = n;
+}
+
+void cs_result_text(cs_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    char *t = realloc(r->text, r->text_len + (size_t)len + 1);
+    if (!t)
+        return;
+    r->text = t;
+    va_start(ap, fmt);
+    vsnprintf(r->text + r->text_len, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    r->text_len += (size_t)len;
+}
+
+int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
+
+void cs_format_double(char *buf, size_t len, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "null");
+        return;
+    }
+    /* Shortest representation that reads back to the same double. */
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void cs_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+static void print_num(FILE *out, double v)
+{
+    char buf[40];
+    cs_format_double(buf, sizeof buf, v);
+    fputs(buf, out);
+}
+
+static void print_value_json(FILE *out, const field *f)
+{
+    switch (f->kind) {
+    case F_STR: cs_json_string(out, f->str ? f->str : ""); break;
+    case F_NUM: print_num(out, f->num); break;
+    case F_INT: fprintf(out, "%lld", f->i); break;
+    case F_BOOL: fputs(f->i ? "true" : "false", out); break;
+    case F_VEC:
+        fputc('[', out);
+        for (size_t i = 0; i < f->n; i++) {
+            if (i)
+                fputc(',', out);
+            print_num(out, f->vec[i]);
+        }
+        fputc(']', out);
+        break;
+    }
+}
+
+void cs_result_print_json(const cs_result *r, FILE *out)
+{
+    fputs("{\"cmd\":", out);
+    cs_json_string(out, r->cmd);
+    for (size_t i = 0; i < r->n; i++) {
+        fputc(',', out);
+        cs_json_string(out, r->f[i].key[0] == '_' ? r->f[i].key + 1 : r->f[i].key);
+        fputc(':', out);
+        print_value_json(out, &r->f[i]);
+    }
+    if (r->text) {
+        fputs(",\"text\":", out);
+        cs_json_string(out, r->text);
+    }
+    fputs("}\n", out);
+    fflush(out);
+}
+
+void cs_result_print_text(const cs_result *r, FILE *out)
+{
+    if (r->text) {
+        fputs(r->text, out);
+        if (r->text_len && r->text[r->text_len - 1] != '\n')
+            fputc('\n', out);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const field *f = &r->f[i];
+        if (f->key[0] == '_')
+            continue;
+        fprintf(out, "%s: ", f->key);
+        switch (f->kind) {
+        case F_STR: fputs(f->str ? f->str : "", out); break;
+        case F_NUM: print_num(out, f->num); break;
+        case F_INT: fprintf(out, "%lld", f->i); break;
+        case F_BOOL: fputs(f->i ? "yes" : "no", out); break;
+        case F_VEC:
+            for (size_t j = 0; j < f->n; j++) {
+                if (j)
+                    fputc(' ', out);
+                print_num(out, f->vec[j]);
+            }
+            break;
+        }
+        fputc('\n', out);
+    }
+    fflush(out);
+}

@@ -1,0 +1,289 @@
+/* test_interp.c — the interpreter end to end, in process: outputs, errors
+ * and their columns, the journal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_interp.h"
+#include "cs_reg.h"
+
+typedef struct fixture {
+    cs_interp *in;
+    char *buf;
+    size_t len;
+    FILE *out;
+} fixture;
+
+static int setup(void **state, int json)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->out = open_memstream(&f->buf, &f->len);
+    cs_interp_opts o = {.json = json, .seed = 7, .out = f->out};
+    cs_err err;
+    if (cs_interp_new(&f->in, &o, &err))
+        return -1;
+    *state = f;
+    return 0;
+}
+static int setup_json(void **state) { return setup(state, 1); }
+static int setup_text(void **state) { return setup(state, 0); }
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    cs_interp_free(f->in);
+    fclose(f->out);
+    free(f->buf);
+    free(f);
+    return 0;
+}
+
+/* Run a line that must succeed; return the output it printed. */
+static const char *ok(fixture *f, const char *line)
+{
+    cs_err err;
+    int col;
+    fflush(f->out);
+    size_t before = f->len;
+    int rc = cs_interp_exec(f->in, line, &col, &err);
+    if (rc < 0)
+        print_error("'%s' failed: %s\n", line, err.msg);
+    assert_true(rc >= 0);
+    fflush(f->out);
+    return f->buf + before;
+}
+
+/* Run a line that must fail; check the message has `needle` and the column. */
+static void fails(fixture *f, const char *line, const char *needle, int want_col)
+{
+    cs_err err;
+    int col;
+    int rc = cs_interp_exec(f->in, line, &col, &err);
+    if (rc >= 0)
+        print_error("'%s' unexpectedly succeeded\n", line);
+    assert_true(rc < 0);
+    if (!strstr(err.msg, needle))
+        print_error("'%s': message '%s' lacks '%s'\n", line, err.msg, needle);
+    assert_non_null(strstr(err.msg, needle));
+    assert_null(strchr(err.msg, '\n'));  /* one line */
+    if (want_col >= 0) {
+        if (col != want_col)
+            print_error("'%s': column %d, want %d\n", line, col, want_col);
+        assert_int_equal(col, want_col);
+    }
+}
+
+static void test_eval_bin_exact_json(void **state)
+{
+    fixture *f = *state;
+    ok(f, "reg bin");
+    assert_string_equal(ok(f, "eval 1,2,3"),
+                        "{\"cmd\":\"eval\",\"reg\":\"bin\",\"value\":98,\"grad\":[-44,-16,156]}\n");
+}
+
+static void test_eval_matrix_row_major(void **state)
+{
+    fixture *f = *state;
+    /* bin on a matrix argument is rejected: it takes a vector */
+    fails(f, "eval 1,2;3,4", "takes a vector", 6);
+    /* a column vector is a vector */
+    const char *out = ok(f, "eval 1;2;3");
+    assert_non_null(strstr(out, "\"value\":98"));
+}
+
+static void test_reg_json_fields(void **state)
+{
+    fixture *f = *state;
+    const char *out = ok(f, "reg bin");
+    assert_non_null(strstr(out, "{\"cmd\":\"reg\",\"reg\":\"bin\""));
+    assert_non_null(strstr(out, "\"formula\":"));
+}
+
+static void test_unknown_command(void **state)
+{
+    fixture *f = *state;
+    fails(f, "evl 1,2", "unknown command 'evl' (did you mean 'eval'?)", 1);
+    fails(f, "  zzzzzz", "unknown command 'zzzzzz' (type 'help'", 3);
+}
+
+static void test_unknown_regularizer(void **state)
+{
+    fixture *f = *state;
+    fails(f, "reg nosuch", "unknown regularizer 'nosuch'", 5);
+    fails(f, "reg bim", "did you mean 'bin'?", 5);
+}
+
+static void test_reg_bad_key(void **state)
+{
+    fixture *f = *state;
+    fails(f, "reg bin foo=1", "unknown key 'foo' for regularizer bin", 9);
+}
+
+static void test_positional_counts(void **state)
+{
+    fixture *f = *state;
+    fails(f, "eval", "eval needs an argument (usage: eval X)", 1);
+    fails(f, "eval 1,2 3,4", "unexpected argument '3,4'", 10);
+    fails(f, "regs extra", "regs takes no positional argument", 6);
+    fails(f, "reg", "reg needs an argument", 1);
+}
+
+static void test_keys_on_keyless_command(void **state)
+{
+    fixture *f = *state;
+    fails(f, "eval 1,2 k=1", "eval takes no keys (got 'k')", 10);
+}
+
+static void test_eval_bad_numbers(void **state)
+{
+    fixture *f = *state;
+    fails(f, "eval 1,,2", "empty entry at row 1, column 2", 6);
+    fails(f, "eval 1,nan", "not a finite number at row 1, column 2", 6);
+    fails(f, "eval 1,inf", "not a finite number", 6);
+    fails(f, "eval 1,2x", "malformed number '2x'", 6);
+    fails(f, "eval 1,2;3", "ragged matrix: row 2 has 1 entries, row 1 has 2", 6);
+    fails(f, "eval ''", "empty list", 6);
+    fails(f, "eval 1e999", "out of range", 6);
+}
+
+static void test_parse_errors_have_columns(void **state)
+{
+    fixture *f = *state;
+    fails(f, "reg bin title=\"abc", "unterminated quote", 15);
+}
+
+static void test_seed_and_set(void **state)
+{
+    fixture *f = *state;
+    assert_non_null(strstr(ok(f, "seed 42"), "\"seed\":42"));
+    fails(f, "seed -1", "out of range", 6);
+    fails(f, "seed 1.5", "not an integer", 6);
+    assert_non_null(strstr(ok(f, "set threads 2"), "\"threads\":2"));
+    fails(f, "set threads 1000", "out of range [0, 256]", 13);
+    fails(f, "set device tpu", "expected cpu, cuda or auto", 12);
+    fails(f, "set colour red", "unknown setting 'colour'", 5);
+    assert_non_null(strstr(ok(f, "set device cpu"), "\"device\":\"cpu\""));
+}
+
+static void test_duplicate_key(void **state)
+{
+    fixture *f = *state;
+    fails(f, "reg holder p=2 p=3", "key 'p' given twice", 16);
+}
+
+static void test_quit_returns_1(void **state)
+{
+    fixture *f = *state;
+    cs_err err;
+    int col;
+    assert_int_equal(cs_interp_exec(f->in, "quit", &col, &err), 1);
+}
+
+static void test_journal(void **state)
+{
+    fixture *f = *state;
+    cs_err err;
+    int col;
+    ok(f, "seed 3");
+    ok(f, "reg bin   # comment kept as typed");
+    ok(f, "help");
+    ok(f, "# just a comment");
+    assert_true(cs_interp_exec(f->in, "eval 1,,2", &col, &err) < 0);
+    ok(f, "eval 1,2");
+    assert_int_equal(cs_interp_journal_len(f->in), 3);
+    assert_string_equal(cs_interp_journal_line(f->in, 0), "seed 3");
+    assert_string_equal(cs_interp_journal_line(f->in, 1), "reg bin   # comment kept as typed");
+    assert_string_equal(cs_interp_journal_line(f->in, 2), "eval 1,2");
+    assert_null(cs_interp_journal_line(f->in, 3));
+}
+
+static void test_help(void **state)
+{
+    fixture *f = *state;
+    const char *out = ok(f, "help");
+    assert_non_null(strstr(out, "eval X"));
+    assert_non_null(strstr(out, "regularizers:"));
+    out = ok(f, "help eval");
+    assert_non_null(strstr(out, "usage: eval X"));
+    assert_non_null(strstr(out, "example: eval 1,2,3"));
+    out = ok(f, "help reg bin");
+    assert_non_null(strstr(out, "N*sum(x^4) - (sum(x^2))^2"));
+    assert_non_null(strstr(out, "yes (proven in the paper)"));
+    fails(f, "help nosuch", "no help for 'nosuch'", 6);
+    fails(f, "help reg nosuch", "unknown regularizer 'nosuch'", 10);
+}
+
+static void test_regs_lists_every_regularizer(void **state)
+{
+    fixture *f = *state;
+    const char *out = ok(f, "regs");
+    for (size_t i = 0; i < cs_reg_count(); i++) {
+        char name[32];
+        snprintf(name, sizeof name, "\\n%s ", cs_reg_info_at(i)->name);
+        assert_non_null(strstr(out, name));
+    }
+    char count[32];
+    snprintf(count, sizeof count, "\"count\":%zu", cs_reg_count());
+    assert_non_null(strstr(out, count));
+}
+
+static void test_text_mode(void **state)
+{
+    fixture *f = *state;
+    const char *out = ok(f, "eval 1,2,3");
+    assert_string_equal(out, "reg: bin\nvalue: 98\ngrad: -44 -16 156\n");
+}
+
+static void test_prompt(void **state)
+{
+    fixture *f = *state;
+    char p[64];
+    cs_interp_prompt(f->in, p, sizeof p);
+    assert_string_equal(p, "csreg[bin]> ");
+}
+
+static void test_error_json_object(void **state)
+{
+    fixture *f = *state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    cs_err err;
+    cs_fail(&err, CS_EINVAL, "bad \"thing\"\n");
+    cs_interp_print_error(f->in, "eval 1,,2", &err, out);
+    fclose(out);
+    assert_string_equal(buf, "{\"cmd\":\"eval\",\"error\":\"bad \\\"thing\\\"\\n\"}\n");
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_eval_bin_exact_json, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_matrix_row_major, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_reg_json_fields, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_command, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_regularizer, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_reg_bad_key, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_positional_counts, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_keys_on_keyless_command, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_bad_numbers, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_errors_have_columns, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_seed_and_set, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_key, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_quit_returns_1, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_journal, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_help, setup_text, teardown),
+        cmocka_unit_test_setup_teardown(test_regs_lists_every_regularizer, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_text_mode, setup_text, teardown),
+        cmocka_unit_test_setup_teardown(test_prompt, setup_text, teardown),
+        cmocka_unit_test_setup_teardown(test_error_json_object, setup_json, teardown),
+    };
+    return cmocka_run_group_tests_name("interp", tests, NULL, NULL);
+}

@@ -1,0 +1,18 @@
+/* cs_frontend.h — ways of feeding lines to the interpreter: scripts, -e, the REPL. */
+#ifndef CS_FRONTEND_H
+#define CS_FRONTEND_H
+
+#include <stdio.h>
+
+#include "cs_interp.h"
+
+/* Run a script file; on the first error print "FILE:LINE: error: MSG" to
+ * stderr (or a JSON error object in JSON mode) and return 1. Returns 2 when
+ * the script said quit, 0 otherwise. */
+int cs_run_script(cs_interp *in, const char *path, int json);
+/* Run one command given with -e; errors print "error: MSG". Same returns. */
+int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, int json);
+/* Interactive loop (readline on a terminal, plain lines otherwise). */
+int cs_repl(cs_interp *in, int json);
+
+#endif

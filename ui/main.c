@@ -1,0 +1,159 @@
+/* main.c — csreg's command line: scripts, -e commands, the REPL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cs_frontend.h"
+#include "cs_interp.h"
+#include "cs_parse.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: csreg [options]                 the workbench (REPL on stdin)\n"
+            "       csreg [options] run FILE.csr ...  run scripts\n"
+            "       csreg [options] -e 'COMMAND' ...  run commands given here\n"
+            "options:\n"
+            "  --json          one JSON object per command on stdout\n"
+            "  --seed N        seed for every random draw (default 1)\n"
+            "  --threads N     worker threads (default: all cores)\n"
+            "  --device D      cpu or cuda\n"
+            "  --repl          the line REPL\n"
+            "  --demo          start on the built-in demo\n"
+            "  --help, --version\n"
+            "Inside csreg, `help` lists the commands.\n");
+}
+
+typedef struct cli {
+    cs_interp_opts opts;
+    const char **lines;  /* -e */
+    size_t nlines;
+    const char **files;  /* run */
+    size_t nfiles;
+    int repl, demo;
+} cli;
+
+static int want_value(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "error: %s needs a value\n", argv[i]);
+        return 0;
+    }
+    return 1;
+}
+
+/* Returns -1 to exit 0 (help/version), 1 on error, 0 to go on. */
+static int parse_cli(int argc, char **argv, cli *c)
+{
+    c->lines = calloc((size_t)argc, sizeof *c->lines);
+    c->files = calloc((size_t)argc, sizeof *c->files);
+    if (!c->lines || !c->files)
+        return 1;
+    int run_mode = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        cs_err err;
+        long v;
+        if (run_mode && a[0] != '-') {
+            c->files[c->nfiles++] = a;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--version")) {
+            printf("csreg %s (commit %s)\n", CSREG_VERSION, CSREG_COMMIT);
+            return -1;
+        } else if (!strcmp(a, "--json")) {
+            c->opts.json = 1;
+        } else if (!strcmp(a, "--repl")) {
+            c->repl = 1;
+        } else if (!strcmp(a, "--demo")) {
+            c->demo = 1;
+        } else if (!strcmp(a, "-e")) {
+            if (!want_value(argc, argv, i))
+                return 1;
+            c->lines[c->nlines++] = argv[++i];
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--threads")) {
+            if (!want_value(argc, argv, i))
+                return 1;
+            int seed = !strcmp(a, "--seed");
+            if (cs_parse_long(argv[++i], 0, seed ? 4294967295L : 256, &v, &err)) {
+                fprintf(stderr, "error: %s: %s\n", a, err.msg);
+                return 1;
+            }
+            if (seed)
+                c->opts.seed = (uint64_t)v;
+            else
+                c->opts.threads = (int)v;
+        } else if (!strcmp(a, "--device")) {
+            if (!want_value(argc, argv, i))
+                return 1;
+            c->opts.device = argv[++i];
+            if (strcmp(c->opts.device, "cpu") && strcmp(c->opts.device, "cuda") &&
+                strcmp(c->opts.device, "auto")) {
+                fprintf(stderr, "error: --device %s: expected cpu, cuda or auto\n",
+                        c->opts.device);
+                return 1;
+            }
+        } else if (!strcmp(a, "run") && !run_mode && c->nlines == 0) {
+            run_mode = 1;
+        } else {
+            fprintf(stderr, "error: unknown argument '%s' (csreg --help)\n", a);
+            return 1;
+        }
+    }
+    if (run_mode && c->nfiles == 0) {
+        fprintf(stderr, "error: run needs a script file (csreg run FILE.csr)\n");
+        return 1;
+    }
+    return 0;
+}
+
+static const char *demo_lines[] = {
+    "regs",
+    "reg bin",
+    "eval 1,-1,1,-1",
+    "eval 1,2,3",
+};
+
+static int run_demo(cs_interp *in, int json)
+{
+    printf("csreg demo: the symmetric binary CS regularizer is zero exactly on {-a,+a}^N.\n");
+    for (size_t i = 0; i < sizeof demo_lines / sizeof *demo_lines; i++) {
+        printf("\ncsreg> %s\n", demo_lines[i]);
+        if (cs_run_line(in, demo_lines[i], "demo", (int)i + 1, json))
+            return 1;
+    }
+    printf("\nTry: reg ter, eval 0,1,-1, help. Ctrl-D leaves.\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli c = {.opts = {.seed = 1, .out = stdout}};
+    int rc = parse_cli(argc, argv, &c);
+    if (rc) {
+        free(c.lines);
+        free(c.files);
+        return rc < 0 ? 0 : 1;
+    }
+    cs_interp *in;
+    cs_err err;
+    if (cs_interp_new(&in, &c.opts, &err)) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return 1;
+    }
+    int status = 0;
+    for (size_t i = 0; i < c.nlines && status == 0; i++)
+        status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);
+    for (size_t i = 0; i < c.nfiles && status == 0; i++)
+        status = cs_run_script(in, c.files[i], c.opts.json);
+    if (status == 0 && c.demo)
+        status = run_demo(in, c.opts.json);
+    if (status == 0 && (c.repl || (c.nlines == 0 && c.nfiles == 0)))
+        status = cs_repl(in, c.opts.json);
+    cs_interp_free(in);
+    free(c.lines);
+    free(c.files);
+    return status == 1 ? 1 : 0;
+}
