@@ -11,6 +11,8 @@
 
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_help(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_seed(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -18,6 +20,9 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
 static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 
 static const cs_key_spec no_keys[] = {{0}};
+static const cs_key_spec save_keys[] = {
+    {"force", "off", "overwrite an existing file", "on|off", CS_KEY_WORD},
+    {0}};
 
 static const cs_cmd_spec commands[] = {
     {.name = "help", .topic = "basics", .usage = "help [COMMAND | reg NAME]",
@@ -41,6 +46,18 @@ static const cs_cmd_spec commands[] = {
      .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off)",
      .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
      .journal = 1},
+    {.name = "save", .topic = "sessions", .usage = "save session FILE.csr [force=on]",
+     .summary = "write the session journal as a runnable script", .example =
+     "save session mywork.csr", .min_pos = 1, .max_pos = 2, .keys = save_keys,
+     .run = cs_cmd_save},
+    {.name = "source", .topic = "sessions", .usage = "source FILE",
+     .summary = "run a script inside this session (its commands are journaled)",
+     .example = "source sessions/fig1a-quick.csr", .min_pos = 1, .max_pos = 1, .keys = no_keys,
+     .run = cs_cmd_source},
+    {.name = "run", .topic = "sessions", .usage = "run FILE",
+     .summary = "same as source: run a script inside this session",
+     .example = "run sessions/fig1a-quick.csr", .min_pos = 1, .max_pos = 1, .keys = no_keys,
+     .run = cs_cmd_source},
     {.name = "quit", .topic = "basics", .usage = "quit", .summary = "leave csreg",
      .example = "quit", .keys = no_keys, .run = cmd_quit},
 };

@@ -19,6 +19,9 @@ typedef struct cs_interp_opts {
     int threads;     /* 0: all cores */
     const char *device;
     FILE *out;       /* results (stdout) */
+    /* Fuzzing and tests: every file name a command reads or writes is mapped
+     * to sandbox_dir/BASENAME. NULL: paths are used as given. */
+    const char *sandbox_dir;
 } cs_interp_opts;
 
 int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err);
@@ -34,6 +37,23 @@ void cs_interp_print_error(cs_interp *in, const char *line, const cs_err *err, F
 /* The journal: successful command lines, in order. */
 size_t cs_interp_journal_len(const cs_interp *in);
 const char *cs_interp_journal_line(const cs_interp *in, size_t i);
+
+/* Report of one failing script line (file, 1-based line and column, the
+ * line's text) to the front end, which formats it. */
+typedef void (*cs_report_fn)(void *ctx, const char *file, int line, int col, const char *text,
+                             const cs_err *err);
+
+/* Run a script file line by line. Stops at the first error unless
+ * keep_going. Returns 0, 1 after `quit`, or <0 (the first error, already
+ * reported through `report` when non-NULL). */
+int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_report_fn report,
+                       void *ctx, cs_err *err);
+
+/* The flag long commands poll; a SIGINT handler sets it to cancel. */
+volatile int *cs_interp_cancel_flag(cs_interp *in);
+
+/* A file name as the command should use it (sandbox mapping), into buf. */
+int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err);
 
 /* Prompt text showing the state, e.g. "csreg[bin]> ". */
 void cs_interp_prompt(const cs_interp *in, char *buf, size_t len);

@@ -17,6 +17,7 @@ int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
     if (!in->opts.out)
         in->opts.out = stdout;
     in->seed = opts->seed;
+    in->initial_seed = opts->seed;
     in->threads = opts->threads;
     snprintf(in->device, sizeof in->device, "%s", opts->device ? opts->device : "cpu");
     in->res = cs_result_new("");
@@ -66,6 +67,26 @@ static int journal_add(cs_interp *in, const char *line, cs_err *err)
     if (!in->journal[in->njournal])
         return cs_fail(err, CS_ENOMEM, "out of memory");
     in->njournal++;
+    return CS_OK;
+}
+
+volatile int *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
+
+int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err)
+{
+    if (!path || !*path)
+        return cs_fail(err, CS_EINVAL, "empty file name");
+    if (in->opts.sandbox_dir) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+            return cs_fail(err, CS_EINVAL, "'%s' is not a file name", path);
+        if ((size_t)snprintf(buf, len, "%s/%s", in->opts.sandbox_dir, base) >= len)
+            return cs_fail(err, CS_EINVAL, "file name too long");
+        return CS_OK;
+    }
+    if ((size_t)snprintf(buf, len, "%s", path) >= len)
+        return cs_fail(err, CS_EINVAL, "file name too long");
     return CS_OK;
 }
 
@@ -174,6 +195,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     }
     const cs_cmd_spec *cmd = cs_command_find(cl.name);
     cs_result_reset(in->res, cl.name);
+    in->cancel = 0;
     if (!cmd) {
         in->err_col = cl.name_col;
         rc = unknown_command(cl.name, err);

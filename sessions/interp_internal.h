@@ -18,6 +18,9 @@ struct cs_interp {
     cs_result *res;
     int err_col;          /* column of the offending argument, set by cs_arg_* */
     int quit;             /* set by `quit` */
+    uint64_t initial_seed;  /* for the header of a saved session */
+    int source_depth;     /* nesting of `source`, bounded */
+    volatile int cancel;  /* set from a signal handler */
 };
 
 #endif

@@ -152,7 +152,9 @@ static void test_script_error_location(void **state)
     (void)state;
     char *path = write_script("# a script\nreg bin\neval 1,,2\neval 1,2,3\n");
     char expect[256];
-    snprintf(expect, sizeof expect, "%s:3: error: eval: empty entry at row 1, column 2\n", path);
+    snprintf(expect, sizeof expect,
+             "%s:3:6: error: eval: empty entry at row 1, column 2\n    eval 1,,2\n         ^\n",
+             path);
     run_result *r = malloc(sizeof *r);
     run(r, NULL, (const char *[]){"run", path, NULL});
     assert_int_equal(r->status, 1);

@@ -6,10 +6,11 @@
 
 #include "cs_interp.h"
 
-/* Run a script file; on the first error print "FILE:LINE: error: MSG" to
- * stderr (or a JSON error object in JSON mode) and return 1. Returns 2 when
- * the script said quit, 0 otherwise. */
-int cs_run_script(cs_interp *in, const char *path, int json);
+/* Run a script file; on the first error (every error with keep_going)
+ * print "FILE:LINE:COL: error: MSG" with the line and a caret to stderr (a
+ * JSON error object in JSON mode) and return 1. Returns 2 when the script
+ * said quit, 0 otherwise. */
+int cs_run_script(cs_interp *in, const char *path, int json, int keep_going);
 /* Run one command given with -e; errors print "error: MSG". Same returns. */
 int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, int json);
 /* Interactive loop (readline on a terminal, plain lines otherwise). */

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <readline/history.h>
-#include <readline/readline.h>
 
 static void report(cs_interp *in, const char *line, const char *where, int lineno,
                    const cs_err *err, int json)
@@ -34,68 +32,34 @@ int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, 
     return rc == 1 ? 2 : 0;
 }
 
-int cs_run_script(cs_interp *in, const char *path, int json)
+typedef struct report_ctx {
+    cs_interp *in;
+    int json;
+    int reported;
+} report_ctx;
+
+/* gcc-style: FILE:LINE:COL: error: MESSAGE, then the line and a caret. */
+static void report_script_error(void *ctx, const char *file, int line, int col,
+                                const char *text, const cs_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        cs_err err;
-        cs_fail(&err, CS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    report_ctx *rc = ctx;
+    rc->reported = 1;
+    if (rc->json) {
+        cs_interp_print_error(rc->in, text, err, stdout);
+        return;
+    }
+    fprintf(stderr, "%s:%d:%d: error: %s\n", file, line, col ? col : 1, err->msg);
+    fprintf(stderr, "    %s\n    %*s^\n", text, col > 1 ? col - 1 : 0, "");
+}
+
+int cs_run_script(cs_interp *in, const char *path, int json, int keep_going)
+{
+    report_ctx ctx = {in, json, 0};
+    cs_err err;
+    int rc = cs_interp_run_file(in, path, keep_going, report_script_error, &ctx, &err);
+    if (rc < 0 && !ctx.reported)  /* the file itself could not be read */
         report(in, "run", NULL, 0, &err, json);
+    if (rc < 0)
         return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0, rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        rc = cs_run_line(in, line, path, lineno, json);
-    }
-    free(line);
-    fclose(f);
-    return rc;
-}
-
-/* lua.c's shape: four small functions hide readline or plain stdio. */
-static char *repl_readline(int tty, const char *prompt)
-{
-    if (tty)
-        return readline(prompt);
-    char *line = NULL;
-    size_t cap = 0;
-    if (getline(&line, &cap, stdin) < 0) {
-        free(line);
-        return NULL;
-    }
-    line[strcspn(line, "\r\n")] = '\0';
-    return line;
-}
-
-static void repl_saveline(int tty, const char *line)
-{
-    if (tty && line[strspn(line, " \t")])
-        add_history(line);
-}
-
-int cs_repl(cs_interp *in, int json)
-{
-    int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-    int status = 0;
-    for (;;) {
-        char prompt[128];
-        cs_interp_prompt(in, prompt, sizeof prompt);
-        char *line = repl_readline(tty, prompt);
-        if (!line)
-            break;
-        repl_saveline(tty, line);
-        int rc = cs_run_line(in, line, tty ? NULL : "<stdin>", 0, json);
-        free(line);
-        if (rc == 2)
-            break;
-        if (rc == 1 && !tty)
-            status = 1;  /* piped input: report failure at exit, keep going */
-    }
-    if (tty)
-        putchar('\n');
-    return status;
+    return rc == 1 ? 2 : 0;
 }

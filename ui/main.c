@@ -20,6 +20,7 @@ static void usage(FILE *out)
             "  --threads N     worker threads (default: all cores)\n"
             "  --device D      cpu or cuda\n"
             "  --repl          the line REPL\n"
+            "  --keep-going    scripts: report every error, not only the first\n"
             "  --demo          start on the built-in demo\n"
             "  --help, --version\n"
             "Inside csreg, `help` lists the commands.\n");
@@ -31,7 +32,7 @@ typedef struct cli {
     size_t nlines;
     const char **files;  /* run */
     size_t nfiles;
-    int repl, demo;
+    int repl, demo, keep_going;
 } cli;
 
 static int want_value(int argc, char **argv, int i)
@@ -67,6 +68,8 @@ static int parse_cli(int argc, char **argv, cli *c)
             c->opts.json = 1;
         } else if (!strcmp(a, "--repl")) {
             c->repl = 1;
+        } else if (!strcmp(a, "--keep-going")) {
+            c->keep_going = 1;
         } else if (!strcmp(a, "--demo")) {
             c->demo = 1;
         } else if (!strcmp(a, "-e")) {
@@ -147,7 +150,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < c.nlines && status == 0; i++)
         status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);
     for (size_t i = 0; i < c.nfiles && status == 0; i++)
-        status = cs_run_script(in, c.files[i], c.opts.json);
+        status = cs_run_script(in, c.files[i], c.opts.json, c.keep_going);
     if (status == 0 && c.demo)
         status = run_demo(in, c.opts.json);
     if (status == 0 && (c.repl || (c.nlines == 0 && c.nfiles == 0)))

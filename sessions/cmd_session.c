@@ -1,0 +1,131 @@
+/* cmd_session.c — sessions as scripts: `source FILE` runs one inside the
+ * session, `save session FILE.csr` writes the journal as a runnable script. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cs_args.h"
+#include "cs_file.h"
+#include "interp_internal.h"
+
+enum { MAX_SOURCE_DEPTH = 8 };
+
+int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_report_fn report,
+                       void *ctx, cs_err *err)
+{
+    char real[4096];
+    int rc = cs_interp_path(in, path, real, sizeof real, err);
+    if (rc)
+        return rc;
+    FILE *f = fopen(real, "r");
+    if (!f)
+        return cs_fail(err, CS_EIO, "cannot open '%s': %m", path);
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, first = CS_OK, result = CS_OK;
+    cs_err first_err = {0};
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        int col;
+        cs_err lerr;
+        rc = cs_interp_exec(in, line, &col, &lerr);
+        if (rc == 1) {
+            result = 1;
+            break;
+        }
+        if (rc < 0) {
+            if (report)
+                report(ctx, path, lineno, col, line, &lerr);
+            if (first == CS_OK) {
+                first = rc;
+                cs_fail(&first_err, rc, "%s:%d:%d: %s", path, lineno, col ? col : 1, lerr.msg);
+            }
+            if (!keep_going || rc == CS_ECANCEL)
+                break;
+        }
+    }
+    free(line);
+    fclose(f);
+    if (first != CS_OK) {
+        if (err)
+            *err = first_err;
+        return first;
+    }
+    return result;
+}
+
+int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *file = cs_cmdline_pos(cl, 0);
+    if (in->source_depth >= MAX_SOURCE_DEPTH) {
+        in->err_col = file->col;
+        return cs_fail(err, CS_EINVAL, "source nested more than %d deep", MAX_SOURCE_DEPTH);
+    }
+    in->source_depth++;
+    size_t before = in->njournal;
+    int rc = cs_interp_run_file(in, file->value, 0, NULL, NULL, err);
+    in->source_depth--;
+    if (rc < 0) {
+        in->err_col = file->col;
+        return rc;
+    }
+    if (rc == 1)
+        in->quit = 1;
+    cs_result_reset(res, "source");
+    cs_result_str(res, "file", file->value);
+    cs_result_int(res, "commands", (long long)(in->njournal - before));
+    return CS_OK;
+}
+
+static int write_session(cs_interp *in, FILE *f)
+{
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(f, "# csreg session, replay with: csreg run FILE\n");
+    fprintf(f, "# version %s (commit %s), date %s\n", CSREG_VERSION, CSREG_COMMIT, date);
+    fprintf(f, "# seed %llu, threads %d, device %s\n", (unsigned long long)in->initial_seed,
+            in->threads, in->device);
+    fprintf(f, "seed %llu\n", (unsigned long long)in->initial_seed);
+    for (size_t i = 0; i < in->njournal; i++)
+        fprintf(f, "%s\n", in->journal[i]);
+    return ferror(f) ? -1 : 0;
+}
+
+int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *what = cs_cmdline_pos(cl, 0), *file = cs_cmdline_pos(cl, 1);
+    if (strcmp(what->value, "session") != 0) {
+        in->err_col = what->col;
+        return cs_fail(err, CS_EINVAL, "save %s: expected 'save session FILE.csr'", what->value);
+    }
+    if (!file) {
+        in->err_col = what->col;
+        return cs_fail(err, CS_EINVAL, "save session needs a file name (save session FILE.csr)");
+    }
+    int force;
+    int rc = cs_arg_bool(in, cl, "force", 0, &force, err);
+    if (rc)
+        return rc;
+    char path[4096];
+    cs_afile af;
+    rc = cs_interp_path(in, file->value, path, sizeof path, err);
+    if (!rc)
+        rc = cs_afile_open(&af, path, !force, err);
+    if (rc) {
+        in->err_col = file->col;
+        return rc;
+    }
+    write_session(in, af.f);
+    rc = cs_afile_commit(&af, err);
+    if (rc) {
+        in->err_col = file->col;
+        return rc;
+    }
+    cs_result_str(res, "file", file->value);
+    cs_result_int(res, "commands", (long long)in->njournal);
+    return CS_OK;
+}

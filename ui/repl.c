@@ -1,0 +1,204 @@
+/* repl.c — the interactive line loop: GNU readline with history kept across
+ * runs and tab completion from the command table; plain lines when stdin is
+ * not a terminal. Ctrl-C cancels the running command or the line being
+ * typed; Ctrl-D leaves. */
+#include "cs_frontend.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "cs_complete.h"
+
+static volatile int *cancel_flag;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (cancel_flag && *cancel_flag) {
+        /* a second Ctrl-C while a command ignores the first: give up */
+        static const char msg[] = "\ninterrupted twice, leaving\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        _exit(130);
+    }
+    interrupted = 1;
+    if (cancel_flag)
+        *cancel_flag = 1;
+}
+
+/* Called by readline when a signal arrives while it reads: drop the line
+ * being typed and start a fresh prompt, as a shell does. */
+static int on_signal_event(void)
+{
+    if (interrupted) {
+        interrupted = 0;
+        if (cancel_flag)
+            *cancel_flag = 0;
+        rl_crlf();
+        rl_replace_line("", 0);
+        rl_on_new_line();
+        rl_redisplay();
+    }
+    return 0;
+}
+
+static void install_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* $XDG_STATE_HOME/csreg/history, else ~/.local/state/csreg/history. */
+static int history_path(char *buf, size_t len)
+{
+    const char *state = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    char dir[4096];
+    if (state && *state)
+        snprintf(dir, sizeof dir, "%s/csreg", state);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.local/state/csreg", home);
+    else
+        return -1;
+    /* mkdir -p */
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    if ((size_t)snprintf(buf, len, "%s/history", dir) >= len)
+        return -1;
+    return 0;
+}
+
+static char **matches;
+static size_t match_next;
+
+static char *match_generator(const char *text, int state)
+{
+    (void)text;
+    if (state == 0)
+        match_next = 0;
+    if (!matches || !matches[match_next])
+        return NULL;
+    return strdup(matches[match_next++]);
+}
+
+static char **attempt_completion(const char *text, int start, int end)
+{
+    (void)text;
+    rl_attempted_completion_over = 1;
+    cs_complete_free(matches);
+    matches = cs_complete(rl_line_buffer, (size_t)start, (size_t)end);
+    if (!matches)
+        return NULL;
+    /* keys (kind=) and folders (dir/) expect more: no space after them */
+    size_t n = 0;
+    while (matches[n])
+        n++;
+    const char *last = matches[0];
+    char tail = last[strlen(last) - 1];
+    rl_completion_append_character = (n == 1 && (tail == '=' || tail == '/')) ? '\0' : ' ';
+    return rl_completion_matches(text, match_generator);
+}
+
+static void repl_init(cs_interp *in, int tty, char *hist, size_t len)
+{
+    cancel_flag = cs_interp_cancel_flag(in);
+    install_sigint();
+    hist[0] = '\0';
+    if (!tty)
+        return;
+    rl_readline_name = "csreg";
+    rl_basic_word_break_characters = " \t";
+    rl_completer_word_break_characters = " \t";
+    rl_attempted_completion_function = attempt_completion;
+    rl_signal_event_hook = on_signal_event;
+    rl_catch_signals = 0;
+    if (history_path(hist, len) == 0)
+        read_history(hist);
+    else
+        hist[0] = '\0';
+}
+
+/* lua.c's shape: read, save, free a line, with or without readline. */
+static char *repl_readline(int tty, const char *prompt)
+{
+    if (tty)
+        return readline(prompt);
+    char *line = NULL;
+    size_t cap = 0;
+    if (getline(&line, &cap, stdin) < 0) {
+        free(line);
+        return NULL;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    return line;
+}
+
+static void repl_saveline(int tty, const char *line, const char *hist)
+{
+    if (!tty || !line[strspn(line, " \t")])
+        return;
+    HIST_ENTRY *prev = history_length ? history_get(history_base + history_length - 1) : NULL;
+    if (prev && !strcmp(prev->line, line))
+        return;
+    add_history(line);
+    if (hist[0]) {
+        /* appended at once, so a crash or a kill loses nothing */
+        if (access(hist, F_OK) != 0)
+            write_history(hist);
+        else
+            append_history(1, hist);
+        history_truncate_file(hist, 2000);
+    }
+}
+
+int cs_repl(cs_interp *in, int json)
+{
+    int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    char hist[4096];
+    repl_init(in, tty, hist, sizeof hist);
+    int status = 0;
+    for (;;) {
+        char prompt[256];
+        cs_interp_prompt(in, prompt, sizeof prompt);
+        interrupted = 0;
+        char *line = repl_readline(tty, prompt);
+        if (!line) {
+            if (interrupted && !tty)
+                continue;
+            break;
+        }
+        repl_saveline(tty, line, hist);
+        int rc = cs_run_line(in, line, NULL, 0, json);
+        free(line);
+        if (interrupted) {
+            interrupted = 0;
+            fprintf(stderr, "(interrupted)\n");
+        }
+        if (rc == 2)
+            break;
+        if (rc == 1 && !tty)
+            status = 1; /* piped input: report failure at exit, keep going */
+    }
+    if (tty)
+        putchar('\n');
+    cs_complete_free(matches);
+    matches = NULL;
+    return status;
+}
