@@ -153,6 +153,39 @@ static void derive_shape(cs_reg *reg)
         reg->extra = 1;
 }
 
+/* eig and mu compare Cx with a multiple of x: C must be square. */
+static int needs_square(const cs_reg *reg)
+{
+    return !strcmp(reg->info->name, "eig") || !strcmp(reg->info->name, "mu");
+}
+
+static int check_square(const cs_reg *reg, size_t rows, size_t cols, cs_err *err)
+{
+    if (needs_square(reg) && rows != cols)
+        return cs_fail(err, CS_EDIM, "%s needs a square C, got %zux%zu", reg->info->name, rows,
+                       cols);
+    return CS_OK;
+}
+
+/* Constraints between parameters, checked once all of them are known. */
+static int validate(const cs_reg *reg, cs_err *err)
+{
+    const char *n = reg->info->name;
+    if (reg->C && !reg->C_random) {
+        int rc = check_square(reg, reg->Crows, reg->Ccols, err);
+        if (rc)
+            return rc;
+    }
+    /* Hölder's inequality needs conjugate exponents; otherwise the zero set
+     * is not the target set (or the function goes negative). */
+    if ((!strcmp(n, "holder") || !strcmp(n, "si")) &&
+        fabs(1.0 / reg->p + 1.0 / reg->q - 1.0) > 1e-6)
+        return cs_fail(err, CS_EINVAL,
+                       "p=%g and q=%g must satisfy 1/p + 1/q = 1 (with p=%g use q=%.10g)", reg->p,
+                       reg->q, reg->p, reg->p > 1.0 ? reg->p / (reg->p - 1.0) : INFINITY);
+    return CS_OK;
+}
+
 int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t nparams,
                uint64_t seed, cs_err *err)
 {
@@ -190,6 +223,8 @@ int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t np
     }
     if (!rc && reg->C && reg->Crows * reg->Ccols == 0)
         rc = cs_fail(err, CS_EDIM, "C is empty");
+    if (!rc)
+        rc = validate(reg, err);
     if (rc) {
         cs_reg_free(reg);
         return rc;
@@ -235,6 +270,13 @@ int cs_reg_set_matrix(cs_reg *reg, const double *C, size_t rows, size_t cols, cs
 {
     if (rows == 0 || cols == 0)
         return cs_fail(err, CS_EDIM, "C is empty");
+    int rc = check_square(reg, rows, cols, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < rows * cols; i++)
+        if (!isfinite(C[i]))
+            return cs_fail(err, CS_ENONFINITE, "C has a non-finite entry at row %zu, column %zu",
+                           i / cols + 1, i % cols + 1);
     double *copy = malloc(rows * cols * sizeof *copy);
     if (!copy)
         return cs_fail(err, CS_ENOMEM, "out of memory");

@@ -102,11 +102,11 @@ static void compute_sums(const hcfg *cf, const double *x, size_t n, hscale sc, d
     /* |g| and |h| grow with |x|, so their maxima are g(M), h(M), M = max|x'|. */
     double sg = 0.0, sh = 0.0, c = 0.0, hh = 0.0, f[4];
     base_gh(cf->base, M, f);
-    double mg = fabs(f[0]), mh = fabs(f[2]);
+    double mg = fabs(f[0]), mh = fabs(f[2]), img = 1.0 / mg, imh = 1.0 / mh;
     for (size_t i = 0; i < n; i++) {
         base_gh(cf->base, xs_at(x, i, sc), f);
-        sg += powe(fabs(f[0]) / mg, cf->p);
-        sh += powe(fabs(f[2]) / mh, cf->q);
+        sg += powe(fabs(f[0]) * img, cf->p);
+        sh += powe(fabs(f[2]) * imh, cf->q);
         c += f[0] * f[2];
         hh += f[2] * f[2];
     }
@@ -139,14 +139,15 @@ static void combine_grad(const hcfg *cf, const double *x, size_t n, hscale sc, c
     double cg = s->A > 0.0 ? kp * cf->r * s->P / s->A : 0.0;
     double ch = s->B > 0.0 ? kp * cf->r * s->P / s->B : 0.0;
     double cq = s->c != 0.0 ? kq * cf->r * s->Q / s->c : 0.0;
+    double iA = s->A > 0.0 ? 1.0 / s->A : 0.0, iB = s->B > 0.0 ? 1.0 / s->B : 0.0;
     double f[4];
     for (size_t i = 0; i < n; i++) {
         base_gh(cf->base, xs_at(x, i, sc), f);
         double d = 0.0;
         if (cg != 0.0 && f[0] != 0.0)
-            d += cg * powe(fabs(f[0]) / s->A, cf->p - 1.0) * sgn(f[0]) * f[1];
+            d += cg * powe(fabs(f[0]) * iA, cf->p - 1.0) * sgn(f[0]) * f[1];
         if (ch != 0.0 && f[2] != 0.0)
-            d += ch * powe(fabs(f[2]) / s->B, cf->q - 1.0) * sgn(f[2]) * f[3];
+            d += ch * powe(fabs(f[2]) * iB, cf->q - 1.0) * sgn(f[2]) * f[3];
         d -= cq * (f[1] * f[2] + f[0] * f[3]);
         grad[i] = d * out_scale;
     }
