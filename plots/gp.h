@@ -56,6 +56,8 @@ void cs_gpbuf_quote(cs_gpbuf *b, const char *text);
 /* Append one number in a form gnuplot reads back exactly enough for
  * plotting (%.7g in the C locale). */
 void cs_gpbuf_num(cs_gpbuf *b, double v);
+/* The same number text into dst (C locale, %.7g; "-0" becomes "0"). */
+void cs_gp_fmt_num(char *dst, size_t cap, double v);
 
 /* ---- finding gnuplot ----------------------------------------------------- */
 
@@ -102,8 +104,10 @@ void cs_gp_set_timeout(double seconds);
  * set'. (in: set foo)". */
 int cs_gp_run(const char *script, cs_gpbuf *stdout_text, cs_err *err);
 
-/* Check an output path before anything is drawn: not empty, no control
- * characters, its directory exists. */
+/* Check an output name: not empty, no control characters, not ending in
+ * '/'. cs_gp_check_path also checks the file system: the directory exists
+ * and the name is not a directory. */
+int cs_gp_check_name(const char *path, cs_err *err);
 int cs_gp_check_path(const char *path, cs_err *err);
 
 /* The whole job: write `prologue` (terminal set-up, without `set output`),

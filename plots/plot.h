@@ -1,0 +1,146 @@
+/* plot.h — the plot kinds of csreg, drawn by gnuplot (see gp.h).
+ *
+ * Each kind takes plain data (arrays of doubles, names) and a cs_plot_opts
+ * saying where the drawing goes:
+ *   - a file, the terminal picked by its extension: .png (pngcairo),
+ *     .svg, .pdf (pdfcairo), .gif (animated where the kind has frames);
+ *   - term=CS_PLOT_TERM_DUMB: text art written to opts->text;
+ *   - term=CS_PLOT_TERM_WINDOW: a live window (DISPLAY set and a qt/wxt/x11
+ *     gnuplot; the window stays open after the call returns).
+ * With opts->script set, nothing runs: the gnuplot command text is written
+ * there (golden tests, debugging).
+ *
+ * Text: opts->title, the `name` of series and frames that are not known
+ * method names, and any *label given, are shown literally (never as gnuplot
+ * markup or commands). Known method/regularizer names (bin, osb, ter, linf,
+ * l1, ...) are drawn in math notation: ℓ_{bin}, ℓ^∞, ℓ^1, ...
+ *
+ * Data must be finite (CS_ENONFINITE names the first bad value). All
+ * functions return 0 or a negative CS_E* code and fill err; nothing prints. */
+#ifndef CS_PLOT_H
+#define CS_PLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cs_error.h"
+
+typedef enum cs_plot_term {
+    CS_PLOT_TERM_AUTO = 0,   /* from the extension of opts->out */
+    CS_PLOT_TERM_PNG,
+    CS_PLOT_TERM_SVG,
+    CS_PLOT_TERM_PDF,
+    CS_PLOT_TERM_GIF,
+    CS_PLOT_TERM_DUMB,       /* text, to opts->text; out is ignored */
+    CS_PLOT_TERM_WINDOW      /* live window; out is ignored */
+} cs_plot_term;
+
+typedef struct cs_plot_opts {
+    const char *out;      /* output file (AUTO/PNG/SVG/PDF/GIF) */
+    cs_plot_term term;
+    FILE *text;           /* DUMB: where the drawing goes */
+    FILE *script;         /* non-NULL: write the gnuplot commands here, run nothing */
+    int width, height;    /* pixels (0: 1000 x 700); DUMB: characters (0: 100 x 32) */
+    const char *title;    /* literal; NULL: a default title; "" : none */
+    int frame_delay;      /* animated GIF: 1/100 s per frame (0: 80) */
+} cs_plot_opts;
+
+/* A polyline (n >= 2) or a single marked point (n == 1). */
+typedef struct cs_plot_curve {
+    const double *x, *y;
+    size_t n;
+} cs_plot_curve;
+
+/* landscape: values z of a function on a regular grid over a 2D box. */
+typedef struct cs_plot_landscape_data {
+    const char *reg;          /* regularizer name (title, colour-bar label); may be NULL */
+    size_t nx, ny;            /* grid points along x and y (>= 2 each) */
+    double x0, x1, y0, y1;    /* box: x_i = x0 + i (x1-x0)/(nx-1), same for y */
+    const double *z;          /* ny*nx values: z[j*nx + i] at (x_i, y_j) */
+    int log_scale;            /* colour = log10(max(z, floor)) */
+    double log_floor;         /* <= 0: 1e-6 times the largest value */
+    int surface;              /* 1: 3D surface (style=surface) instead of a heatmap */
+    int contours;             /* number of contour levels (0: 10; < 0: none) */
+    int dims[2];              /* coordinate indices drawn (0-based), for the axis labels
+                                 x_{i+1}; {0, 0} (zeroed) means x_1, x_2 */
+    const char *xlabel, *ylabel;  /* literal overrides of the axis labels (NULL: x_{i}) */
+    const cs_plot_curve *target;  /* target set: curves and points (may be NULL) */
+    size_t ntarget;
+} cs_plot_landscape_data;
+
+/* trajectory: iterates over a landscape. */
+typedef struct cs_plot_trajectory_data {
+    cs_plot_landscape_data land;
+    const double *xy;         /* n points, interleaved x0,y0,x1,y1,... (n >= 1) */
+    size_t n;
+    const char *name;         /* method name for the legend (may be NULL) */
+} cs_plot_trajectory_data;
+
+/* One curve: y against x, with optional standard errors. */
+typedef struct cs_plot_series {
+    const char *name;         /* method name (math label when known) */
+    const double *x, *y;
+    const double *err;        /* standard errors or NULL */
+    size_t n;
+} cs_plot_series;
+
+/* success: success rate against gamma (or K, M, ...), one curve per method. */
+typedef struct cs_plot_success_data {
+    const char *xvar;         /* "gamma", "K", "M", "N" (sets the axis label); NULL: gamma */
+    const char *xlabel;       /* literal override */
+    const cs_plot_series *series;
+    size_t nseries;
+} cs_plot_success_data;
+
+/* trace: solver history; any of the arrays may be NULL (panel left out). */
+typedef struct cs_plot_trace_data {
+    size_t n;                 /* iterations recorded */
+    const double *iter;       /* iteration numbers, or NULL: 1..n */
+    const double *objective, *residual, *tau, *err_xstar;
+    const char *name;         /* method name (title); may be NULL */
+} cs_plot_trace_data;
+
+/* hist: one histogram per frame (a snapshot in time). */
+typedef struct cs_plot_hist_frame {
+    const double *v;
+    size_t n;
+    const char *name;         /* literal frame label ("epoch 5"); may be NULL */
+} cs_plot_hist_frame;
+
+typedef struct cs_plot_hist_data {
+    const cs_plot_hist_frame *frames;
+    size_t nframes;           /* 1: one histogram; >1: a grid, or frames of a .gif */
+    size_t bins;              /* 0: 60 */
+    double lo, hi;            /* range; lo >= hi: from the data (all frames) */
+    const double *marks;      /* values to mark (e.g. -1, 0, 1); may be NULL */
+    size_t nmarks;
+    const char *xlabel;       /* literal; NULL: "value" */
+} cs_plot_hist_data;
+
+/* maxcut: cut value over iterations, with the best known cut. */
+typedef struct cs_plot_maxcut_data {
+    const cs_plot_series *series;   /* x: iteration, y: cut value */
+    size_t nseries;
+    double best;                    /* best known cut */
+    int has_best;
+    const char *graph;              /* graph name for the title (literal); may be NULL */
+} cs_plot_maxcut_data;
+
+int cs_plot_landscape(const cs_plot_landscape_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_trajectory(const cs_plot_trajectory_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_success(const cs_plot_success_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_hist(const cs_plot_hist_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_maxcut(const cs_plot_maxcut_data *d, const cs_plot_opts *o, cs_err *err);
+
+/* The terminal an output name asks for (.png .svg .pdf .gif, any case). */
+int cs_plot_term_from_path(const char *path, cs_plot_term *term, cs_err *err);
+
+/* The gnuplot enhanced-text label of a method/regularizer name ("bin" ->
+ * "ℓ_{bin}", "linf" -> "ℓ^∞"), or NULL when the name is not known. */
+const char *cs_plot_method_label(const char *name);
+
+/* 0 when plots can be drawn; else CS_ENOTFOUND with the install hint. */
+int cs_plot_available(cs_err *err);
+
+#endif

@@ -1,0 +1,305 @@
+/* plot_common.c — terminals, text, labels and data blocks shared by the
+ * plot kinds. */
+#include "plot_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Okabe & Ito (2008), colour-blind safe; yellow left out (unreadable on
+ * white), grey added last. */
+const char *const plot_okabe_ito[PLOT_LINECOLOURS] = {
+    "#0072B2", "#D55E00", "#009E73", "#E69F00",
+    "#CC79A7", "#56B4E9", "#000000", "#999999",
+};
+/* Point types: filled circle, square, triangle up/down, diamond, open... */
+static const int line_pt[PLOT_LINECOLOURS] = {7, 5, 9, 11, 13, 6, 4, 8};
+
+static const struct {
+    const char *name, *enh, *plain;
+} method_labels[] = {
+    {"bin", "ℓ_{bin}", "ℓ_bin"},
+    {"osb", "ℓ_{osb}", "ℓ_osb"},
+    {"ter", "ℓ_{ter}", "ℓ_ter"},
+    {"eig", "ℓ_{eig}", "ℓ_eig"},
+    {"om", "ℓ_{om}", "ℓ_om"},
+    {"equ", "ℓ_{equ}", "ℓ_equ"},
+    {"bbin", "ℓ_{bbin}", "ℓ_bbin"},
+    {"binexp", "ℓ_{binexp}", "ℓ_binexp"},
+    {"holder", "ℓ_{Hölder}", "ℓ_Hölder"},
+    {"si", "ℓ_{si}", "ℓ_si"},
+    {"l2l1", "ℓ_{ℓ2/ℓ1}", "ℓ_l2l1"},
+    {"l2l1h", "ℓ_{ℓ2/ℓ1,h}", "ℓ_l2l1h"},
+    {"fixed", "ℓ_{fixed}", "ℓ_fixed"},
+    {"beta", "ℓ_{β}", "ℓ_β"},
+    {"linf", "ℓ^{∞}", "ℓ^∞"},
+    {"l1", "ℓ^{1}", "ℓ^1"},
+    {"mu", "ℓ_{μ}", "ℓ_μ"},
+    {"ns", "ℓ_{ns}", "ℓ_ns"},
+    {"custom", "custom", "custom"},
+    {"none", "no regularizer", "no regularizer"},
+    {"fista", "FISTA", "FISTA"},
+    {"dr", "Douglas–Rachford", "Douglas–Rachford"},
+};
+
+const char *cs_plot_method_label(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof method_labels / sizeof method_labels[0]; i++)
+        if (strcmp(method_labels[i].name, name) == 0)
+            return method_labels[i].enh;
+    return NULL;
+}
+
+const char *plot_method_label(const plot_ctx *c, const char *name, const char *fallback,
+                              int *literal)
+{
+    if (!name) {
+        *literal = 1;
+        return fallback;
+    }
+    for (size_t i = 0; i < sizeof method_labels / sizeof method_labels[0]; i++)
+        if (strcmp(method_labels[i].name, name) == 0) {
+            *literal = 0;
+            return c->enhanced ? method_labels[i].enh : method_labels[i].plain;
+        }
+    *literal = 1;
+    return name;
+}
+
+int cs_plot_term_from_path(const char *path, cs_plot_term *term, cs_err *err)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (dot && (!slash || dot > slash)) {
+        static const struct { const char *ext; cs_plot_term t; } exts[] = {
+            {".png", CS_PLOT_TERM_PNG}, {".svg", CS_PLOT_TERM_SVG},
+            {".pdf", CS_PLOT_TERM_PDF}, {".gif", CS_PLOT_TERM_GIF},
+        };
+        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+            if (strcasecmp(dot, exts[i].ext) == 0) {
+                *term = exts[i].t;
+                return CS_OK;
+            }
+    }
+    return cs_fail(err, CS_EINVAL,
+                   "cannot tell the plot format from '%s': use .png, .svg, .pdf or .gif",
+                   path ? path : "");
+}
+
+int cs_plot_available(cs_err *err)
+{
+    return cs_gp_detect(NULL, err);
+}
+
+/* ---- begin / finish ---------------------------------------------------- */
+
+int plot_begin(plot_ctx *c, const cs_plot_opts *o, size_t frames, const char *kind,
+               cs_err *err)
+{
+    memset(c, 0, sizeof *c);
+    cs_gpbuf_init(&c->body);
+    if (!o)
+        return cs_fail(err, CS_EINVAL, "%s: no plot options", kind);
+    c->o = o;
+    c->term = o->term;
+    if (c->term == CS_PLOT_TERM_AUTO) {
+        if (!o->out)
+            return cs_fail(err, CS_EINVAL, "%s: no output file (out=FILE.png|svg|pdf|gif)",
+                           kind);
+        int rc = cs_plot_term_from_path(o->out, &c->term, err);
+        if (rc != CS_OK)
+            return rc;
+    }
+    int text_term = c->term == CS_PLOT_TERM_DUMB;
+    if (c->term != CS_PLOT_TERM_DUMB && c->term != CS_PLOT_TERM_WINDOW) {
+        if (!o->out)
+            return cs_fail(err, CS_EINVAL, "%s: no output file", kind);
+        int rc = o->script ? cs_gp_check_name(o->out, err) : cs_gp_check_path(o->out, err);
+        if (rc != CS_OK)
+            return rc;
+    }
+    if (text_term && !o->text && !o->script)
+        return cs_fail(err, CS_EINVAL, "%s: term=dumb needs a text stream", kind);
+    if (o->width < 0 || o->height < 0 || o->width > 20000 || o->height > 20000)
+        return cs_fail(err, CS_EINVAL, "%s: plot size %d x %d out of range", kind, o->width,
+                       o->height);
+    c->w = o->width ? o->width : (text_term ? 100 : 1000);
+    c->h = o->height ? o->height : (text_term ? 32 : 700);
+    if (text_term && (c->w < 20 || c->h < 10))
+        return cs_fail(err, CS_EINVAL, "%s: text plot size %d x %d too small (min 20 x 10)",
+                       kind, c->w, c->h);
+    if (!text_term && (c->w < 100 || c->h < 100))
+        return cs_fail(err, CS_EINVAL, "%s: plot size %d x %d too small (min 100 x 100)",
+                       kind, c->w, c->h);
+    c->enhanced = !text_term;
+    c->animate = c->term == CS_PLOT_TERM_GIF && frames > 1;
+    if (c->term == CS_PLOT_TERM_WINDOW && !o->script) {
+        const char *d = getenv("DISPLAY");
+        if (!d || !*d)
+            return cs_fail(err, CS_EUNSUPPORTED, "%s: no live window: DISPLAY is not set", kind);
+    }
+    if (!o->script) {
+        cs_gp_info info;
+        int rc = cs_gp_detect(&info, err);
+        if (rc != CS_OK)
+            return rc;
+        unsigned need = 0;
+        const char *name = "";
+        switch (c->term) {
+        case CS_PLOT_TERM_PNG: need = CS_GP_TERM_PNGCAIRO | CS_GP_TERM_PNG; name = "pngcairo"; break;
+        case CS_PLOT_TERM_SVG: need = CS_GP_TERM_SVG; name = "svg"; break;
+        case CS_PLOT_TERM_PDF: need = CS_GP_TERM_PDFCAIRO; name = "pdfcairo"; break;
+        case CS_PLOT_TERM_GIF: need = CS_GP_TERM_GIF; name = "gif"; break;
+        case CS_PLOT_TERM_DUMB: need = CS_GP_TERM_DUMB; name = "dumb"; break;
+        default:
+            need = CS_GP_TERM_QT | CS_GP_TERM_WXT | CS_GP_TERM_X11;
+            name = "qt, wxt or x11 (install gnuplot-qt)";
+            break;
+        }
+        if (!(info.terms & need))
+            return cs_fail(err, CS_EUNSUPPORTED, "%s: this gnuplot has no %s terminal", kind,
+                           name);
+    }
+    return CS_OK;
+}
+
+static void prologue(const plot_ctx *c, cs_gpbuf *p)
+{
+    unsigned terms = CS_GP_TERM_PNGCAIRO | CS_GP_TERM_QT;
+    if (!c->o->script) {
+        cs_gp_info info;
+        if (cs_gp_detect(&info, NULL) == CS_OK)
+            terms = info.terms;
+    }
+    cs_gpbuf_printf(p, "# drawn by csreg\nset encoding utf8\n");
+    const char *font = "font 'sans,12'";
+    switch (c->term) {
+    case CS_PLOT_TERM_PNG:
+        cs_gpbuf_printf(p, "set terminal %s size %d,%d enhanced %s background '#ffffff'\n",
+                        (terms & CS_GP_TERM_PNGCAIRO) ? "pngcairo" : "png", c->w, c->h, font);
+        break;
+    case CS_PLOT_TERM_SVG:
+        cs_gpbuf_printf(p, "set terminal svg size %d,%d enhanced %s background '#ffffff'\n",
+                        c->w, c->h, font);
+        break;
+    case CS_PLOT_TERM_PDF:
+        cs_gpbuf_printf(p, "set terminal pdfcairo size %.2fin,%.2fin enhanced %s\n",
+                        c->w / 100.0, c->h / 100.0, font);
+        break;
+    case CS_PLOT_TERM_GIF:
+        if (c->animate)
+            cs_gpbuf_printf(p, "set terminal gif animate delay %d loop 0 size %d,%d enhanced %s"
+                            " background '#ffffff'\n",
+                            c->o->frame_delay > 0 ? c->o->frame_delay : 80, c->w, c->h, font);
+        else
+            cs_gpbuf_printf(p, "set terminal gif size %d,%d enhanced %s background '#ffffff'\n",
+                            c->w, c->h, font);
+        break;
+    case CS_PLOT_TERM_DUMB:
+        cs_gpbuf_printf(p, "set terminal dumb size %d,%d\n", c->w, c->h);
+        break;
+    default: {
+        const char *t = (terms & CS_GP_TERM_QT) ? "qt" : (terms & CS_GP_TERM_WXT) ? "wxt" : "x11";
+        cs_gpbuf_printf(p, "set terminal %s size %d,%d enhanced %s persist\n", t, c->w, c->h,
+                        strcmp(t, "x11") == 0 ? "" : font);
+        break;
+    }
+    }
+    for (int i = 0; i < PLOT_LINECOLOURS; i++)
+        cs_gpbuf_printf(p, "set linetype %d lc rgb '%s' lw 2 pt %d ps 1.2\n", i + 1,
+                        plot_okabe_ito[i], line_pt[i]);
+    cs_gpbuf_printf(p, "set linetype cycle %d\n", PLOT_LINECOLOURS);
+    cs_gpbuf_printf(p, "set style line 100 lc rgb '#c8c8c8' lw 1 dt 3\n"
+                       "set border lw 1.2\nset tics out nomirror\n");
+}
+
+int plot_finish(plot_ctx *c, cs_err *err)
+{
+    cs_gpbuf pro, text;
+    cs_gpbuf_init(&pro);
+    cs_gpbuf_init(&text);
+    prologue(c, &pro);
+    int rc = CS_OK;
+    if (pro.failed || c->body.failed) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory building the plot");
+    } else {
+        const char *path = (c->term == CS_PLOT_TERM_DUMB || c->term == CS_PLOT_TERM_WINDOW)
+                               ? NULL : c->o->out;
+        rc = cs_gp_render(cs_gpbuf_str(&pro), cs_gpbuf_str(&c->body), path,
+                          c->term == CS_PLOT_TERM_DUMB ? &text : NULL, c->o->script, err);
+        if (rc == CS_OK && c->term == CS_PLOT_TERM_DUMB && !c->o->script &&
+            text.len > 0 && fwrite(text.s, 1, text.len, c->o->text) != text.len)
+            rc = cs_fail(err, CS_EIO, "cannot write the text plot");
+    }
+    cs_gpbuf_free(&pro);
+    cs_gpbuf_free(&text);
+    cs_gpbuf_free(&c->body);
+    return rc;
+}
+
+void plot_abort(plot_ctx *c)
+{
+    cs_gpbuf_free(&c->body);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+void plot_set_text(plot_ctx *c, const char *what, const char *text, int literal)
+{
+    if (!text) {
+        cs_gpbuf_printf(&c->body, "unset %s\n", what);
+        return;
+    }
+    cs_gpbuf_printf(&c->body, "set %s ", what);
+    cs_gpbuf_quote(&c->body, text);
+    cs_gpbuf_printf(&c->body, " %s\n", literal || !c->enhanced ? "noenhanced" : "enhanced");
+}
+
+void plot_elem_title(plot_ctx *c, const char *text, int literal)
+{
+    cs_gpbuf_printf(&c->body, " title ");
+    cs_gpbuf_quote(&c->body, text);
+    cs_gpbuf_printf(&c->body, " %s", literal || !c->enhanced ? "noenhanced" : "enhanced");
+}
+
+void plot_title(plot_ctx *c, const char *def, int def_literal)
+{
+    const char *t = c->o->title ? c->o->title : def;
+    int literal = c->o->title ? 1 : def_literal;
+    plot_set_text(c, "title", (t && *t) ? t : NULL, literal);
+}
+
+/* ---- data ------------------------------------------------------------------- */
+
+void plot_datablock_begin(plot_ctx *c, const char *name)
+{
+    cs_gpbuf_printf(&c->body, "%s << EOD\n", name);
+}
+
+void plot_datablock_end(plot_ctx *c)
+{
+    cs_gpbuf_printf(&c->body, "EOD\n");
+}
+
+void plot_row(plot_ctx *c, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            cs_gpbuf_append(&c->body, " ", 1);
+        cs_gpbuf_num(&c->body, v[i]);
+    }
+    cs_gpbuf_append(&c->body, "\n", 1);
+}
+
+int plot_check_finite(const double *v, size_t n, const char *kind, const char *what,
+                      cs_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return cs_fail(err, CS_ENONFINITE, "%s: %s[%zu] is %s", kind, what, i,
+                           isnan(v[i]) ? "NaN" : "infinite");
+    return CS_OK;
+}
