@@ -47,10 +47,12 @@ SESS_SRC    := $(wildcard sessions/*.c)
 UI_SRC      := $(filter-out ui/main.c,$(wildcard ui/*.c))
 TEST_SRC    := $(wildcard tests/test_*.c)
 BENCH_SRC   := $(wildcard tests/bench_*.c)
+TEST_UTIL_SRC := $(wildcard tests/*_util.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
+TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
 LIBCSREG   := $(BUILD)/libcsreg.a
 PROGRAM    := $(BUILD)/csreg
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -124,7 +126,7 @@ $(PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(APP_OBJ) $(LIBCSREG)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(CMOCKA_LIBS)
 

@@ -1,0 +1,130 @@
+/* test_repl_tmux.c — the REPL in a real terminal (tmux): tab completion,
+ * history across restarts, Ctrl-C on the prompt, Ctrl-D leaves. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tmux_util.h"
+
+static char state_dir[64];
+static char screen[16384];
+
+static void start(tmux_session *t)
+{
+    const char *bin = getenv("CSREG_BIN");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "env XDG_STATE_HOME=%s %s --repl", state_dir,
+             bin ? bin : "./csreg");
+    assert_int_equal(tmux_start(t, 100, 30, cmd), 0);
+    assert_int_equal(tmux_wait_for(t, "csreg[bin]>", 5000, screen, sizeof screen), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        return 0;
+    snprintf(state_dir, sizeof state_dir, "/tmp/csreg_replXXXXXX");
+    return mkdtemp(state_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char p[128];
+    snprintf(p, sizeof p, "%s/csreg/history", state_dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/csreg", state_dir);
+    rmdir(p);
+    rmdir(state_dir);
+    return 0;
+}
+
+static void test_completion_in_terminal(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t);
+    /* unique prefix completes in place */
+    tmux_literal(&t, "reg te");
+    tmux_keys(&t, (const char *[]){"Tab", NULL});
+    assert_int_equal(tmux_wait_for(&t, "csreg[bin]> reg ter", 3000, screen, sizeof screen), 0);
+    tmux_keys(&t, (const char *[]){"C-u", NULL});
+    /* ambiguous prefix: a second Tab lists the candidates */
+    tmux_literal(&t, "reg b");
+    tmux_keys(&t, (const char *[]){"Tab", "Tab", NULL});
+    assert_int_equal(tmux_wait_for(&t, "binexp", 3000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "bbin"));
+    tmux_keys(&t, (const char *[]){"C-u", NULL});
+    tmux_literal(&t, "reg holder ba");
+    tmux_keys(&t, (const char *[]){"Tab", NULL});
+    assert_int_equal(tmux_wait_for(&t, "reg holder base=", 3000, screen, sizeof screen), 0);
+    tmux_keys(&t, (const char *[]){"C-u", "C-d", NULL});
+    for (int i = 0; i < 100 && tmux_pane_alive(&t); i++)
+        usleep(20000);
+    assert_false(tmux_pane_alive(&t));
+    tmux_stop(&t);
+}
+
+static void test_history_survives_restart(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t);
+    tmux_literal(&t, "eval 3,1,-2");
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "value:", 3000, screen, sizeof screen), 0);
+    tmux_literal(&t, "quit");
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    for (int i = 0; i < 100 && tmux_pane_alive(&t); i++)
+        usleep(20000);
+    tmux_stop(&t);
+    start(&t);
+    tmux_keys(&t, (const char *[]){"Up", "Up", NULL});
+    assert_int_equal(tmux_wait_for(&t, "csreg[bin]> eval 3,1,-2", 3000, screen, sizeof screen),
+                     0);
+    tmux_keys(&t, (const char *[]){"C-u", "C-d", NULL});
+    tmux_stop(&t);
+}
+
+static void test_ctrl_c_drops_line(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t);
+    tmux_literal(&t, "this line is abandoned");
+    tmux_keys(&t, (const char *[]){"C-c", NULL});
+    usleep(200000);
+    tmux_literal(&t, "eval 1,2,3");
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "value: 98", 3000, screen, sizeof screen), 0);
+    assert_null(strstr(screen, "unknown command 'this"));
+    assert_true(tmux_pane_alive(&t));
+    tmux_keys(&t, (const char *[]){"C-d", NULL});
+    tmux_stop(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_completion_in_terminal),
+        cmocka_unit_test(test_history_survives_restart),
+        cmocka_unit_test(test_ctrl_c_drops_line),
+    };
+    if (!tmux_available())
+        fprintf(stderr, "tmux not installed: terminal tests skipped (apt-get install tmux)\n");
+    return cmocka_run_group_tests_name("repl_tmux", tests, setup, teardown);
+}

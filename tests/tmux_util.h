@@ -1,0 +1,27 @@
+/* tmux_util.h — drive a program inside a private tmux server and read its
+ * screen, for end-to-end tests of the REPL and the TUI. */
+#ifndef CS_TMUX_UTIL_H
+#define CS_TMUX_UTIL_H
+
+#include <stddef.h>
+
+typedef struct tmux_session {
+    char socket[64];
+    char name[16];
+} tmux_session;
+
+int tmux_available(void);
+/* Start `cmd` (run by tmux's shell) in a w×h window; env is "K=V" strings, NULL-terminated. */
+int tmux_start(tmux_session *t, int w, int h, const char *cmd);
+/* send-keys arguments (tmux key names or literal text), NULL-terminated */
+int tmux_keys(tmux_session *t, const char *const *keys);
+int tmux_literal(tmux_session *t, const char *text);
+/* capture-pane into buf (the visible screen), returns 0 on success */
+int tmux_screen(tmux_session *t, char *buf, size_t len);
+/* wait until the screen contains `needle` (up to ms milliseconds) */
+int tmux_wait_for(tmux_session *t, const char *needle, int ms, char *buf, size_t len);
+/* is the program in the pane still running? */
+int tmux_pane_alive(tmux_session *t);
+void tmux_stop(tmux_session *t);
+
+#endif
