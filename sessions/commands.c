@@ -24,7 +24,7 @@ static const cs_key_spec save_keys[] = {
     {"force", "off", "overwrite an existing file", "on|off", CS_KEY_WORD},
     {0}};
 
-static const cs_cmd_spec commands[] = {
+static const cs_cmd_spec core_commands[] = {
     {.name = "help", .topic = "basics", .usage = "help [COMMAND | reg NAME]",
      .summary = "list commands, or explain one command or regularizer",
      .example = "help eval", .min_pos = 0, .max_pos = 2, .keys = no_keys, .run = cmd_help},
@@ -62,16 +62,38 @@ static const cs_cmd_spec commands[] = {
      .example = "quit", .keys = no_keys, .run = cmd_quit},
 };
 
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
+static CS_CMD_GROUP(cs_group_core, core_commands);
 
-size_t cs_command_count(void) { return NCOMMANDS; }
-const cs_cmd_spec *cs_command_at(size_t i) { return i < NCOMMANDS ? &commands[i] : NULL; }
+/* Every group, in the order `help` shows them. */
+static const cs_cmd_group *const groups[] = {
+    &cs_group_core,
+};
+
+#define NGROUPS (sizeof groups / sizeof groups[0])
+
+size_t cs_command_count(void)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < NGROUPS; g++)
+        n += groups[g]->n;
+    return n;
+}
+
+const cs_cmd_spec *cs_command_at(size_t i)
+{
+    for (size_t g = 0; g < NGROUPS; g++) {
+        if (i < groups[g]->n)
+            return &groups[g]->cmds[i];
+        i -= groups[g]->n;
+    }
+    return NULL;
+}
 
 const cs_cmd_spec *cs_command_find(const char *name)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return &commands[i];
+    for (size_t i = 0; i < cs_command_count(); i++)
+        if (strcmp(cs_command_at(i)->name, name) == 0)
+            return cs_command_at(i);
     return NULL;
 }
 
@@ -116,13 +138,14 @@ static void help_overview(cs_result *res)
                         "regularizer):\n");
     for (size_t t = 0; t < sizeof topics / sizeof *topics; t++) {
         int header = 0;
-        for (size_t i = 0; i < NCOMMANDS; i++) {
-            if (strcmp(commands[i].topic, topics[t]) != 0)
+        for (size_t i = 0; i < cs_command_count(); i++) {
+            const cs_cmd_spec *c = cs_command_at(i);
+            if (strcmp(c->topic, topics[t]) != 0)
                 continue;
             if (!header)
                 cs_result_text(res, "\n%s:\n", topics[t]);
             header = 1;
-            cs_result_text(res, "  %-34s %s\n", commands[i].usage, commands[i].summary);
+            cs_result_text(res, "  %-34s %s\n", c->usage, c->summary);
         }
     }
 }

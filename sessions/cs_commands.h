@@ -36,6 +36,15 @@ typedef struct cs_cmd_spec {
     int journal;           /* 0: not journaled (help, regs, save session, quit) */
 } cs_cmd_spec;
 
+/* Each module of sessions/ contributes a group (cmd_solve.c: cs_group_solve,
+ * ...); commands.c lists the groups in help order. */
+typedef struct cs_cmd_group {
+    const cs_cmd_spec *cmds;
+    size_t n;
+} cs_cmd_group;
+#define CS_CMD_GROUP(name, array) \
+    const cs_cmd_group name = {array, sizeof(array) / sizeof((array)[0])}
+
 size_t cs_command_count(void);
 const cs_cmd_spec *cs_command_at(size_t i);
 const cs_cmd_spec *cs_command_find(const char *name);

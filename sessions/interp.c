@@ -36,6 +36,8 @@ void cs_interp_free(cs_interp *in)
 {
     if (!in)
         return;
+    for (int s = 0; s < CS_EXT_COUNT; s++)
+        cs_interp_set_ext(in, s, NULL, NULL, NULL);
     for (size_t i = 0; i < in->njournal; i++)
         free(in->journal[i]);
     free(in->journal);
@@ -90,9 +92,33 @@ int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_er
     return CS_OK;
 }
 
+void *cs_interp_ext(cs_interp *in, int slot) { return in->ext[slot].data; }
+
+void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void *),
+                       void (*describe)(const void *, char *, size_t))
+{
+    cs_ext *e = &in->ext[slot];
+    if (e->data && e->free && e->data != data)
+        e->free(e->data);
+    e->data = data;
+    e->free = free_fn;
+    e->describe = describe;
+}
+
+uint64_t cs_interp_seed(const cs_interp *in) { return in->seed; }
+int cs_interp_threads(const cs_interp *in) { return in->threads; }
+const cs_reg *cs_interp_reg(const cs_interp *in) { return in->reg; }
+
 void cs_interp_prompt(const cs_interp *in, char *buf, size_t len)
 {
-    snprintf(buf, len, "csreg[%s]> ", cs_reg_get_info(in->reg)->name);
+    char extra[256] = "";
+    size_t used = 0;
+    for (int s = 0; s < CS_EXT_COUNT && used < sizeof extra; s++)
+        if (in->ext[s].data && in->ext[s].describe) {
+            in->ext[s].describe(in->ext[s].data, extra + used, sizeof extra - used);
+            used = strlen(extra);
+        }
+    snprintf(buf, len, "csreg[%s%s]> ", cs_reg_get_info(in->reg)->name, extra);
 }
 
 /* The closest name by edit distance, if close enough to be a likely typo. */

@@ -6,6 +6,16 @@
 #include "cs_interp.h"
 #include "cs_reg.h"
 
+/* State a module of sessions/ keeps in the interpreter (the solver's
+ * problem and iterate, the last plot data, the network...). */
+enum cs_ext_slot { CS_EXT_SOLVE, CS_EXT_PLOT, CS_EXT_NN, CS_EXT_COUNT };
+typedef struct cs_ext {
+    void *data;
+    void (*free)(void *data);
+    /* optional: adds " N=100 M=50" to the prompt */
+    void (*describe)(const void *data, char *buf, size_t len);
+} cs_ext;
+
 struct cs_interp {
     cs_interp_opts opts;
     uint64_t seed;
@@ -21,6 +31,16 @@ struct cs_interp {
     uint64_t initial_seed;  /* for the header of a saved session */
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
+    cs_ext ext[CS_EXT_COUNT];
 };
+
+/* The module state in `slot`, NULL when none yet. */
+void *cs_interp_ext(cs_interp *in, int slot);
+/* Replace the module state (the old one is freed). */
+void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void *),
+                       void (*describe)(const void *, char *, size_t));
+uint64_t cs_interp_seed(const cs_interp *in);
+int cs_interp_threads(const cs_interp *in);
+const cs_reg *cs_interp_reg(const cs_interp *in);
 
 #endif
