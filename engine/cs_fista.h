@@ -1,0 +1,119 @@
+/* cs_fista.h — FISTA with backtracking as a stepper, step-for-step the FASTA
+ * solver (Goldstein, Studer, Baraniuk) that the paper's MATLAB code used:
+ *
+ *   x⁺ = prox(x − τ∇f(x), τ)                         forward–backward step
+ *   non-monotone backtracking: shrink τ while
+ *     f(x⁺) − 1e-12 > max(last `window` f values) + ⟨x⁺−x, ∇f(x)⟩ + ‖x⁺−x‖²/(2τ)
+ *   at most `max_backtracks` shrinks (×0.5; ×0.2 in adaptive mode)
+ *   accelerate: α⁺ = (1 + √(1+4α²))/2, y = x⁺ + (α−1)/α⁺ (x⁺ − x⁺_prev),
+ *     momentum reset (α = 1) when (y_prev − x⁺)ᵀ(x⁺ − x⁺_prev) > 0
+ *   adaptive (not accelerated): Barzilai–Borwein steps, FASTA's rule
+ *   τ₀ = 2/(10·L), L = ‖∇f(r₁) − ∇f(r₂)‖/‖r₁ − r₂‖ at two random points
+ *
+ * The solution is the forward–backward iterate with the smallest objective
+ * seen (strict improvement; the start point is not a candidate). The oracle
+ * is tested on the forward–backward iterate, not the extrapolated point.
+ *
+ * When the prox is a projection onto an affine set and the current point is
+ * feasible, prox(x − τg) = x − τ·P₀(g): the stepper projects the gradient
+ * once per iteration and backtracking costs only evaluations of f.
+ * No allocation happens in cs_fista_step. */
+#ifndef CS_FISTA_H
+#define CS_FISTA_H
+
+#include <stddef.h>
+
+#include "cs_error.h"
+#include "cs_rng.h"
+
+/* Stopping rules (shared with Douglas–Rachford). */
+enum cs_stop {
+    CS_STOP_ORACLE = 0,  /* ‖x − x*‖/‖x*‖ < 1e-2 (or the problem's oracle), or maxit */
+    CS_STOP_HYBRID,      /* FASTA default: ratio residual or normalized residual < tol */
+    CS_STOP_RESIDUAL,    /* residual < tol */
+    CS_STOP_NORMALIZED,  /* normalized residual < tol */
+    CS_STOP_MAXIT        /* run maxit iterations */
+};
+const char *cs_stop_name(int stop);                    /* "oracle", "hybrid", ... */
+int cs_stop_parse(const char *name, int *stop, cs_err *err);
+
+/* Why a run ended. */
+enum cs_end {
+    CS_END_RUNNING = 0,
+    CS_END_ORACLE,    /* the oracle was satisfied */
+    CS_END_TOL,       /* a residual rule was satisfied */
+    CS_END_MAXIT,     /* maxit reached */
+    CS_END_DIVERGED   /* f or ∇f became non-finite; the best iterate so far stands */
+};
+const char *cs_end_name(int end);
+
+/* One step of a trace. */
+typedef struct cs_trace_rec {
+    long iter;             /* 1-based within its start */
+    int start;             /* 1-based start (filled by the solver layer) */
+    int backtracks;
+    double objective;      /* f at the forward–backward iterate */
+    double residual;       /* ‖x⁺ − x‖/τ */
+    double norm_residual;  /* residual / (max(‖∇f(x)‖, ‖x⁺ − x̂⁺‖/τ) + eps_n) */
+    double tau;
+    double rel_err;        /* the oracle's metric (‖x − x*‖/‖x*‖); NaN when unknown */
+} cs_trace_rec;
+
+typedef struct cs_fista_opts {
+    long maxit;           /* 10000 */
+    int accelerate;       /* 1: FISTA momentum */
+    int restart;          /* 1: momentum restart (with accelerate) */
+    int adaptive;         /* 0; 1: BB steps when not accelerated */
+    int backtrack;        /* 1 */
+    double shrink;        /* 0: 0.5, or 0.2 when adaptive and not accelerated */
+    int window;           /* 10 */
+    int max_backtracks;   /* 20 */
+    double tau0;          /* 0: 2/(10·L) with L estimated at two random points */
+    int stop;             /* enum cs_stop */
+    double tol;           /* 1e-8 */
+    double eps_r, eps_n;  /* 1e-8 */
+} cs_fista_opts;
+void cs_fista_opts_default(cs_fista_opts *o);
+
+typedef struct cs_fista_fns {
+    void *ctx;
+    /* f and ∇f at x (grad may be NULL). CS_ENONFINITE ends the run as diverged. */
+    int (*fg)(void *ctx, const double *x, double *f, double *grad, cs_err *err);
+    /* x = prox_{t·g}(z) of the nonsmooth term (here always a projection, g = 0 on
+     * its set); NULL: identity. x never aliases z. */
+    void (*prox)(void *ctx, const double *z, double *x, double t);
+    /* Optional, only when prox is an affine projection: d = P₀(g), its linear
+     * part. d never aliases g. */
+    void (*dir)(void *ctx, const double *g, double *d);
+    /* Optional oracle: returns 1 when x is a success; *metric gets the error
+     * shown in the trace (NaN when none). */
+    int (*oracle)(void *ctx, const double *x, double *metric);
+} cs_fista_fns;
+
+typedef struct cs_fista cs_fista;
+
+int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fista_opts *opts,
+                 cs_err *err);
+void cs_fista_free(cs_fista *s);
+
+/* Begin a run at x0 (n entries). x0_feasible: x0 already lies in the prox's
+ * set (lets the affine fast path start at once). rng draws the two random
+ * points of the L estimate (2n normals) unless opts.tau0 > 0. */
+int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, cs_err *err);
+
+/* One iteration. Returns 0 while running, 1 when the run has ended (see
+ * cs_fista_end), <0 on error. Stepping an ended run returns 1 again. */
+int cs_fista_step(cs_fista *s, cs_err *err);
+
+int cs_fista_end(const cs_fista *s);                   /* enum cs_end */
+long cs_fista_iters(const cs_fista *s);
+const double *cs_fista_best(const cs_fista *s);        /* best iterate (x0 before any step) */
+double cs_fista_best_objective(const cs_fista *s);     /* +Inf before any step */
+const double *cs_fista_current(const cs_fista *s);     /* last forward–backward iterate */
+double cs_fista_tau(const cs_fista *s);                /* current step size */
+double cs_fista_L(const cs_fista *s);                  /* the L estimate (or 1/tau0) */
+const cs_trace_rec *cs_fista_last(const cs_fista *s);  /* record of the last step */
+int cs_fista_oracle_hit(const cs_fista *s);            /* last iterate satisfied the oracle */
+long cs_fista_total_backtracks(const cs_fista *s);
+
+#endif

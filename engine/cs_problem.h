@@ -1,0 +1,105 @@
+/* cs_problem.h — the recovery problems of the paper (`problem KIND ...`) and
+ * the MAX-CUT graphs.
+ *
+ * Generators, as the paper's code sets them up (A is M×N i.i.d. N(0,1),
+ * b = Ax*, drawn in this order from the stream (seed, stream)):
+ *   bin   x* ∈ {±1}^N uniform
+ *   osb   x* ∈ {0,1}^N uniform;        K=: exactly K entries +1, the rest 0
+ *   ter   x* ∈ {−1,0,1}^N, p = .25/.5/.25;  K=: exactly K entries ±1 (uniform)
+ *   2bit  x* = y1 + y2, y1 ∈ {±1}^N, y2 ∈ {±2}^N (variable: y1 then y2, 2N entries)
+ *   eig   C = (T + Tᵀ)/2, T i.i.d. N(0,1); x* a uniformly chosen unit
+ *         eigenvector of C (drawn before A)
+ *   orth  X* (N×K, K = N unless given) = first K left singular vectors of an
+ *         N×N Gaussian matrix (drawn before A); B = AX*
+ *   maxcut  a graph (G-set file or built-in `toy5`, `toy4`), no A
+ * Matrices are row-major. */
+#ifndef CS_PROBLEM_H
+#define CS_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+#include "cs_proj.h"
+#include "cs_rng.h"
+
+enum cs_problem_kind {
+    CS_PROB_BIN = 0,
+    CS_PROB_OSB,
+    CS_PROB_TER,
+    CS_PROB_2BIT,
+    CS_PROB_EIG,
+    CS_PROB_ORTH,
+    CS_PROB_MAXCUT,
+    CS_PROB_COUNT
+};
+
+const char *cs_problem_kind_name(int kind);          /* "bin", ... */
+int cs_problem_kind_parse(const char *name, int *kind, cs_err *err);
+
+/* ---- graphs (MAX-CUT) ---- */
+
+typedef struct cs_graph cs_graph;
+
+/* G-set text: first line `nodes edges best_known_cut`, then `i j w` per edge,
+ * 1-based. Errors name the line. */
+int cs_graph_read(cs_graph **out, const char *path, cs_err *err);
+/* Built-in graphs of appendix C.6: `toy5` (N=5, E=7, best cut 3, the paper's
+ * λ = 1) and `toy4` (N=4, E=5, weights 10..50, best cut 120). */
+int cs_graph_builtin(cs_graph **out, const char *name, cs_err *err);
+/* From 0-based edge lists; known_best may be NAN. */
+int cs_graph_new(cs_graph **out, const char *name, size_t nodes, const size_t *ei,
+                 const size_t *ej, const double *w, size_t edges, double known_best,
+                 cs_err *err);
+void cs_graph_free(cs_graph *g);
+size_t cs_graph_nodes(const cs_graph *g);
+size_t cs_graph_edges(const cs_graph *g);
+double cs_graph_known_best(const cs_graph *g);
+const char *cs_graph_name(const cs_graph *g);
+/* ℓ_MC(x) = ½ Σ_{edges} w_ij (1 − x_i x_j) (the cut when x ∈ {±1}^N). */
+double cs_graph_cut(const cs_graph *g, const double *x);
+/* ∇ℓ_MC(x) = −½ W x (sparse, W symmetric). */
+void cs_graph_cut_grad(const cs_graph *g, const double *x, double *grad);
+
+/* ---- problems ---- */
+
+typedef struct cs_problem_spec {
+    const char *kind;      /* bin osb ter 2bit eig orth maxcut */
+    size_t N, M;           /* N ignored for maxcut (the graph's node count) */
+    size_t K;              /* 0: default. osb/ter: nonzeros; orth: columns */
+    const char *graph;     /* maxcut: file or built-in name */
+    int proj_method;       /* enum cs_affine_method (0: auto) */
+} cs_problem_spec;
+
+typedef struct cs_problem cs_problem;
+
+int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
+                   uint64_t stream, cs_err *err);
+/* A MAX-CUT problem on a graph the caller keeps alive (not copied). */
+int cs_problem_new_maxcut(cs_problem **out, const cs_graph *g, cs_err *err);
+void cs_problem_free(cs_problem *p);
+
+int cs_problem_kind(const cs_problem *p);
+size_t cs_problem_N(const cs_problem *p);
+size_t cs_problem_M(const cs_problem *p);
+size_t cs_problem_K(const cs_problem *p);      /* nonzeros (osb/ter sparse), columns (orth), 0 */
+size_t cs_problem_cols(const cs_problem *p);   /* columns of x*: K for orth, else 1 */
+const double *cs_problem_A(const cs_problem *p);      /* M×N, NULL for maxcut */
+const double *cs_problem_b(const cs_problem *p);      /* M×(K for orth, else 1) */
+const double *cs_problem_xstar(const cs_problem *p);  /* N×(K for orth, else 1); NULL for maxcut */
+double cs_problem_xstar_norm(const cs_problem *p);
+const double *cs_problem_C(const cs_problem *p);      /* eig: N×N symmetric */
+cs_affine *cs_problem_affine(cs_problem *p);          /* NULL for 2bit and maxcut */
+const cs_graph *cs_problem_graph(const cs_problem *p);
+
+/* ‖x − x*‖/‖x*‖ for an N×cols x (2bit: pass x = y1 + y2); ‖x − x*‖ when
+ * x* = 0; NaN for maxcut. */
+double cs_problem_rel_err(const cs_problem *p, const double *x);
+/* orth: ‖XᵀX − I‖_F/√K; NaN otherwise. */
+double cs_problem_orth_err(const cs_problem *p, const double *X);
+
+/* The first K left singular vectors of an N×N matrix drawn from rng (N×K,
+ * row-major): the orth generator's X* and the orth solver's start. */
+int cs_random_orthonormal(cs_rng *rng, size_t N, size_t K, double *X, cs_err *err);
+
+#endif

@@ -1,0 +1,107 @@
+/* cs_solver.h — a problem bound to a method: what `solve`, `step`, `reset`
+ * and `trace` drive, and what a sweep runs per trial.
+ *
+ * A method is a regularizer with its parameters, written `NAME` or
+ * `NAME key=value ...` (as cs_reg_describe prints it) or `NAME:key=value:...`
+ * (usable inside a comma list): `bin`, `beta:beta=learn`, `holder p=2 q=2 r=1`.
+ * `linf` and `l1` run Douglas–Rachford (algo AUTO), everything else FISTA.
+ * The objective per problem kind:
+ *   bin osb ter eig   min ℓ(x) s.t. Ax = b      (extra coordinates — β, μ — free)
+ *   orth              min ℓ_om(X) s.t. AX = B  (default method `om`)
+ *   2bit              min ‖A(y1 + y2) − b‖² + λ·ℓequ(y1, y2), λ = 1e-5, unconstrained
+ *   maxcut            min −ℓ_MC(x) + λ·ℓ(x) s.t. |x_i| ≤ 1 (default `bin`; λ = 1e-7,
+ *                     1 for the built-in toy graphs)
+ * Defaults follow the paper's code: accelerated FISTA with restart (adaptive
+ * BB steps for 2bit and maxcut), 1e4 iterations (1e3 for 2bit and orth), up
+ * to 10 starts for bin, eig and 2bit, one for osb, ter, orth, maxcut and DR.
+ * Starts: x0 = P(randn) (extra coordinates start at mean(r²)); osb and ter
+ * take their first start unprojected; 2bit randn; orth the singular vectors
+ * of a Gaussian matrix; maxcut sign(randn); DR x0 = randn, z0 = 0.
+ *
+ * `solve` is a loop of `step`s; a failed start is followed by the next one
+ * until success or the start budget is spent. All randomness comes from the
+ * stream (seed, stream): reset + solve reproduces a run exactly. */
+#ifndef CS_SOLVER_H
+#define CS_SOLVER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+#include "cs_fista.h"
+#include "cs_problem.h"
+
+enum cs_algo { CS_ALGO_AUTO = 0, CS_ALGO_FISTA, CS_ALGO_DR };
+enum cs_mode { CS_MODE_DEFAULT = 0, CS_MODE_ACCEL, CS_MODE_ADAPTIVE, CS_MODE_PLAIN };
+
+const char *cs_algo_name(int algo);                     /* "auto", "fista", "dr" */
+int cs_algo_parse(const char *name, int *algo, cs_err *err);
+
+typedef struct cs_solve_opts {
+    int algo;           /* enum cs_algo */
+    int mode;           /* enum cs_mode: FISTA variant (default per problem) */
+    long maxit;         /* 0: problem default */
+    int stop;           /* enum cs_stop (0 = oracle) */
+    double tol;         /* 0: 1e-8 */
+    int restarts;       /* maximum starts; 0: problem default (DR always 1) */
+    double lambda;      /* 2bit / maxcut weight; 0: default */
+    double dr_t;        /* 0: 10 for linf, 1 for l1 */
+    double success_tol; /* 0: 1e-2 */
+    int trace;          /* keep every step's record */
+    int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
+                           fast kernel for bin/osb/ter) */
+    const volatile sig_atomic_t *cancel; /* solve returns CS_ECANCEL when set */
+} cs_solve_opts;
+
+typedef struct cs_solve_result {
+    int done;           /* the run has ended (success or starts spent) */
+    int success;
+    double rel_err;     /* ‖x̂ − x*‖/‖x*‖ (2bit: x̂ = y1 + y2); NaN for maxcut */
+    double orth_err;    /* orth: ‖X̂ᵀX̂ − I‖_F/√K; NaN otherwise */
+    double objective;   /* FISTA: best objective; DR: ‖x̂‖∞ or ‖x̂‖₁ */
+    double cut;         /* maxcut: ℓ_MC(x̂) (the paper's number); NaN otherwise */
+    double cut_rounded; /* maxcut: ℓ_MC(sign(x̂)) */
+    double cut_start;   /* maxcut: ℓ_MC at the start point */
+    long iters;         /* iterations over all starts */
+    long last_iters;    /* iterations of the last start */
+    int starts;         /* starts used */
+    int end;            /* enum cs_end of the last start */
+    double seconds;     /* time spent stepping */
+} cs_solve_result;
+
+typedef struct cs_solver cs_solver;
+
+/* The problem must outlive the solver and is used by one thread at a time.
+ * method NULL: the problem's default (bin osb ter eig 2bit→equ orth→om maxcut→bin). */
+int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
+                  const cs_solve_opts *opts, uint64_t seed, uint64_t stream, cs_err *err);
+void cs_solver_free(cs_solver *s);
+
+/* Back to before the first start (same random stream, trace cleared). */
+int cs_solver_reset(cs_solver *s, cs_err *err);
+/* Up to n iterations (a new start begins as needed). *done_steps (may be
+ * NULL) gets the count; returns 0, or <0 on error. */
+int cs_solver_step(cs_solver *s, long n, long *done_steps, cs_err *err);
+/* Step until done; fills res (may be NULL). */
+int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err);
+int cs_solver_done(const cs_solver *s);
+void cs_solver_result(const cs_solver *s, cs_solve_result *res);
+
+/* The solution x̂ (N×cols; for a run in progress, the best iterate of the
+ * current start; for 2bit, y1 + y2). */
+const double *cs_solver_x(cs_solver *s, size_t *n);
+/* The full variable of the current start's latest iterate (with extras; 2bit y1,y2). */
+const double *cs_solver_iterate(const cs_solver *s, size_t *n);
+const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len);
+const char *cs_solver_method(const cs_solver *s);   /* canonical method text */
+int cs_solver_algo(const cs_solver *s);              /* FISTA or DR */
+long cs_solver_maxit(const cs_solver *s);
+int cs_solver_max_starts(const cs_solver *s);
+double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut; NaN otherwise */
+
+/* Parse a method text into name and parameters (for callers that need the
+ * name, e.g. to check it exists before a sweep). */
+int cs_method_check(const char *method, cs_err *err);
+
+#endif

@@ -1,0 +1,126 @@
+/* cs_sweep.h — Monte-Carlo success rates over a grid (`sweep`) and the
+ * MAX-CUT runs (`maxcut`).
+ *
+ * Trials run in parallel (pthreads, blocking waits). Trial t at grid value
+ * (N, M, K) draws its problem from the stream mix(N, M, K, t) of `seed`, and
+ * each method draws its starts from mix(that, method text): results depend on
+ * neither the thread count nor which other methods run alongside, so the CSV
+ * is byte-identical for any `threads` (the `seconds` column, a measurement,
+ * is written only with `timing` on; otherwise it is `nan`).
+ *
+ * A cancel flag (set from a SIGINT handler) is checked between trials and
+ * every 256 iterations; the run then returns 0 with `partial`
+ * set and the grid points whose trials all finished. The engine prints
+ * nothing: `progress` (called from the calling thread) lets the UI draw. */
+#ifndef CS_SWEEP_H
+#define CS_SWEEP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cs_error.h"
+#include "cs_problem.h"
+#include "cs_solver.h"
+
+enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K };
+
+typedef void (*cs_progress_fn)(void *user, size_t done, size_t total);
+
+typedef struct cs_sweep_spec {
+    const char *kind;              /* problem kind: bin osb ter 2bit eig orth */
+    size_t N;
+    int axis;                      /* enum cs_axis */
+    const double *values;          /* grid: γ (M = round(γN)), M, or K */
+    size_t nvalues;
+    size_t M;                      /* fixed M for a K sweep (or use gamma) */
+    double gamma;                  /* fixed γ for a K sweep when M = 0 */
+    size_t K;                      /* fixed K (sparse osb/ter) for γ/M sweeps; 0: dense */
+    const char *const *methods;    /* method texts, see cs_solver.h */
+    size_t nmethods;
+    long trials;
+    cs_solve_opts solve;           /* maxit, stop, tol, restarts, ... (cancel ignored) */
+    int threads;                   /* 0: all cores */
+    uint64_t seed;
+    int timing;                    /* 1: write measured seconds (not reproducible) */
+    const volatile sig_atomic_t *cancel;
+    cs_progress_fn progress;       /* trials done of total, from the calling thread */
+    void *progress_user;
+} cs_sweep_spec;
+
+typedef struct cs_sweep_row {
+    char method[128];
+    char kind[16];
+    size_t N, M, K;
+    double gamma;
+    long trials;
+    double success;       /* fraction of trials with ‖x̂ − x*‖/‖x*‖ ≤ 1e-2 */
+    double stderr_;       /* sample std of the 0/1 outcomes / √trials */
+    double mean_iters;    /* iterations over all starts, per trial */
+    double mean_restarts; /* starts used, per trial */
+    double seconds;       /* mean solver seconds per trial (NaN without timing) */
+    char stop[16];
+} cs_sweep_row;
+
+typedef struct cs_sweep_result {
+    cs_sweep_row *rows;   /* method-major: all grid points of method 1, then 2, ... */
+    size_t nrows;
+    size_t points_done, points_total;
+    int partial;          /* interrupted: only finished grid points are in rows */
+    int threads;
+    double wall_seconds;
+    long trials_done, trials_total;
+} cs_sweep_result;
+
+int cs_sweep_run(const cs_sweep_spec *spec, cs_sweep_result **out, cs_err *err);
+void cs_sweep_result_free(cs_sweep_result *r);
+
+/* CSV header: the stable column list. */
+#define CS_SWEEP_CSV_HEADER                                                                    \
+    "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,mean_restarts,seconds,stop"
+
+/* Write the CSV atomically (temporary file + rename). A partial result ends
+ * with a comment line `# partial: ...`. */
+int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err);
+/* The same text into a stream. */
+int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f);
+
+/* ---- MAX-CUT ---- */
+
+typedef struct cs_maxcut_spec {
+    const cs_graph *graph;
+    long trials;                   /* 10 */
+    cs_solve_opts solve;           /* lambda (default 1e-7, 1 for toy graphs), maxit 1e4 */
+    const char *method;            /* NULL: bin */
+    int threads;
+    uint64_t seed;
+    const volatile sig_atomic_t *cancel;
+    cs_progress_fn progress;
+    void *progress_user;
+} cs_maxcut_spec;
+
+typedef struct cs_maxcut_result {
+    long trials;          /* finished trials */
+    int partial;
+    double mean_cut, std_cut;          /* ℓ_MC(x̂), the paper's number; std with n−1 */
+    double best_cut;                   /* max over trials */
+    double mean_rounded, std_rounded;  /* ℓ_MC(sign(x̂)) */
+    double best_rounded;
+    double mean_start, std_start;      /* ℓ_MC at the starts */
+    double known_best;                 /* from the graph file (NaN when unknown) */
+    long successes;                    /* trials reaching the known best (binary) */
+    double mean_iters;
+    double lambda;
+    double wall_seconds;
+    double *cuts;                      /* per trial, `trials` entries */
+} cs_maxcut_result;
+
+int cs_maxcut_run(const cs_maxcut_spec *spec, cs_maxcut_result *res, cs_err *err);
+void cs_maxcut_result_clear(cs_maxcut_result *res);
+
+/* The stream of trial t at (N, M, K), and of a method within it. */
+uint64_t cs_sweep_trial_stream(size_t N, size_t M, size_t K, long trial);
+uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method);
+
+#endif

@@ -1,0 +1,485 @@
+/* fista.c — FASTA-equivalent forward–backward splitting stepper. */
+#include "cs_fista.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cs_fista {
+    size_t n;
+    cs_fista_fns fns;
+    cs_fista_opts o;
+    double *x0;    /* point the forward–backward step starts from (extrapolated) */
+    double *g0;    /* ∇f(x0) */
+    double *x1;    /* candidate / new forward–backward iterate */
+    double *g1;    /* ∇f(x1) (adaptive mode) */
+    double *xa0;   /* previous forward–backward iterate (acceleration) */
+    double *xa1;   /* latest forward–backward iterate */
+    double *d;     /* P₀(g0) on the affine fast path */
+    double *base;  /* prox(x0) when x0 is infeasible */
+    double *best;
+    double *fwin;  /* the last `window` f values, by iteration */
+    double f_start;
+    double g0norm;  /* ‖g0‖ */
+    double best_obj;
+    double tau, L, alpha, max_resid;
+    long it, total_bt;
+    int feasible, end, started, oracle_hit;
+    cs_trace_rec last;
+};
+
+const char *cs_stop_name(int stop)
+{
+    switch (stop) {
+    case CS_STOP_ORACLE: return "oracle";
+    case CS_STOP_HYBRID: return "hybrid";
+    case CS_STOP_RESIDUAL: return "residual";
+    case CS_STOP_NORMALIZED: return "normalized";
+    case CS_STOP_MAXIT: return "maxit";
+    default: return "?";
+    }
+}
+
+int cs_stop_parse(const char *name, int *stop, cs_err *err)
+{
+    for (int s = CS_STOP_ORACLE; s <= CS_STOP_MAXIT; s++)
+        if (name && strcmp(name, cs_stop_name(s)) == 0) {
+            *stop = s;
+            return CS_OK;
+        }
+    return cs_fail(err, CS_EINVAL,
+                   "stop=%s: expected oracle, hybrid, residual, normalized or maxit",
+                   name ? name : "");
+}
+
+const char *cs_end_name(int end)
+{
+    switch (end) {
+    case CS_END_RUNNING: return "running";
+    case CS_END_ORACLE: return "oracle";
+    case CS_END_TOL: return "tolerance";
+    case CS_END_MAXIT: return "maxit";
+    case CS_END_DIVERGED: return "diverged";
+    default: return "?";
+    }
+}
+
+void cs_fista_opts_default(cs_fista_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->maxit = 10000;
+    o->accelerate = 1;
+    o->restart = 1;
+    o->adaptive = 0;
+    o->backtrack = 1;
+    o->shrink = 0.0;
+    o->window = 10;
+    o->max_backtracks = 20;
+    o->tau0 = 0.0;
+    o->stop = CS_STOP_ORACLE;
+    o->tol = 1e-8;
+    o->eps_r = 1e-8;
+    o->eps_n = 1e-8;
+}
+
+void cs_fista_free(cs_fista *s)
+{
+    if (!s)
+        return;
+    free(s->x0);
+    free(s->g0);
+    free(s->x1);
+    free(s->g1);
+    free(s->xa0);
+    free(s->xa1);
+    free(s->d);
+    free(s->base);
+    free(s->best);
+    free(s->fwin);
+    free(s);
+}
+
+int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fista_opts *opts,
+                 cs_err *err)
+{
+    *out = NULL;
+    if (n == 0)
+        return cs_fail(err, CS_EDIM, "empty variable");
+    if (!fns || !fns->fg)
+        return cs_fail(err, CS_EINVAL, "FISTA needs an objective");
+    cs_fista_opts o;
+    if (opts)
+        o = *opts;
+    else
+        cs_fista_opts_default(&o);
+    if (o.maxit < 1)
+        return cs_fail(err, CS_EINVAL, "maxit=%ld must be at least 1", o.maxit);
+    if (o.window < 1 || o.window > 1000)
+        return cs_fail(err, CS_EINVAL, "window=%d must be in [1, 1000]", o.window);
+    if (o.max_backtracks < 0)
+        return cs_fail(err, CS_EINVAL, "max_backtracks must be nonnegative");
+    if (o.shrink == 0.0)
+        o.shrink = (o.adaptive && !o.accelerate) ? 0.2 : 0.5;
+    if (!(o.shrink > 0.0 && o.shrink < 1.0))
+        return cs_fail(err, CS_EINVAL, "shrink=%g must be in (0, 1)", o.shrink);
+    if (!(o.tol >= 0.0) || !(o.tau0 >= 0.0))
+        return cs_fail(err, CS_EINVAL, "tol and tau0 must be nonnegative");
+    if (o.stop < CS_STOP_ORACLE || o.stop > CS_STOP_MAXIT)
+        return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", o.stop);
+    if (n > ((size_t)1 << 27))
+        return cs_fail(err, CS_ENOMEM, "variable of %zu entries is too large", n);
+    cs_fista *s = calloc(1, sizeof *s);
+    if (!s)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    s->n = n;
+    s->fns = *fns;
+    s->o = o;
+    double **bufs[] = {&s->x0, &s->g0, &s->x1, &s->g1, &s->xa0, &s->xa1, &s->d, &s->base,
+                       &s->best};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        *bufs[i] = malloc(n * sizeof(double));
+        if (!*bufs[i]) {
+            cs_fista_free(s);
+            return cs_fail(err, CS_ENOMEM, "out of memory for FISTA with n=%zu", n);
+        }
+    }
+    s->fwin = malloc((size_t)o.window * sizeof *s->fwin);
+    if (!s->fwin) {
+        cs_fista_free(s);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    *out = s;
+    return CS_OK;
+}
+
+static double nrm2(const double *x, size_t n)
+{
+    double s0 = 0.0, s1 = 0.0;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        s0 += x[i] * x[i];
+        s1 += x[i + 1] * x[i + 1];
+    }
+    if (i < n)
+        s0 += x[i] * x[i];
+    return sqrt(s0 + s1);
+}
+
+/* ∇f at the two random points of FASTA's L estimate. */
+static int estimate_L(cs_fista *s, cs_rng *rng, cs_err *err)
+{
+    size_t n = s->n;
+    double *r1 = s->xa0, *r2 = s->x1, *ga = s->g1, *gb = s->d;
+    cs_rng_normal_fill(rng, r1, n);
+    cs_rng_normal_fill(rng, r2, n);
+    double fa, fb;
+    int rc = s->fns.fg(s->fns.ctx, r1, &fa, ga, err);
+    if (!rc)
+        rc = s->fns.fg(s->fns.ctx, r2, &fb, gb, err);
+    if (rc == CS_ENONFINITE) {
+        /* Random points far out overflow some objectives: fall back to L = 1. */
+        s->L = 1.0;
+        return CS_OK;
+    }
+    if (rc)
+        return rc;
+    double dg = 0.0, dx = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double a = ga[i] - gb[i], b = r2[i] - r1[i];
+        dg += a * a;
+        dx += b * b;
+    }
+    double L = sqrt(dg) / sqrt(dx);
+    if (!(L >= 1e-6) || !isfinite(L))
+        L = isfinite(L) ? 1e-6 : 1.0;
+    s->L = L;
+    return CS_OK;
+}
+
+int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, cs_err *err)
+{
+    size_t n = s->n;
+    s->started = 0;
+    s->end = CS_END_RUNNING;
+    s->it = 0;
+    s->total_bt = 0;
+    s->oracle_hit = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x0[i]))
+            return cs_fail(err, CS_ENONFINITE, "start point has a non-finite entry at %zu",
+                           i + 1);
+    if (s->o.tau0 > 0.0) {
+        s->tau = s->o.tau0;
+        s->L = 1.0 / s->o.tau0;
+    } else {
+        if (!rng)
+            return cs_fail(err, CS_EINVAL, "FISTA needs a random stream to estimate L");
+        int rc = estimate_L(s, rng, err);
+        if (rc)
+            return rc;
+        s->tau = 2.0 / s->L / 10.0;
+    }
+    memcpy(s->x0, x0, n * sizeof *x0);
+    memcpy(s->xa1, x0, n * sizeof *x0);
+    memcpy(s->best, x0, n * sizeof *x0);
+    int rc = s->fns.fg(s->fns.ctx, s->x0, &s->f_start, s->g0, err);
+    if (rc)
+        return rc == CS_ENONFINITE
+                   ? cs_fail(err, CS_ENONFINITE, "objective is not finite at the start point")
+                   : rc;
+    s->g0norm = nrm2(s->g0, n);
+    s->alpha = 1.0;
+    s->max_resid = -INFINITY;
+    s->best_obj = INFINITY;
+    s->feasible = x0_feasible || !s->fns.prox;
+    memset(&s->last, 0, sizeof s->last);
+    s->last.rel_err = NAN;
+    s->started = 1;
+    return CS_OK;
+}
+
+/* Forward–backward candidate at step τ into x1. Returns ⟨Δx, g0⟩, ‖Δx‖²,
+ * ‖x1 − x̂1‖² with x̂1 = x0 − τ·g0, and the restart product
+ * (x0 − x1)ᵀ(x1 − xa1), all in one pass with split accumulators. */
+typedef struct fb_stats {
+    double dxg, dxx, dhat, rst;
+} fb_stats;
+
+static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
+{
+    size_t n = s->n;
+    const double *restrict x0 = s->x0, *restrict g0 = s->g0, *restrict xa = s->xa1;
+    double *restrict x1 = s->x1;
+    if (s->fns.dir) {
+        const double *restrict b = s->feasible ? x0 : s->base;
+        const double *restrict d = s->d;
+        for (size_t i = 0; i < n; i++)
+            x1[i] = b[i] - tau * d[i];
+    } else if (s->fns.prox) {
+        double *xh = s->base;
+        for (size_t i = 0; i < n; i++)
+            xh[i] = x0[i] - tau * g0[i];
+        s->fns.prox(s->fns.ctx, xh, x1, tau);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            x1[i] = x0[i] - tau * g0[i];
+    }
+    double a0 = 0.0, a1 = 0.0, b0 = 0.0, b1 = 0.0, c0 = 0.0, c1 = 0.0, r0 = 0.0, r1 = 0.0;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        double dx = x1[i] - x0[i], dy = x1[i + 1] - x0[i + 1];
+        double h = dx + tau * g0[i], k = dy + tau * g0[i + 1];
+        a0 += dx * g0[i];
+        a1 += dy * g0[i + 1];
+        b0 += dx * dx;
+        b1 += dy * dy;
+        c0 += h * h;
+        c1 += k * k;
+        r0 -= dx * (x1[i] - xa[i]);
+        r1 -= dy * (x1[i + 1] - xa[i + 1]);
+    }
+    if (i < n) {
+        double dx = x1[i] - x0[i];
+        double h = dx + tau * g0[i];
+        a0 += dx * g0[i];
+        b0 += dx * dx;
+        c0 += h * h;
+        r0 -= dx * (x1[i] - xa[i]);
+    }
+    st->dxg = a0 + a1;
+    st->dxx = b0 + b1;
+    st->dhat = c0 + c1;
+    st->rst = r0 + r1;
+}
+
+static int eval_f(cs_fista *s, const double *x, double *f, double *g, cs_err *err)
+{
+    int rc = s->fns.fg(s->fns.ctx, x, f, g, err);
+    if (rc == CS_ENONFINITE) {
+        *f = INFINITY;
+        return 1; /* diverged */
+    }
+    return rc;
+}
+
+int cs_fista_step(cs_fista *s, cs_err *err)
+{
+    if (!s->started)
+        return cs_fail(err, CS_ESTATE, "FISTA has no start point (call start first)");
+    if (s->end != CS_END_RUNNING)
+        return 1;
+    size_t n = s->n;
+    const cs_fista_opts *o = &s->o;
+    long i = s->it + 1;
+    double tau = s->tau;
+    int bfg = o->adaptive && !o->accelerate; /* need ∇f(x1) */
+
+    if (s->fns.dir) {
+        if (!s->feasible)
+            s->fns.prox(s->fns.ctx, s->x0, s->base, tau);
+        s->fns.dir(s->fns.ctx, s->g0, s->d);
+    }
+    double f1;
+    fb_stats fs;
+    fb_candidate(s, tau, &fs);
+    int rc = eval_f(s, s->x1, &f1, bfg ? s->g1 : NULL, err);
+    if (rc < 0)
+        return rc;
+    int bt = 0;
+    if (o->backtrack) {
+        double Mx;
+        if (i == 1) {
+            Mx = s->f_start;
+        } else {
+            long lo = i - o->window > 1 ? i - o->window : 1;
+            Mx = -INFINITY;
+            for (long k = lo; k <= i - 1; k++) {
+                double v = s->fwin[(k - 1) % o->window];
+                if (v > Mx)
+                    Mx = v;
+            }
+        }
+        while (f1 - 1e-12 > Mx + fs.dxg + fs.dxx / (2.0 * tau) && bt < o->max_backtracks) {
+            tau *= o->shrink;
+            fb_candidate(s, tau, &fs);
+            rc = eval_f(s, s->x1, &f1, bfg ? s->g1 : NULL, err);
+            if (rc < 0)
+                return rc;
+            bt++;
+        }
+        s->total_bt += bt;
+    }
+    s->feasible = 1; /* x1 = prox(...) lies in the set */
+    double resid = sqrt(fs.dxx) / tau;
+    if (resid > s->max_resid)
+        s->max_resid = resid;
+    double normalizer = fmax(s->g0norm, sqrt(fs.dhat) / tau) + o->eps_n;
+    double nres = resid / normalizer;
+    s->fwin[(i - 1) % o->window] = f1;
+    if (f1 < s->best_obj) {
+        s->best_obj = f1;
+        memcpy(s->best, s->x1, n * sizeof *s->best);
+    }
+    double metric = NAN;
+    int hit = s->fns.oracle ? s->fns.oracle(s->fns.ctx, s->x1, &metric) : 0;
+    s->oracle_hit = hit;
+    s->it = i;
+    s->tau = tau;
+    s->last.iter = i;
+    s->last.backtracks = bt;
+    s->last.objective = f1;
+    s->last.residual = resid;
+    s->last.norm_residual = nres;
+    s->last.tau = tau;
+    s->last.rel_err = metric;
+
+    int stop = 0;
+    switch (o->stop) {
+    case CS_STOP_ORACLE: stop = hit; break;
+    case CS_STOP_HYBRID:
+        stop = resid / (s->max_resid + o->eps_r) < o->tol || nres < o->tol;
+        break;
+    case CS_STOP_RESIDUAL: stop = resid < o->tol; break;
+    case CS_STOP_NORMALIZED: stop = nres < o->tol; break;
+    default: break;
+    }
+    if (!isfinite(f1)) {
+        s->end = CS_END_DIVERGED;
+        return 1;
+    }
+    if (stop) {
+        s->end = o->stop == CS_STOP_ORACLE ? CS_END_ORACLE : CS_END_TOL;
+        return 1;
+    }
+    if (i >= o->maxit) {
+        s->end = CS_END_MAXIT;
+        return 1;
+    }
+
+    double *t;
+    if (o->accelerate) {
+        /* x_accel0 ← x_accel1; x_accel1 ← x1; restart test uses the old x0. */
+        double *xa0 = s->xa1, *xa1 = s->x1;
+        double alpha0 = s->alpha;
+        if (o->restart && fs.rst > 0.0)
+            alpha0 = 1.0;
+        double alpha1 = (1.0 + sqrt(1.0 + 4.0 * alpha0 * alpha0)) / 2.0;
+        double c = (alpha0 - 1.0) / alpha1;
+        double *y = s->x0;
+        for (size_t k = 0; k < n; k++)
+            y[k] = xa1[k] + c * (xa1[k] - xa0[k]);
+        t = s->xa0;
+        s->xa0 = xa0;
+        s->xa1 = xa1;
+        s->x1 = t;
+        s->alpha = alpha1;
+        double fy;
+        rc = eval_f(s, y, &fy, s->g0, err);
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            s->end = CS_END_DIVERGED;
+            return 1;
+        }
+        s->g0norm = nrm2(s->g0, n);
+        s->fwin[(i - 1) % o->window] = fy;
+    } else if (o->adaptive) {
+        /* Barzilai–Borwein: Δg = ∇f(x1) − ∇f(x0). */
+        double dd = 0.0, gg = 0.0, xx = 0.0;
+        for (size_t k = 0; k < n; k++) {
+            double dx = s->x1[k] - s->x0[k], dg = s->g1[k] - s->g0[k];
+            dd += dx * dg;
+            gg += dg * dg;
+            xx += dx * dx;
+        }
+        double tau_s = xx / dd, tau_m = dd / gg;
+        if (!(tau_m > 0.0))
+            tau_m = 0.0;
+        double tau1 = 2.0 * tau_m > tau_s ? tau_m : tau_s - 0.5 * tau_m;
+        if (!(tau1 > 0.0) || !isfinite(tau1))
+            tau1 = tau * 1.5;
+        s->tau = tau1;
+        t = s->x0;
+        s->x0 = s->x1;
+        s->x1 = t;
+        t = s->g0;
+        s->g0 = s->g1;
+        s->g1 = t;
+        s->g0norm = nrm2(s->g0, n);
+    } else {
+        t = s->x0;
+        s->x0 = s->x1;
+        s->x1 = t;
+        double f0;
+        rc = eval_f(s, s->x0, &f0, s->g0, err);
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            s->end = CS_END_DIVERGED;
+            return 1;
+        }
+        s->g0norm = nrm2(s->g0, n);
+    }
+    return 0;
+}
+
+int cs_fista_end(const cs_fista *s) { return s->end; }
+long cs_fista_iters(const cs_fista *s) { return s->it; }
+const double *cs_fista_best(const cs_fista *s) { return s->best; }
+double cs_fista_best_objective(const cs_fista *s) { return s->best_obj; }
+double cs_fista_tau(const cs_fista *s) { return s->tau; }
+double cs_fista_L(const cs_fista *s) { return s->L; }
+const cs_trace_rec *cs_fista_last(const cs_fista *s) { return &s->last; }
+int cs_fista_oracle_hit(const cs_fista *s) { return s->oracle_hit; }
+long cs_fista_total_backtracks(const cs_fista *s) { return s->total_bt; }
+
+const double *cs_fista_current(const cs_fista *s)
+{
+    /* After an accelerated step the latest forward–backward iterate is xa1;
+     * otherwise it is x0 (swapped in) or, at the final step, x1. */
+    if (s->it == 0)
+        return s->x0;
+    if (s->end != CS_END_RUNNING)
+        return s->x1;
+    return s->o.accelerate ? s->xa1 : s->x0;
+}

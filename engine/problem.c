@@ -1,0 +1,641 @@
+/* problem.c — problem generators (bin osb ter 2bit eig orth maxcut) and the
+ * MAX-CUT graphs (G-set reader, built-in graphs, sparse W). */
+#include "cs_problem.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_rng.h"
+
+static const char *const kind_names[CS_PROB_COUNT] = {"bin",  "osb", "ter",   "2bit",
+                                                      "eig",  "orth", "maxcut"};
+
+const char *cs_problem_kind_name(int kind)
+{
+    return kind >= 0 && kind < CS_PROB_COUNT ? kind_names[kind] : "?";
+}
+
+int cs_problem_kind_parse(const char *name, int *kind, cs_err *err)
+{
+    for (int k = 0; k < CS_PROB_COUNT; k++)
+        if (name && strcmp(name, kind_names[k]) == 0) {
+            *kind = k;
+            return CS_OK;
+        }
+    return cs_fail(err, CS_ENOTFOUND,
+                   "unknown problem kind '%s' (expected bin, osb, ter, 2bit, eig, orth or maxcut)",
+                   name ? name : "");
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+struct cs_graph {
+    char name[64];
+    size_t n, m;
+    size_t *ei, *ej;   /* edges, 0-based */
+    double *w;
+    size_t *rowp;      /* CSR of the symmetric W: n+1 */
+    size_t *col;       /* 2m */
+    double *val;       /* 2m */
+    double known_best;
+};
+
+void cs_graph_free(cs_graph *g)
+{
+    if (!g)
+        return;
+    free(g->ei);
+    free(g->ej);
+    free(g->w);
+    free(g->rowp);
+    free(g->col);
+    free(g->val);
+    free(g);
+}
+
+size_t cs_graph_nodes(const cs_graph *g) { return g->n; }
+size_t cs_graph_edges(const cs_graph *g) { return g->m; }
+double cs_graph_known_best(const cs_graph *g) { return g->known_best; }
+const char *cs_graph_name(const cs_graph *g) { return g->name; }
+
+static int graph_alloc(cs_graph **out, const char *name, size_t n, size_t m, cs_err *err)
+{
+    *out = NULL;
+    if (n == 0)
+        return cs_fail(err, CS_EINVAL, "graph has no nodes");
+    if (n > 10000000 || m > 100000000)
+        return cs_fail(err, CS_ENOMEM, "graph with %zu nodes and %zu edges is too large", n, m);
+    cs_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    snprintf(g->name, sizeof g->name, "%s", name ? name : "graph");
+    g->n = n;
+    g->m = m;
+    size_t mm = m ? m : 1;
+    g->ei = malloc(mm * sizeof *g->ei);
+    g->ej = malloc(mm * sizeof *g->ej);
+    g->w = malloc(mm * sizeof *g->w);
+    g->rowp = calloc(n + 1, sizeof *g->rowp);
+    g->col = malloc(2 * mm * sizeof *g->col);
+    g->val = malloc(2 * mm * sizeof *g->val);
+    if (!g->ei || !g->ej || !g->w || !g->rowp || !g->col || !g->val) {
+        cs_graph_free(g);
+        return cs_fail(err, CS_ENOMEM, "out of memory for a graph with %zu edges", m);
+    }
+    g->known_best = NAN;
+    *out = g;
+    return CS_OK;
+}
+
+/* CSR of W = Σ w_ij (e_i e_jᵀ + e_j e_iᵀ), entries in edge order per row. */
+static int graph_build_csr(cs_graph *g, cs_err *err)
+{
+    size_t *fill = calloc(g->n, sizeof *fill);
+    if (!fill)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    memset(g->rowp, 0, (g->n + 1) * sizeof *g->rowp);
+    for (size_t e = 0; e < g->m; e++) {
+        g->rowp[g->ei[e] + 1]++;
+        g->rowp[g->ej[e] + 1]++;
+    }
+    for (size_t i = 0; i < g->n; i++)
+        g->rowp[i + 1] += g->rowp[i];
+    for (size_t e = 0; e < g->m; e++) {
+        size_t i = g->ei[e], j = g->ej[e];
+        size_t pi = g->rowp[i] + fill[i]++;
+        size_t pj = g->rowp[j] + fill[j]++;
+        g->col[pi] = j;
+        g->val[pi] = g->w[e];
+        g->col[pj] = i;
+        g->val[pj] = g->w[e];
+    }
+    free(fill);
+    return CS_OK;
+}
+
+int cs_graph_new(cs_graph **out, const char *name, size_t nodes, const size_t *ei,
+                 const size_t *ej, const double *w, size_t edges, double known_best,
+                 cs_err *err)
+{
+    cs_graph *g;
+    int rc = graph_alloc(&g, name, nodes, edges, err);
+    if (rc)
+        return rc;
+    for (size_t e = 0; e < edges; e++) {
+        if (ei[e] >= nodes || ej[e] >= nodes) {
+            cs_graph_free(g);
+            return cs_fail(err, CS_EINVAL, "edge %zu: node out of range 1..%zu", e + 1, nodes);
+        }
+        if (ei[e] == ej[e]) {
+            cs_graph_free(g);
+            return cs_fail(err, CS_EINVAL, "edge %zu is a self-loop at node %zu", e + 1,
+                           ei[e] + 1);
+        }
+        if (!isfinite(w[e])) {
+            cs_graph_free(g);
+            return cs_fail(err, CS_ENONFINITE, "edge %zu has a non-finite weight", e + 1);
+        }
+        g->ei[e] = ei[e];
+        g->ej[e] = ej[e];
+        g->w[e] = w[e];
+    }
+    g->known_best = known_best;
+    rc = graph_build_csr(g, err);
+    if (rc) {
+        cs_graph_free(g);
+        return rc;
+    }
+    *out = g;
+    return CS_OK;
+}
+
+int cs_graph_builtin(cs_graph **out, const char *name, cs_err *err)
+{
+    *out = NULL;
+    if (name && (!strcmp(name, "toy5") || !strcmp(name, "medium_toy"))) {
+        /* N=5, E=7, best cut 3 at s* = (−1, 1, −1, −1, 1). */
+        static const size_t i5[] = {0, 0, 1, 1, 1, 2, 3}, j5[] = {1, 4, 2, 3, 4, 3, 4};
+        static const double w5[] = {1, 1, -1, 1, -1, -1, 1};
+        return cs_graph_new(out, "toy5", 5, i5, j5, w5, 7, 3.0, err);
+    }
+    if (name && (!strcmp(name, "toy4") || !strcmp(name, "my_toy"))) {
+        /* N=4, E=5, w12=10 w13=20 w14=30 w24=40 w34=50, best cut 120. */
+        static const size_t i4[] = {0, 0, 0, 1, 2}, j4[] = {1, 2, 3, 3, 3};
+        static const double w4[] = {10, 20, 30, 40, 50};
+        return cs_graph_new(out, "toy4", 4, i4, j4, w4, 5, 120.0, err);
+    }
+    return cs_fail(err, CS_ENOTFOUND, "unknown built-in graph '%s' (toy5, toy4)",
+                   name ? name : "");
+}
+
+/* Parse up to `want` whitespace-separated numbers of one line; returns the count,
+ * or -1 on a malformed token. */
+static int parse_line(const char *line, double *v, int want, int *extra)
+{
+    const char *p = line;
+    int k = 0;
+    *extra = 0;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        if (k == want) {
+            *extra = 1;
+            break;
+        }
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(x) ||
+            (*end && *end != ' ' && *end != '\t' && *end != '\r' && *end != '\n'))
+            return -1;
+        v[k++] = x;
+        p = end;
+    }
+    return k;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    s = s ? s + 1 : path;
+    return s;
+}
+
+int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return cs_fail(err, CS_EINVAL, "graph file name is empty");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cs_fail(err, CS_EIO, "cannot open graph file '%s': %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    cs_graph *g = NULL;
+    int rc = CS_OK;
+    double v[3];
+    int extra;
+    /* header */
+    for (;;) {
+        ssize_t len = getline(&line, &cap, f);
+        lineno++;
+        if (len < 0) {
+            rc = cs_fail(err, CS_EIO, "%s: empty file (expected `nodes edges best`)", path);
+            goto out;
+        }
+        int k = parse_line(line, v, 3, &extra);
+        if (k == 0)
+            continue;
+        if (k < 0 || k < 2 || extra) {
+            rc = cs_fail(err, CS_EINVAL,
+                         "%s:%ld: malformed header (expected `nodes edges best`)", path, lineno);
+            goto out;
+        }
+        break;
+    }
+    if (v[0] < 1 || v[0] != floor(v[0]) || v[1] < 0 || v[1] != floor(v[1])) {
+        rc = cs_fail(err, CS_EINVAL, "%s:%ld: node and edge counts must be whole numbers",
+                     path, lineno);
+        goto out;
+    }
+    if (v[0] > 1e7 || v[1] > 1e8) {
+        rc = cs_fail(err, CS_ENOMEM, "%s:%ld: graph too large", path, lineno);
+        goto out;
+    }
+    size_t n = (size_t)v[0], m = (size_t)v[1];
+    double best = parse_line(line, v, 3, &extra) == 3 ? v[2] : NAN;
+    {
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s", base_name(path));
+        char *dot = strrchr(nm, '.');
+        if (dot && dot != nm)
+            *dot = '\0';
+        rc = graph_alloc(&g, nm, n, m, err);
+        if (rc)
+            goto out;
+    }
+    g->known_best = best;
+    size_t e = 0;
+    for (;;) {
+        ssize_t len = getline(&line, &cap, f);
+        if (len < 0)
+            break;
+        lineno++;
+        int k = parse_line(line, v, 3, &extra);
+        if (k == 0)
+            continue;
+        if (k != 3 || extra) {
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: expected `i j w`", path, lineno);
+            goto out;
+        }
+        if (e == m) {
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: more edges than the %zu in the header", path,
+                         lineno, m);
+            goto out;
+        }
+        if (v[0] < 1 || v[0] > (double)n || v[1] < 1 || v[1] > (double)n ||
+            v[0] != floor(v[0]) || v[1] != floor(v[1])) {
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: node number out of range 1..%zu", path, lineno,
+                         n);
+            goto out;
+        }
+        if (v[0] == v[1]) {
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: self-loop at node %.0f", path, lineno, v[0]);
+            goto out;
+        }
+        g->ei[e] = (size_t)v[0] - 1;
+        g->ej[e] = (size_t)v[1] - 1;
+        g->w[e] = v[2];
+        e++;
+    }
+    if (ferror(f)) {
+        rc = cs_fail(err, CS_EIO, "%s: read error", path);
+        goto out;
+    }
+    if (e != m) {
+        rc = cs_fail(err, CS_EINVAL, "%s: file ends after %zu of %zu edges", path, e, m);
+        goto out;
+    }
+    rc = graph_build_csr(g, err);
+out:
+    free(line);
+    fclose(f);
+    if (rc) {
+        cs_graph_free(g);
+        return rc;
+    }
+    *out = g;
+    return CS_OK;
+}
+
+double cs_graph_cut(const cs_graph *g, const double *x)
+{
+    double s = 0.0;
+    for (size_t e = 0; e < g->m; e++)
+        s += g->w[e] * (1.0 - x[g->ei[e]] * x[g->ej[e]]);
+    return 0.5 * s;
+}
+
+void cs_graph_cut_grad(const cs_graph *g, const double *x, double *grad)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        double s = 0.0;
+        for (size_t p = g->rowp[i]; p < g->rowp[i + 1]; p++)
+            s += g->val[p] * x[g->col[p]];
+        grad[i] = -0.5 * s;
+    }
+}
+
+/* -------------------------------------------------------------- problems */
+
+struct cs_problem {
+    int kind;
+    size_t N, M, K, cols;
+    double *A, *b, *xstar, *C;
+    double xnorm;
+    cs_affine *P;
+    cs_graph *graph_owned;
+    const cs_graph *graph;
+};
+
+void cs_problem_free(cs_problem *p)
+{
+    if (!p)
+        return;
+    free(p->A);
+    free(p->b);
+    free(p->xstar);
+    free(p->C);
+    cs_affine_free(p->P);
+    cs_graph_free(p->graph_owned);
+    free(p);
+}
+
+int cs_problem_kind(const cs_problem *p) { return p->kind; }
+size_t cs_problem_N(const cs_problem *p) { return p->N; }
+size_t cs_problem_M(const cs_problem *p) { return p->M; }
+size_t cs_problem_K(const cs_problem *p) { return p->K; }
+size_t cs_problem_cols(const cs_problem *p) { return p->cols; }
+const double *cs_problem_A(const cs_problem *p) { return p->A; }
+const double *cs_problem_b(const cs_problem *p) { return p->b; }
+const double *cs_problem_xstar(const cs_problem *p) { return p->xstar; }
+double cs_problem_xstar_norm(const cs_problem *p) { return p->xnorm; }
+const double *cs_problem_C(const cs_problem *p) { return p->C; }
+cs_affine *cs_problem_affine(cs_problem *p) { return p->P; }
+const cs_graph *cs_problem_graph(const cs_problem *p) { return p->graph; }
+
+double cs_problem_rel_err(const cs_problem *p, const double *x)
+{
+    if (!p->xstar)
+        return NAN;
+    size_t n = p->N * p->cols, i = 0;
+    const double *xs = p->xstar;
+    double s0 = 0.0, s1 = 0.0;
+    for (; i + 2 <= n; i += 2) {
+        double d = x[i] - xs[i], e = x[i + 1] - xs[i + 1];
+        s0 += d * d;
+        s1 += e * e;
+    }
+    if (i < n)
+        s0 += (x[i] - xs[i]) * (x[i] - xs[i]);
+    double s = s0 + s1;
+    return p->xnorm > 0.0 ? sqrt(s) / p->xnorm : sqrt(s);
+}
+
+double cs_problem_orth_err(const cs_problem *p, const double *X)
+{
+    if (p->kind != CS_PROB_ORTH)
+        return NAN;
+    size_t N = p->N, K = p->K;
+    double s = 0.0;
+    for (size_t a = 0; a < K; a++)
+        for (size_t c = a; c < K; c++) {
+            double g = 0.0;
+            for (size_t i = 0; i < N; i++)
+                g += X[i * K + a] * X[i * K + c];
+            g -= a == c ? 1.0 : 0.0;
+            s += (a == c ? 1.0 : 2.0) * g * g;
+        }
+    return sqrt(s / (double)K);
+}
+
+int cs_random_orthonormal(cs_rng *rng, size_t N, size_t K, double *X, cs_err *err)
+{
+    if (K > N || K == 0)
+        return cs_fail(err, CS_EDIM, "need 1 <= K <= N (K=%zu, N=%zu)", K, N);
+    double *T = malloc(N * N * sizeof *T), *U = malloc(N * N * sizeof *U);
+    double *s = malloc(N * sizeof *s), *sup = malloc(N * sizeof *sup);
+    int rc = CS_OK;
+    if (!T || !U || !s || !sup) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto out;
+    }
+    cs_rng_normal_fill(rng, T, N * N);
+    lapack_int info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'S', 'N', (lapack_int)N, (lapack_int)N, T,
+                                     (lapack_int)N, s, U, (lapack_int)N, NULL, 1, sup);
+    if (info != 0) {
+        rc = cs_fail(err, CS_EINVAL, "SVD failed (info %d)", (int)info);
+        goto out;
+    }
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; k < K; k++)
+            X[i * K + k] = U[i * N + k];
+out:
+    free(T);
+    free(U);
+    free(s);
+    free(sup);
+    return rc;
+}
+
+/* x* of bin/osb/ter (dense or exactly K nonzeros). */
+static int draw_discrete(cs_problem *p, cs_rng *rng, cs_err *err)
+{
+    size_t N = p->N;
+    double *x = p->xstar;
+    if (p->K == 0) {
+        for (size_t i = 0; i < N; i++) {
+            switch (p->kind) {
+            case CS_PROB_BIN: x[i] = (cs_rng_u64(rng) >> 63) ? 1.0 : -1.0; break;
+            case CS_PROB_OSB: x[i] = (double)(cs_rng_u64(rng) >> 63); break;
+            default: {
+                double u = cs_rng_uniform(rng);
+                x[i] = u < 0.25 ? -1.0 : (u < 0.75 ? 0.0 : 1.0);
+            }
+            }
+        }
+        return CS_OK;
+    }
+    /* K positions by a partial Fisher–Yates shuffle of 0..N−1. */
+    memset(x, 0, N * sizeof *x);
+    size_t *perm = malloc(N * sizeof *perm);
+    if (!perm)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < N; i++)
+        perm[i] = i;
+    for (size_t k = 0; k < p->K; k++) {
+        size_t j = k + (size_t)cs_rng_below(rng, N - k);
+        size_t t = perm[k];
+        perm[k] = perm[j];
+        perm[j] = t;
+    }
+    for (size_t k = 0; k < p->K; k++)
+        x[perm[k]] = p->kind == CS_PROB_OSB ? 1.0 : ((cs_rng_u64(rng) >> 63) ? 1.0 : -1.0);
+    free(perm);
+    return CS_OK;
+}
+
+static int make_eig(cs_problem *p, cs_rng *rng, cs_err *err)
+{
+    size_t N = p->N;
+    double *T = malloc(N * N * sizeof *T), *w = malloc(N * sizeof *w);
+    lapack_int *isuppz = malloc(2 * sizeof *isuppz);
+    int rc = CS_OK;
+    if (!T || !w || !isuppz) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto out;
+    }
+    cs_rng_normal_fill(rng, T, N * N);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++)
+            p->C[i * N + j] = 0.5 * (T[i * N + j] + T[j * N + i]);
+    size_t k = (size_t)cs_rng_below(rng, N);
+    memcpy(T, p->C, N * N * sizeof *T);
+    lapack_int m = 0;
+    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'I', 'U', (lapack_int)N, T,
+                                     (lapack_int)N, 0.0, 0.0, (lapack_int)k + 1,
+                                     (lapack_int)k + 1, 0.0, &m, w, p->xstar, 1, isuppz);
+    if (info != 0 || m != 1) {
+        rc = cs_fail(err, CS_EINVAL, "eigendecomposition failed (info %d)", (int)info);
+        goto out;
+    }
+out:
+    free(T);
+    free(w);
+    free(isuppz);
+    return rc;
+}
+
+int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
+                   uint64_t stream, cs_err *err)
+{
+    *out = NULL;
+    int kind;
+    int rc = cs_problem_kind_parse(spec->kind, &kind, err);
+    if (rc)
+        return rc;
+    if (kind == CS_PROB_MAXCUT) {
+        if (!spec->graph || !*spec->graph)
+            return cs_fail(err, CS_EINVAL, "problem maxcut needs graph=FILE (or toy5, toy4)");
+        cs_graph *g;
+        rc = strchr(spec->graph, '/') || strchr(spec->graph, '.')
+                 ? cs_graph_read(&g, spec->graph, err)
+                 : cs_graph_builtin(&g, spec->graph, err);
+        if (rc == CS_ENOTFOUND)
+            rc = cs_graph_read(&g, spec->graph, err);
+        if (rc)
+            return rc;
+        rc = cs_problem_new_maxcut(out, g, err);
+        if (rc) {
+            cs_graph_free(g);
+            return rc;
+        }
+        (*out)->graph_owned = g;
+        return CS_OK;
+    }
+    size_t N = spec->N, M = spec->M, K = spec->K;
+    if (N == 0)
+        return cs_fail(err, CS_EINVAL, "problem %s needs N=", spec->kind);
+    if (M == 0)
+        return cs_fail(err, CS_EINVAL, "problem %s needs M= (1 <= M <= N)", spec->kind);
+    if (M > N)
+        return cs_fail(err, CS_EDIM, "M=%zu exceeds N=%zu: the system must be underdetermined",
+                       M, N);
+    if (K && kind != CS_PROB_OSB && kind != CS_PROB_TER && kind != CS_PROB_ORTH)
+        return cs_fail(err, CS_EINVAL, "K= applies to osb, ter (nonzeros) and orth (columns)");
+    if (K > N)
+        return cs_fail(err, CS_EDIM, "K=%zu exceeds N=%zu", K, N);
+    if ((kind == CS_PROB_EIG || kind == CS_PROB_ORTH) && N > 4096)
+        return cs_fail(err, CS_ENOMEM, "N=%zu is too large for %s (at most 4096)", N,
+                       spec->kind);
+    if (N > 100000000 / M)
+        return cs_fail(err, CS_ENOMEM, "problem %zux%zu is too large", M, N);
+    cs_problem *p = calloc(1, sizeof *p);
+    if (!p)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    p->kind = kind;
+    p->N = N;
+    p->M = M;
+    p->K = kind == CS_PROB_ORTH ? (K ? K : N) : K;
+    p->cols = kind == CS_PROB_ORTH ? p->K : 1;
+    size_t cols = p->cols;
+    p->A = malloc(M * N * sizeof *p->A);
+    p->b = malloc(M * cols * sizeof *p->b);
+    p->xstar = malloc(N * cols * sizeof *p->xstar);
+    if (kind == CS_PROB_EIG)
+        p->C = malloc(N * N * sizeof *p->C);
+    if (!p->A || !p->b || !p->xstar || (kind == CS_PROB_EIG && !p->C)) {
+        cs_problem_free(p);
+        return cs_fail(err, CS_ENOMEM, "out of memory for a %zux%zu problem", M, N);
+    }
+    cs_rng rng;
+    cs_rng_init(&rng, seed, stream);
+    switch (kind) {
+    case CS_PROB_EIG:
+        rc = make_eig(p, &rng, err);
+        break;
+    case CS_PROB_ORTH:
+        rc = cs_random_orthonormal(&rng, N, p->K, p->xstar, err);
+        break;
+    default:
+        break;
+    }
+    if (rc) {
+        cs_problem_free(p);
+        return rc;
+    }
+    cs_rng_normal_fill(&rng, p->A, M * N);
+    switch (kind) {
+    case CS_PROB_BIN:
+    case CS_PROB_OSB:
+    case CS_PROB_TER:
+        rc = draw_discrete(p, &rng, err);
+        break;
+    case CS_PROB_2BIT:
+        for (size_t i = 0; i < N; i++)
+            p->xstar[i] = (cs_rng_u64(&rng) >> 63) ? 1.0 : -1.0;
+        for (size_t i = 0; i < N; i++)
+            p->xstar[i] += (cs_rng_u64(&rng) >> 63) ? 2.0 : -2.0;
+        break;
+    default:
+        break;
+    }
+    if (rc) {
+        cs_problem_free(p);
+        return rc;
+    }
+    if (cols == 1)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)M, (int)N, 1.0, p->A, (int)N, p->xstar, 1,
+                    0.0, p->b, 1);
+    else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)cols, (int)N, 1.0,
+                    p->A, (int)N, p->xstar, (int)cols, 0.0, p->b, (int)cols);
+    double s = 0.0;
+    for (size_t i = 0; i < N * cols; i++)
+        s += p->xstar[i] * p->xstar[i];
+    p->xnorm = sqrt(s);
+    if (kind != CS_PROB_2BIT) {
+        rc = cs_affine_new(&p->P, p->A, M, N, p->b, cols, spec->proj_method, err);
+        if (rc) {
+            cs_problem_free(p);
+            return rc;
+        }
+    }
+    *out = p;
+    return CS_OK;
+}
+
+int cs_problem_new_maxcut(cs_problem **out, const cs_graph *g, cs_err *err)
+{
+    *out = NULL;
+    if (!g)
+        return cs_fail(err, CS_EINVAL, "no graph");
+    cs_problem *p = calloc(1, sizeof *p);
+    if (!p)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    p->kind = CS_PROB_MAXCUT;
+    p->N = cs_graph_nodes(g);
+    p->cols = 1;
+    p->graph = g;
+    p->xnorm = NAN;
+    *out = p;
+    return CS_OK;
+}

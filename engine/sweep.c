@@ -1,0 +1,604 @@
+/* sweep.c — parallel Monte-Carlo sweeps and MAX-CUT runs. */
+#include "cs_sweep.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cs_file.h"
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+uint64_t cs_sweep_trial_stream(size_t N, size_t M, size_t K, long trial)
+{
+    uint64_t h = splitmix(0x5357454550ull ^ (uint64_t)N);
+    h = splitmix(h ^ (uint64_t)M);
+    h = splitmix(h ^ (uint64_t)K);
+    return splitmix(h ^ (uint64_t)trial);
+}
+
+uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)method; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return splitmix(trial_stream ^ splitmix(h));
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* ---- a pool of workers over items 0..total−1, progress on the caller ---- */
+
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next, total, done;
+    int failed;
+    cs_err err;
+    const volatile sig_atomic_t *cancel;
+    int (*run_item)(void *ctx, size_t item, cs_err *err); /* 0 ok, 1 cancelled, <0 error */
+    void *ctx;
+} pool;
+
+static int cancelled(const pool *p) { return p->cancel && *p->cancel; }
+
+static void *pool_worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        if (p->failed || cancelled(p) || p->next >= p->total) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        size_t item = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        cs_err e;
+        cs_err_clear(&e);
+        int rc = p->run_item(p->ctx, item, &e);
+        pthread_mutex_lock(&p->mu);
+        if (rc < 0 && !p->failed) {
+            p->failed = 1;
+            p->err = e;
+            if (p->err.code == 0)
+                p->err.code = rc;
+        } else if (rc == 0) {
+            p->done++;
+        }
+        pthread_cond_signal(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    return NULL;
+}
+
+static int pool_run(pool *p, int threads, cs_progress_fn progress, void *user, cs_err *err)
+{
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    if ((size_t)threads > p->total)
+        threads = p->total ? (int)p->total : 1;
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!tid)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    int started = 0;
+    for (int i = 0; i < threads; i++) {
+        if (pthread_create(&tid[i], NULL, pool_worker, p) != 0)
+            break;
+        started++;
+    }
+    if (started == 0) {
+        free(tid);
+        return cs_fail(err, CS_ENOMEM, "cannot start worker threads");
+    }
+    size_t shown = (size_t)-1;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        size_t done = p->done;
+        int finished = p->failed || p->next >= p->total || cancelled(p);
+        pthread_mutex_unlock(&p->mu);
+        if (progress && done != shown) {
+            progress(user, done, p->total);
+            shown = done;
+        }
+        pthread_mutex_lock(&p->mu);
+        if (finished)
+            break;
+        if (p->done == done) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    if (progress && p->done != shown)
+        progress(user, p->done, p->total);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    if (p->failed) {
+        if (err)
+            *err = p->err;
+        return p->err.code ? p->err.code : CS_EINVAL;
+    }
+    return CS_OK;
+}
+
+/* ---------------------------------------------------------------- sweeps */
+
+typedef struct trial_out {
+    int finished;
+    unsigned char *success;   /* per method */
+    long *iters;
+    int *starts;
+    double *secs;
+} trial_out;
+
+typedef struct sweep_ctx {
+    const cs_sweep_spec *sp;
+    size_t *Ms, *Ks;          /* per grid point */
+    double *gammas;
+    unsigned char *succ;      /* [item][method] */
+    long *iters;
+    int *starts;
+    double *secs;
+    unsigned char *finished;  /* [item] */
+} sweep_ctx;
+
+static int sweep_item(void *vctx, size_t item, cs_err *err)
+{
+    sweep_ctx *c = vctx;
+    const cs_sweep_spec *sp = c->sp;
+    size_t g = item / (size_t)sp->trials;
+    long t = (long)(item % (size_t)sp->trials);
+    cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c->Ms[g], .K = c->Ks[g]};
+    uint64_t ts = cs_sweep_trial_stream(sp->N, c->Ms[g], c->Ks[g], t);
+    cs_problem *prob;
+    int rc = cs_problem_new(&prob, &ps, sp->seed, ts, err);
+    if (rc)
+        return rc;
+    cs_solve_opts so = sp->solve;
+    so.cancel = sp->cancel;
+    so.trace = 0;
+    size_t nm = sp->nmethods;
+    for (size_t m = 0; m < nm && !rc; m++) {
+        cs_solver *s;
+        rc = cs_solver_new(&s, prob, sp->methods[m], &so, sp->seed,
+                           cs_sweep_method_stream(ts, sp->methods[m]), err);
+        if (rc)
+            break;
+        cs_solve_result r;
+        rc = cs_solver_solve(s, &r, err);
+        cs_solver_free(s);
+        if (rc == CS_ECANCEL) {
+            rc = 1;
+            break;
+        }
+        if (rc)
+            break;
+        c->succ[item * nm + m] = (unsigned char)r.success;
+        c->iters[item * nm + m] = r.iters;
+        c->starts[item * nm + m] = r.starts;
+        c->secs[item * nm + m] = r.seconds;
+    }
+    cs_problem_free(prob);
+    if (rc == 0)
+        c->finished[item] = 1;
+    return rc;
+}
+
+void cs_sweep_result_free(cs_sweep_result *r)
+{
+    if (!r)
+        return;
+    free(r->rows);
+    free(r);
+}
+
+static size_t round_half_away(double v) { return (size_t)floor(v + 0.5); }
+
+static int validate(const cs_sweep_spec *sp, cs_err *err)
+{
+    int kind;
+    int rc = cs_problem_kind_parse(sp->kind, &kind, err);
+    if (rc)
+        return rc;
+    if (kind == CS_PROB_MAXCUT)
+        return cs_fail(err, CS_EINVAL, "sweep does not take maxcut (use the maxcut command)");
+    if (sp->N == 0)
+        return cs_fail(err, CS_EINVAL, "sweep needs N=");
+    if (!sp->values || sp->nvalues == 0)
+        return cs_fail(err, CS_EINVAL, "sweep needs a grid (gamma=, M= or K=)");
+    if (sp->nvalues > 100000)
+        return cs_fail(err, CS_EINVAL, "grid of %zu points is too large", sp->nvalues);
+    if (!sp->methods || sp->nmethods == 0)
+        return cs_fail(err, CS_EINVAL, "sweep needs methods=");
+    if (sp->trials < 1 || sp->trials > 100000000L)
+        return cs_fail(err, CS_EINVAL, "trials=%ld must be in [1, 1e8]", sp->trials);
+    if (sp->axis < CS_AXIS_GAMMA || sp->axis > CS_AXIS_K)
+        return cs_fail(err, CS_EINVAL, "unknown sweep axis");
+    for (size_t m = 0; m < sp->nmethods; m++) {
+        if (!sp->methods[m] || strlen(sp->methods[m]) >= sizeof(((cs_sweep_row *)0)->method))
+            return cs_fail(err, CS_EINVAL, "method %zu is empty or too long", m + 1);
+        rc = cs_method_check(sp->methods[m], err);
+        if (rc)
+            return rc;
+        for (size_t k = 0; k < m; k++)
+            if (!strcmp(sp->methods[k], sp->methods[m]))
+                return cs_fail(err, CS_EINVAL, "method %s is listed twice", sp->methods[m]);
+    }
+    if (sp->threads < 0 || sp->threads > 1024)
+        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, 1024]", sp->threads);
+    return CS_OK;
+}
+
+int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
+{
+    *out = NULL;
+    int rc = validate(sp, err);
+    if (rc)
+        return rc;
+    size_t np = sp->nvalues, nm = sp->nmethods, T = (size_t)sp->trials;
+    if (np * T > (size_t)1 << 31)
+        return cs_fail(err, CS_EINVAL, "%zu grid points × %zu trials is too many", np, T);
+    sweep_ctx c = {.sp = sp};
+    c.Ms = calloc(np, sizeof *c.Ms);
+    c.Ks = calloc(np, sizeof *c.Ks);
+    c.gammas = calloc(np, sizeof *c.gammas);
+    c.succ = calloc(np * T * nm, 1);
+    c.iters = calloc(np * T * nm, sizeof *c.iters);
+    c.starts = calloc(np * T * nm, sizeof *c.starts);
+    c.secs = calloc(np * T * nm, sizeof *c.secs);
+    c.finished = calloc(np * T, 1);
+    cs_sweep_result *res = calloc(1, sizeof *res);
+    if (res)
+        res->rows = calloc(np * nm, sizeof *res->rows);
+    if (!c.Ms || !c.Ks || !c.gammas || !c.succ || !c.iters || !c.starts || !c.secs ||
+        !c.finished || !res || !res->rows) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory for a sweep of %zu trials", np * T);
+        goto out;
+    }
+    /* grid */
+    for (size_t g = 0; g < np; g++) {
+        double v = sp->values[g];
+        if (!isfinite(v) || v < 0) {
+            rc = cs_fail(err, CS_EINVAL, "grid value %g is not a nonnegative number", v);
+            goto out;
+        }
+        size_t M, K;
+        if (sp->axis == CS_AXIS_GAMMA) {
+            M = round_half_away(v * (double)sp->N);
+            K = sp->K;
+            c.gammas[g] = v;
+        } else if (sp->axis == CS_AXIS_M) {
+            M = round_half_away(v);
+            K = sp->K;
+            c.gammas[g] = (double)M / (double)sp->N;
+        } else {
+            K = round_half_away(v);
+            M = sp->M ? sp->M : round_half_away(sp->gamma * (double)sp->N);
+            c.gammas[g] = (double)M / (double)sp->N;
+            if (K == 0) {
+                rc = cs_fail(err, CS_EINVAL, "K=%g: need at least one nonzero", v);
+                goto out;
+            }
+        }
+        if (M < 1 || M > sp->N) {
+            rc = cs_fail(err, CS_EINVAL, "grid value %g gives M=%zu, outside 1..N=%zu", v, M,
+                         sp->N);
+            goto out;
+        }
+        if (K > sp->N) {
+            rc = cs_fail(err, CS_EINVAL, "K=%zu exceeds N=%zu", K, sp->N);
+            goto out;
+        }
+        c.Ms[g] = M;
+        c.Ks[g] = K;
+    }
+    /* Methods must fit the problem: build solvers on grid point 0 once. */
+    {
+        cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c.Ms[0], .K = c.Ks[0]};
+        cs_problem *prob;
+        rc = cs_problem_new(&prob, &ps, sp->seed, 0, err);
+        if (rc)
+            goto out;
+        for (size_t m = 0; m < nm && !rc; m++) {
+            cs_solver *s;
+            rc = cs_solver_new(&s, prob, sp->methods[m], &sp->solve, sp->seed, 0, err);
+            cs_solver_free(s);
+        }
+        cs_problem_free(prob);
+        if (rc)
+            goto out;
+    }
+    int threads = sp->threads > 0 ? sp->threads : ncores();
+    int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    double t0 = now_s();
+    pool p = {.total = np * T, .cancel = sp->cancel, .run_item = sweep_item, .ctx = &c};
+    rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
+    openblas_set_num_threads(blas_threads);
+    res->wall_seconds = now_s() - t0;
+    res->threads = threads;
+    if (rc)
+        goto out;
+    /* aggregate finished grid points, method-major */
+    res->points_total = np;
+    res->trials_total = (long)(np * T);
+    size_t nrows = 0;
+    for (size_t g = 0; g < np; g++) {
+        size_t fin = 0;
+        for (size_t t = 0; t < T; t++)
+            fin += c.finished[g * T + t];
+        res->trials_done += (long)fin;
+        if (fin == T)
+            res->points_done++;
+    }
+    res->partial = res->points_done < np;
+    const char *stop = cs_stop_name(sp->solve.stop);
+    for (size_t m = 0; m < nm; m++)
+        for (size_t g = 0; g < np; g++) {
+            size_t fin = 0;
+            for (size_t t = 0; t < T; t++)
+                fin += c.finished[g * T + t];
+            if (fin < T)
+                continue;
+            cs_sweep_row *row = &res->rows[nrows++];
+            snprintf(row->method, sizeof row->method, "%s", sp->methods[m]);
+            snprintf(row->kind, sizeof row->kind, "%s", sp->kind);
+            snprintf(row->stop, sizeof row->stop, "%s", stop);
+            row->N = sp->N;
+            row->M = c.Ms[g];
+            row->K = c.Ks[g];
+            row->gamma = c.gammas[g];
+            row->trials = (long)T;
+            long ns = 0, it = 0, st = 0;
+            double sec = 0.0;
+            for (size_t t = 0; t < T; t++) {
+                size_t k = (g * T + t) * nm + m;
+                ns += c.succ[k];
+                it += c.iters[k];
+                st += c.starts[k];
+                sec += c.secs[k];
+            }
+            double n = (double)T, pr = (double)ns / n;
+            row->success = pr;
+            row->stderr_ = T > 1 ? sqrt(pr * (1.0 - pr) * n / (n - 1.0)) / sqrt(n) : 0.0;
+            row->mean_iters = (double)it / n;
+            row->mean_restarts = (double)st / n;
+            row->seconds = sp->timing ? sec / n : NAN;
+        }
+    res->nrows = nrows;
+out:
+    free(c.Ms);
+    free(c.Ks);
+    free(c.gammas);
+    free(c.succ);
+    free(c.iters);
+    free(c.starts);
+    free(c.secs);
+    free(c.finished);
+    if (rc) {
+        cs_sweep_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return CS_OK;
+}
+
+int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f)
+{
+    fprintf(f, "%s\n", CS_SWEEP_CSV_HEADER);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const cs_sweep_row *w = &r->rows[i];
+        char sec[32];
+        if (isnan(w->seconds))
+            snprintf(sec, sizeof sec, "nan");
+        else
+            snprintf(sec, sizeof sec, "%.6g", w->seconds);
+        fprintf(f, "%s,%s,%zu,%zu,%.10g,%zu,%ld,%.10g,%.10g,%.10g,%.10g,%s,%s\n", w->method,
+                w->kind, w->N, w->M, w->gamma, w->K, w->trials, w->success, w->stderr_,
+                w->mean_iters, w->mean_restarts, sec, w->stop);
+    }
+    if (r->partial)
+        fprintf(f, "# partial: interrupted after %zu of %zu grid points (%ld of %ld trials)\n",
+                r->points_done, r->points_total, r->trials_done, r->trials_total);
+    return ferror(f) ? CS_EIO : CS_OK;
+}
+
+int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err)
+{
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, 0, err);
+    if (rc)
+        return rc;
+    if (cs_sweep_print_csv(r, af.f) != CS_OK) {
+        cs_afile_abort(&af);
+        return cs_fail(err, CS_EIO, "cannot write %s", path);
+    }
+    return cs_afile_commit(&af, err);
+}
+
+/* ---------------------------------------------------------------- maxcut */
+
+typedef struct maxcut_ctx {
+    const cs_maxcut_spec *sp;
+    double *cut, *rounded, *start;
+    long *iters;
+    unsigned char *ok, *finished;
+} maxcut_ctx;
+
+static int maxcut_item(void *vctx, size_t item, cs_err *err)
+{
+    maxcut_ctx *c = vctx;
+    const cs_maxcut_spec *sp = c->sp;
+    cs_problem *prob;
+    int rc = cs_problem_new_maxcut(&prob, sp->graph, err);
+    if (rc)
+        return rc;
+    cs_solve_opts so = sp->solve;
+    so.cancel = sp->cancel;
+    so.trace = 0;
+    uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(sp->graph), cs_graph_edges(sp->graph), 0,
+                                        (long)item);
+    cs_solver *s;
+    rc = cs_solver_new(&s, prob, sp->method, &so, sp->seed,
+                       cs_sweep_method_stream(ts, sp->method ? sp->method : "bin"), err);
+    if (!rc) {
+        cs_solve_result r;
+        rc = cs_solver_solve(s, &r, err);
+        if (rc == CS_ECANCEL)
+            rc = 1;
+        if (!rc) {
+            c->cut[item] = r.cut;
+            c->rounded[item] = r.cut_rounded;
+            c->start[item] = r.cut_start;
+            c->iters[item] = r.iters;
+            c->ok[item] = (unsigned char)r.success;
+            c->finished[item] = 1;
+        }
+        cs_solver_free(s);
+    }
+    cs_problem_free(prob);
+    return rc;
+}
+
+void cs_maxcut_result_clear(cs_maxcut_result *res)
+{
+    if (!res)
+        return;
+    free(res->cuts);
+    memset(res, 0, sizeof *res);
+}
+
+static void mean_std(const double *v, const unsigned char *use, size_t n, double *mean,
+                     double *sd, double *mx)
+{
+    double s = 0.0, m = -INFINITY;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (use[i]) {
+            s += v[i];
+            m = fmax(m, v[i]);
+            k++;
+        }
+    *mean = k ? s / (double)k : NAN;
+    double q = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (use[i])
+            q += (v[i] - *mean) * (v[i] - *mean);
+    *sd = k > 1 ? sqrt(q / (double)(k - 1)) : (k ? 0.0 : NAN);
+    if (mx)
+        *mx = k ? m : NAN;
+}
+
+int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
+{
+    memset(res, 0, sizeof *res);
+    if (!sp->graph)
+        return cs_fail(err, CS_EINVAL, "maxcut needs graph=FILE");
+    if (sp->trials < 1 || sp->trials > 10000000L)
+        return cs_fail(err, CS_EINVAL, "trials=%ld must be in [1, 1e7]", sp->trials);
+    if (sp->threads < 0 || sp->threads > 1024)
+        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, 1024]", sp->threads);
+    size_t T = (size_t)sp->trials;
+    maxcut_ctx c = {.sp = sp};
+    c.cut = calloc(T, sizeof *c.cut);
+    c.rounded = calloc(T, sizeof *c.rounded);
+    c.start = calloc(T, sizeof *c.start);
+    c.iters = calloc(T, sizeof *c.iters);
+    c.ok = calloc(T, 1);
+    c.finished = calloc(T, 1);
+    int rc = CS_OK;
+    if (!c.cut || !c.rounded || !c.start || !c.iters || !c.ok || !c.finished) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto out;
+    }
+    {
+        /* check the method and options once */
+        cs_problem *prob;
+        rc = cs_problem_new_maxcut(&prob, sp->graph, err);
+        if (rc)
+            goto out;
+        cs_solver *s;
+        rc = cs_solver_new(&s, prob, sp->method, &sp->solve, sp->seed, 0, err);
+        if (!rc)
+            res->lambda = cs_solver_lambda(s);
+        cs_solver_free(s);
+        cs_problem_free(prob);
+        if (rc)
+            goto out;
+    }
+    int threads = sp->threads > 0 ? sp->threads : ncores();
+    int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    double t0 = now_s();
+    pool p = {.total = T, .cancel = sp->cancel, .run_item = maxcut_item, .ctx = &c};
+    rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
+    openblas_set_num_threads(blas_threads);
+    res->wall_seconds = now_s() - t0;
+    if (rc)
+        goto out;
+    long done = 0, succ = 0;
+    double it = 0.0;
+    for (size_t i = 0; i < T; i++)
+        if (c.finished[i]) {
+            done++;
+            succ += c.ok[i];
+            it += (double)c.iters[i];
+        }
+    res->trials = done;
+    res->partial = done < (long)T;
+    res->successes = succ;
+    res->mean_iters = done ? it / (double)done : NAN;
+    mean_std(c.cut, c.finished, T, &res->mean_cut, &res->std_cut, &res->best_cut);
+    mean_std(c.rounded, c.finished, T, &res->mean_rounded, &res->std_rounded,
+             &res->best_rounded);
+    mean_std(c.start, c.finished, T, &res->mean_start, &res->std_start, NULL);
+    res->known_best = cs_graph_known_best(sp->graph);
+    res->cuts = malloc((size_t)(done ? done : 1) * sizeof *res->cuts);
+    if (!res->cuts) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0, k = 0; i < T; i++)
+        if (c.finished[i])
+            res->cuts[k++] = c.cut[i];
+out:
+    free(c.cut);
+    free(c.rounded);
+    free(c.start);
+    free(c.iters);
+    free(c.ok);
+    free(c.finished);
+    return rc;
+}

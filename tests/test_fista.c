@@ -1,0 +1,479 @@
+/* test_fista.c — the FISTA stepper, Douglas–Rachford and the solver layer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_dr.h"
+#include "cs_fista.h"
+#include "cs_problem.h"
+#include "cs_reg.h"
+#include "cs_solver.h"
+
+static cs_problem *make(const char *kind, size_t N, size_t M, size_t K, uint64_t stream)
+{
+    cs_problem_spec sp = {.kind = kind, .N = N, .M = M, .K = K};
+    cs_problem *p = NULL;
+    cs_err err;
+    if (cs_problem_new(&p, &sp, 2024, stream, &err))
+        fail_msg("problem %s: %s", kind, err.msg);
+    return p;
+}
+
+static cs_solver *solver(cs_problem *p, const char *method, const cs_solve_opts *o,
+                         uint64_t stream)
+{
+    cs_solver *s = NULL;
+    cs_err err;
+    if (cs_solver_new(&s, p, method, o, 2024, stream, &err))
+        fail_msg("solver %s: %s", method ? method : "(default)", err.msg);
+    return s;
+}
+
+/* ---- a quadratic with a known minimizer: f = ½Σ a_i (x_i − c_i)² ---- */
+
+typedef struct quad {
+    size_t n;
+    double a[8], c[8];
+} quad;
+
+static int quad_fg(void *ctx, const double *x, double *f, double *g, cs_err *err)
+{
+    (void)err;
+    quad *q = ctx;
+    double s = 0.0;
+    for (size_t i = 0; i < q->n; i++) {
+        double d = x[i] - q->c[i];
+        s += 0.5 * q->a[i] * d * d;
+        if (g)
+            g[i] = q->a[i] * d;
+    }
+    *f = s;
+    return CS_OK;
+}
+
+static void box_prox(void *ctx, const double *z, double *x, double t)
+{
+    (void)t;
+    quad *q = ctx;
+    for (size_t i = 0; i < q->n; i++)
+        x[i] = fmin(fmax(z[i], -1.0), 1.0);
+}
+
+static void test_fista_quadratic_modes(void **state)
+{
+    (void)state;
+    quad q = {.n = 6, .a = {1, 2, 5, 10, 50, 100}, .c = {0.5, -2, 3, 0.1, -0.4, 2}};
+    for (int mode = 0; mode < 3; mode++) {
+        cs_fista_opts o;
+        cs_fista_opts_default(&o);
+        o.accelerate = mode == 0;
+        o.adaptive = mode == 1;
+        o.stop = CS_STOP_HYBRID;
+        o.tol = 1e-10;
+        o.maxit = 20000;
+        cs_fista_fns fns = {.ctx = &q, .fg = quad_fg, .prox = box_prox};
+        cs_fista *s;
+        cs_err err;
+        assert_int_equal(cs_fista_new(&s, 6, &fns, &o, &err), 0);
+        cs_rng rng;
+        cs_rng_init(&rng, 1, 2);
+        double x0[6] = {0, 0, 0, 0, 0, 0};
+        assert_int_equal(cs_fista_start(s, x0, 1, &rng, &err), 0);
+        assert_true(cs_fista_L(s) > 0);
+        int rc;
+        while ((rc = cs_fista_step(s, &err)) == 0)
+            ;
+        assert_int_equal(rc, 1);
+        assert_int_equal(cs_fista_end(s), CS_END_TOL);
+        const double *x = cs_fista_best(s);
+        for (size_t i = 0; i < 6; i++) {
+            double want = fmin(fmax(q.c[i], -1.0), 1.0);
+            if (fabs(x[i] - want) > 1e-6)
+                fail_msg("mode %d: x[%zu] = %g, want %g", mode, i, x[i], want);
+        }
+        /* stepping an ended run is a no-op */
+        assert_int_equal(cs_fista_step(s, &err), 1);
+        cs_fista_free(s);
+    }
+}
+
+static void test_fista_errors(void **state)
+{
+    (void)state;
+    quad q = {.n = 2, .a = {1, 1}};
+    cs_fista_fns fns = {.ctx = &q, .fg = quad_fg};
+    cs_fista *s;
+    cs_err err;
+    cs_fista_opts o;
+    cs_fista_opts_default(&o);
+    o.maxit = 0;
+    assert_int_equal(cs_fista_new(&s, 2, &fns, &o, &err), CS_EINVAL);
+    cs_fista_opts_default(&o);
+    o.shrink = 1.5;
+    assert_int_equal(cs_fista_new(&s, 2, &fns, &o, &err), CS_EINVAL);
+    assert_int_equal(cs_fista_new(&s, 2, &fns, NULL, &err), 0);
+    assert_int_equal(cs_fista_step(s, &err), CS_ESTATE);
+    double x0[2] = {NAN, 0};
+    cs_rng rng;
+    cs_rng_init(&rng, 1, 1);
+    assert_int_equal(cs_fista_start(s, x0, 1, &rng, &err), CS_ENONFINITE);
+    cs_fista_free(s);
+    assert_int_equal(cs_stop_parse("hybrid", &o.stop, &err), 0);
+    assert_int_equal(o.stop, CS_STOP_HYBRID);
+    assert_int_equal(cs_stop_parse("bogus", &o.stop, &err), CS_EINVAL);
+}
+
+/* The built-in bin/osb/ter kernels agree with the regularizer library. */
+static void test_fast_kernels_match_library(void **state)
+{
+    (void)state;
+    const char *names[] = {"bin", "osb", "ter"};
+    for (size_t k = 0; k < 3; k++) {
+        if (!cs_reg_lookup(names[k]))
+            continue;
+        cs_problem *p = make(names[k], 60, 30, 0, 1);
+        cs_solve_opts o = {.maxit = 50, .restarts = 1, .stop = CS_STOP_MAXIT, .trace = 1};
+        cs_solver *fast = solver(p, names[k], &o, 3);
+        o.generic_reg = 1;
+        cs_solver *lib = solver(p, names[k], &o, 3);
+        cs_solve_result rf, rl;
+        cs_err err;
+        assert_int_equal(cs_solver_solve(fast, &rf, &err), 0);
+        assert_int_equal(cs_solver_solve(lib, &rl, &err), 0);
+        size_t nf, nl;
+        const cs_trace_rec *tf = cs_solver_trace(fast, &nf), *tl = cs_solver_trace(lib, &nl);
+        assert_int_equal(nf, nl);
+        for (size_t i = 0; i < nf; i++)
+            if (fabs(tf[i].objective - tl[i].objective) >
+                1e-9 * fmax(fabs(tl[i].objective), 1e-300))
+                fail_msg("%s step %zu: %.17g vs %.17g", names[k], i, tf[i].objective,
+                         tl[i].objective);
+        cs_solver_free(fast);
+        cs_solver_free(lib);
+        cs_problem_free(p);
+    }
+}
+
+static void test_bin_recovery(void **state)
+{
+    (void)state;
+    int ok = 0;
+    for (uint64_t seed = 0; seed < 6; seed++) {
+        cs_problem *p = make("bin", 100, 60, 0, 100 + seed);
+        cs_solve_opts o = {0};
+        cs_solver *s = solver(p, "bin", &o, seed);
+        cs_solve_result r;
+        cs_err err;
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        assert_true(r.done);
+        ok += r.success;
+        if (r.success) {
+            assert_true(r.rel_err <= 1e-2);
+            size_t n;
+            const double *x = cs_solver_x(s, &n);
+            assert_int_equal(n, 100);
+            assert_true(cs_affine_residual(cs_problem_affine(p), x) < 1e-9);
+            assert_true(fabs(cs_problem_rel_err(p, x) - r.rel_err) < 1e-15);
+        }
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    assert_true(ok >= 5);
+}
+
+static void test_trace_consistency(void **state)
+{
+    (void)state;
+    cs_problem *p = make("bin", 100, 45, 0, 7);
+    cs_solve_opts o = {.trace = 1, .restarts = 2, .maxit = 400};
+    cs_solver *s = solver(p, "bin", &o, 1);
+    cs_solve_result r;
+    cs_err err;
+    assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+    size_t n;
+    const cs_trace_rec *t = cs_solver_trace(s, &n);
+    assert_int_equal((long)n, r.iters);
+    long expect = 1;
+    int start = 1;
+    double fmax0 = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].start != start) {
+            assert_int_equal(t[i].start, start + 1);
+            assert_int_equal(t[i - 1].iter, 400); /* the failed start ran out */
+            start = t[i].start;
+            expect = 1;
+            fmax0 = -INFINITY;
+        }
+        assert_int_equal(t[i].iter, expect++);
+        assert_true(t[i].tau > 0 && isfinite(t[i].tau));
+        assert_true(t[i].residual >= 0 && t[i].norm_residual >= 0);
+        assert_true(t[i].backtracks >= 0 && t[i].backtracks <= 20);
+        assert_true(isfinite(t[i].objective) && t[i].objective >= 0);
+        assert_true(t[i].rel_err >= 0);
+        /* non-monotone backtracking keeps the objective bounded by the early values */
+        if (t[i].iter <= 10)
+            fmax0 = fmax(fmax0, t[i].objective);
+        else
+            assert_true(t[i].objective <= 10.0 * fmax0 + 1e-9);
+    }
+    assert_int_equal(start, r.starts);
+    /* the oracle stop ends on an iterate with rel_err < 1e-2 */
+    if (r.success && r.end == CS_END_ORACLE)
+        assert_true(t[n - 1].rel_err < 1e-2);
+    cs_solver_free(s);
+    cs_problem_free(p);
+}
+
+/* solve = loop of steps; reset reproduces the run. */
+static void test_step_equals_solve(void **state)
+{
+    (void)state;
+    cs_problem *p = make("bin", 80, 40, 0, 9);
+    cs_solve_opts o = {.restarts = 3, .maxit = 300};
+    cs_solver *a = solver(p, "bin", &o, 5), *b = solver(p, "bin", &o, 5);
+    cs_solve_result ra, rb;
+    cs_err err;
+    assert_int_equal(cs_solver_solve(a, &ra, &err), 0);
+    long k, total = 0;
+    while (!cs_solver_done(b)) {
+        assert_int_equal(cs_solver_step(b, 7, &k, &err), 0);
+        total += k;
+    }
+    cs_solver_result(b, &rb);
+    assert_int_equal(ra.iters, rb.iters);
+    assert_int_equal(total, rb.iters);
+    assert_int_equal(ra.starts, rb.starts);
+    assert_int_equal(ra.success, rb.success);
+    size_t n;
+    const double *xa = cs_solver_x(a, &n);
+    double *copy = malloc(n * sizeof *copy);
+    memcpy(copy, xa, n * sizeof *copy);
+    assert_memory_equal(copy, cs_solver_x(b, NULL), n * sizeof *copy);
+    /* reset + solve gives the same again */
+    assert_int_equal(cs_solver_reset(a, &err), 0);
+    assert_int_equal(cs_solver_done(a), 0);
+    assert_int_equal(cs_solver_solve(a, &ra, &err), 0);
+    assert_int_equal(ra.iters, rb.iters);
+    assert_memory_equal(copy, cs_solver_x(a, NULL), n * sizeof *copy);
+    free(copy);
+    cs_solver_free(a);
+    cs_solver_free(b);
+    cs_problem_free(p);
+}
+
+static void test_dr_linf_l1(void **state)
+{
+    (void)state;
+    int ok = 0;
+    for (uint64_t t = 0; t < 4; t++) {
+        cs_problem *p = make("bin", 100, 75, 0, 200 + t);
+        cs_solve_opts o = {.trace = 1};
+        cs_solver *s = solver(p, "linf", &o, t);
+        assert_int_equal(cs_solver_algo(s), CS_ALGO_DR);
+        cs_solve_result r;
+        cs_err err;
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        ok += r.success;
+        assert_int_equal(r.starts, 1);
+        size_t n;
+        const cs_trace_rec *tr = cs_solver_trace(s, &n);
+        assert_int_equal((long)n, r.iters);
+        assert_true(tr[n - 1].tau == 10.0);
+        if (r.success)
+            assert_true(fabs(tr[n - 1].objective - 1.0) < 0.11); /* ‖x*‖∞ = 1, ‖x*‖ = 10 */
+        assert_true(cs_affine_residual(cs_problem_affine(p), cs_solver_x(s, NULL)) < 1e-9);
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    assert_true(ok >= 3);
+    /* ℓ1 recovers sparse one-sided vectors from many measurements */
+    ok = 0;
+    for (uint64_t t = 0; t < 4; t++) {
+        cs_problem *p = make("osb", 100, 80, 15, 300 + t);
+        cs_solve_opts o = {0};
+        cs_solver *s = solver(p, "l1", &o, t);
+        cs_solve_result r;
+        cs_err err;
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        ok += r.success;
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    assert_true(ok >= 3);
+}
+
+/* DR driven directly: stop rules and errors. */
+static void proj_unit(void *ctx, const double *z, double *x)
+{
+    (void)ctx;
+    /* the hyperplane x1 + x2 = 2 in R² */
+    double m = (z[0] + z[1] - 2.0) / 2.0;
+    x[0] = z[0] - m;
+    x[1] = z[1] - m;
+}
+
+static void test_dr_direct(void **state)
+{
+    (void)state;
+    cs_dr_opts o;
+    cs_dr_opts_default(&o, CS_DR_LINF);
+    assert_true(o.t == 10.0);
+    o.stop = CS_STOP_RESIDUAL;
+    o.tol = 1e-12;
+    o.t = 1.0;
+    cs_dr_fns fns = {.project = proj_unit};
+    cs_dr *s;
+    cs_err err;
+    assert_int_equal(cs_dr_new(&s, 2, &fns, &o, &err), 0);
+    double x0[2] = {5, -3};
+    assert_int_equal(cs_dr_start(s, x0, &err), 0);
+    while (cs_dr_step(s, &err) == 0)
+        ;
+    /* min ‖x‖∞ on x1 + x2 = 2 is x = (1, 1) */
+    const double *x = cs_dr_x(s);
+    assert_true(fabs(x[0] - 1.0) < 1e-6 && fabs(x[1] - 1.0) < 1e-6);
+    assert_int_equal(cs_dr_end(s), CS_END_TOL);
+    cs_dr_free(s);
+    o.t = -1;
+    assert_int_equal(cs_dr_new(&s, 2, &fns, &o, &err), CS_EINVAL);
+}
+
+static void test_maxcut_toys(void **state)
+{
+    (void)state;
+    const char *names[] = {"toy5", "toy4"};
+    double best[] = {3.0, 120.0};
+    for (int k = 0; k < 2; k++) {
+        cs_graph *g;
+        cs_err err;
+        assert_int_equal(cs_graph_builtin(&g, names[k], &err), 0);
+        cs_problem *p;
+        assert_int_equal(cs_problem_new_maxcut(&p, g, &err), 0);
+        int ok = 0;
+        for (uint64_t t = 0; t < 10; t++) {
+            cs_solve_opts o = {0};
+            cs_solver *s = solver(p, NULL, &o, t);
+            assert_true(cs_solver_lambda(s) == 1.0);
+            cs_solve_result r;
+            assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+            assert_true(r.cut_rounded <= best[k]);
+            if (r.success) {
+                ok++;
+                assert_true(r.cut_rounded == best[k]);
+                assert_true(fabs(r.cut - best[k]) < 1e-2 * best[k]);
+                assert_true(r.iters < 1000);
+            } else {
+                /* λ = 1 leaves local minima inside the box: a failure has converged */
+                assert_int_equal(r.end, CS_END_MAXIT);
+                assert_true(r.cut < best[k]);
+            }
+            cs_solver_free(s);
+        }
+        assert_true(ok >= 5);
+        cs_problem_free(p);
+        cs_graph_free(g);
+    }
+}
+
+static void test_other_kinds(void **state)
+{
+    (void)state;
+    cs_err err;
+    cs_solve_result r;
+    /* 2bit: N = 10, M = 9 recovers from 10 starts */
+    int ok = 0;
+    for (uint64_t t = 0; t < 4; t++) {
+        cs_problem *p = make("2bit", 10, 9, 0, 400 + t);
+        cs_solve_opts o = {0};
+        cs_solver *s = solver(p, NULL, &o, t);
+        assert_true(cs_solver_lambda(s) == 1e-5);
+        assert_int_equal(cs_solver_maxit(s), 1000);
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        ok += r.success;
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    assert_true(ok >= 2);
+    /* orth: always orthogonal */
+    if (cs_reg_lookup("om")) {
+        cs_problem *p = make("orth", 10, 5, 0, 500);
+        cs_solve_opts o = {0};
+        cs_solver *s = solver(p, NULL, &o, 1);
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        assert_true(r.success && r.orth_err < 1e-2);
+        assert_true(cs_affine_residual(cs_problem_affine(p), cs_solver_x(s, NULL)) < 1e-8);
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    /* eig and the μ baseline run; μ has one extra coordinate left free */
+    if (cs_reg_lookup("eig") && cs_reg_lookup("mu")) {
+        cs_problem *p = make("eig", 30, 20, 0, 600);
+        cs_solve_opts o = {.maxit = 2000};
+        cs_solver *s = solver(p, "eig", &o, 1);
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        assert_true(r.starts >= 1 && isfinite(r.rel_err));
+        cs_solver_free(s);
+        s = solver(p, "mu", &o, 1);
+        size_t n;
+        assert_int_equal(cs_solver_step(s, 1, NULL, &err), 0);
+        cs_solver_iterate(s, &n);
+        assert_int_equal(n, 31);
+        assert_int_equal(cs_solver_solve(s, &r, &err), 0);
+        assert_true(cs_affine_residual(cs_problem_affine(p), cs_solver_x(s, NULL)) < 1e-8);
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+}
+
+static void test_solver_errors(void **state)
+{
+    (void)state;
+    cs_problem *p = make("bin", 20, 10, 0, 1);
+    cs_solver *s;
+    cs_err err;
+    cs_solve_opts o = {.algo = CS_ALGO_DR};
+    assert_int_equal(cs_solver_new(&s, p, "bin", &o, 1, 1, &err), CS_EINVAL);
+    o.algo = CS_ALGO_AUTO;
+    assert_int_equal(cs_solver_new(&s, p, "nosuchreg", &o, 1, 1, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_solver_new(&s, p, "bin:oops", &o, 1, 1, &err), CS_EINVAL);
+    assert_int_equal(cs_solver_new(&s, NULL, "bin", &o, 1, 1, &err), CS_ESTATE);
+    assert_int_equal(cs_method_check("linf", &err), 0);
+    assert_int_equal(cs_method_check("", &err), CS_EINVAL);
+    cs_problem *q = make("2bit", 10, 5, 0, 1);
+    assert_int_equal(cs_solver_new(&s, q, "bin", &o, 1, 1, &err), CS_EINVAL);
+    assert_int_equal(cs_solver_new(&s, q, "linf", &o, 1, 1, &err), CS_EINVAL);
+    cs_problem_free(q);
+    /* a cancel flag stops solve */
+    volatile sig_atomic_t stop = 1;
+    o.cancel = &stop;
+    s = solver(p, "bin", &o, 1);
+    cs_solve_result r;
+    assert_int_equal(cs_solver_solve(s, &r, &err), CS_ECANCEL);
+    assert_int_equal(r.done, 0);
+    cs_solver_free(s);
+    cs_problem_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fista_quadratic_modes),
+        cmocka_unit_test(test_fista_errors),
+        cmocka_unit_test(test_fast_kernels_match_library),
+        cmocka_unit_test(test_bin_recovery),
+        cmocka_unit_test(test_trace_consistency),
+        cmocka_unit_test(test_step_equals_solve),
+        cmocka_unit_test(test_dr_linf_l1),
+        cmocka_unit_test(test_dr_direct),
+        cmocka_unit_test(test_maxcut_toys),
+        cmocka_unit_test(test_other_kinds),
+        cmocka_unit_test(test_solver_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
