@@ -27,6 +27,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wvla -Wformat=2
 CFLAGS_rel  := -O2
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS_asan := -fsanitize=address,undefined
+# libFuzzer build (clang): `make fuzz FUZZ_SECONDS=600`
+CFLAGS_fuzz := -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS_fuzz := -fsanitize=fuzzer,address,undefined
+FUZZ_SECONDS ?= 60
 VERSION := 0.1.0
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS) -MMD -MP \
@@ -58,7 +62,7 @@ PROGRAM    := $(BUILD)/csreg
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
-.PHONY: all deps run test check check-variant bench clean help build-variant cuda-info
+.PHONY: all deps run test bench clean help build-variant cuda-info fuzz
 .DEFAULT_GOAL := all
 
 all: cuda-info
@@ -109,6 +113,19 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in $(patsubst tests/%.c,$(BUILD_ROOT)/rel/tests/%,$(BENCH_SRC)); do echo "== $$b"; $$b || exit 1; done
+
+# Fuzz the interpreter (tests/fuzz/fuzz_interp.c) for FUZZ_SECONDS, starting
+# from the seed corpus in tests/fuzz/corpus; findings land in build/fuzz/.
+fuzz: deps
+	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang; }
+	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang $(BUILD_ROOT)/fuzz/fuzz_interp
+	@mkdir -p $(BUILD_ROOT)/fuzz/corpus $(BUILD_ROOT)/fuzz/artifacts
+	cd $(BUILD_ROOT)/fuzz && ./fuzz_interp -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	  -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
+
+$(BUILD_ROOT)/fuzz/fuzz_interp: $(BUILD)/tests/fuzz/fuzz_interp.o $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD fuzz $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 clean:
 	rm -rf $(BUILD_ROOT) csreg libcsreg.a
