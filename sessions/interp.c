@@ -74,6 +74,18 @@ static int journal_add(cs_interp *in, const char *line, cs_err *err)
 
 volatile int *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
 
+void cs_interp_set_progress(cs_interp *in, cs_progress_fn fn, void *ctx)
+{
+    in->progress = fn;
+    in->progress_ctx = ctx;
+}
+
+void cs_interp_progress(cs_interp *in, double done, double total, const char *what)
+{
+    if (in->progress)
+        in->progress(in->progress_ctx, done, total, what);
+}
+
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err)
 {
     if (!path || !*path)

@@ -32,6 +32,8 @@ struct cs_interp {
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
     cs_ext ext[CS_EXT_COUNT];
+    cs_progress_fn progress;
+    void *progress_ctx;
 };
 
 /* The module state in `slot`, NULL when none yet. */
