@@ -64,6 +64,8 @@ BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
 .PHONY: all deps run test bench clean help build-variant cuda-info fuzz
 .DEFAULT_GOAL := all
+# keep objects of test programs (they are intermediate files of a pattern chain)
+.SECONDARY:
 
 all: cuda-info
 	@$(MAKE) --no-print-directory VARIANT=rel build-variant
