@@ -9,6 +9,7 @@
 #include "cs_parse.h"
 #include "interp_internal.h"
 
+extern const cs_cmd_group cs_group_plot;
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -67,6 +68,7 @@ static CS_CMD_GROUP(cs_group_core, core_commands);
 /* Every group, in the order `help` shows them. */
 static const cs_cmd_group *const groups[] = {
     &cs_group_core,
+    &cs_group_plot,
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])

@@ -1,0 +1,367 @@
+/* cmd_plot.c — `landscape` (a regularizer over a 2D box, or a slice through
+ * a point) and `plot WHAT` (redraw the last result of a kind). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cs_args.h"
+#include "cs_landscape.h"
+#include "cs_parse.h"
+#include "cs_plotstore.h"
+#include "interp_internal.h"
+
+#define MAX_DRAWN 1001   /* grid points per axis sent to gnuplot */
+
+static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_plot(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+
+static const cs_key_spec landscape_keys[] = {
+    {"x", "-2:2", "range lo:hi of the first coordinate (lo:step:hi also works: its ends count)",
+     NULL, CS_KEY_RANGE},
+    {"y", "-2:2", "range lo:hi of the second coordinate", NULL, CS_KEY_RANGE},
+    {"res", "201", "grid points per axis, 3 to 2001 (odd: 0 is on the grid of a symmetric box)",
+     NULL, CS_KEY_INT},
+    {"scale", "log", "colour scale (log: log10 of the value; lin when values are negative)",
+     "log|lin", CS_KEY_WORD},
+    {"at", "none", "slice through the point X (1,2,3): the coordinates dims vary, the rest stay",
+     NULL, CS_KEY_LIST},
+    {"dims", "1,2", "with at=: the two coordinates varied (1-based)", NULL, CS_KEY_LIST},
+    {"title", "default", "plot title, shown literally (\"\": none)", NULL, CS_KEY_TEXT},
+    {"style", "heatmap", "heatmap with contour lines, or a 3D surface", "heatmap|surface",
+     CS_KEY_WORD},
+    {"out", "none", "output: .png .svg .pdf .gif draw; .csv (x,y,value rows) and .txt (matrix) "
+     "hold the numbers", NULL, CS_KEY_FILE},
+    {"plot", "none", "also draw into this image (.png .svg .pdf .gif)", NULL, CS_KEY_FILE},
+    {"term", "auto", "dumb: draw in the terminal; window: a live window (DISPLAY)",
+     "auto|dumb|window", CS_KEY_WORD},
+    {0}};
+
+static const cs_key_spec plot_keys[] = {
+    {"out", "none", "the image: .png .svg .pdf or .gif (or term=dumb)", NULL, CS_KEY_FILE},
+    {"term", "auto", "dumb: draw in the terminal; window: a live window (DISPLAY)",
+     "auto|dumb|window", CS_KEY_WORD},
+    {"title", "default", "plot title, shown literally (\"\": none)", NULL, CS_KEY_TEXT},
+    {0}};
+
+static const cs_cmd_spec plot_commands[] = {
+    {.name = "landscape", .topic = "plots",
+     .usage = "landscape [x=-2:2] [y=-2:2] [res=201] [scale=log|lin] [at=X dims=i,j] "
+              "[title=..] [style=heatmap|surface] [out=FILE] [term=dumb]",
+     .summary = "the current regularizer over a 2D box (or a 2D slice through X), target set "
+                "marked",
+     .example = "landscape x=-2:2 y=-2:2 res=301 out=bin.png", .min_pos = 0, .max_pos = 0,
+     .keys = landscape_keys, .run = cmd_landscape, .journal = 1},
+    {.name = "plot", .topic = "plots",
+     .usage = "plot WHAT out=FILE [term=dumb] [title=..]",
+     .summary = "redraw the last result of a kind: " CS_PLOT_KINDS,
+     .example = "plot landscape out=land.svg", .min_pos = 1, .max_pos = 1, .keys = plot_keys,
+     .run = cmd_plot, .journal = 1},
+};
+
+CS_CMD_GROUP(cs_group_plot, plot_commands);
+
+/* ---- arguments ----------------------------------------------------------------- */
+
+/* x=lo:hi or lo:step:hi (the ends); lo < hi. */
+static int arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo,
+                   double *hi, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a)
+        return CS_OK;
+    const char *t = a->value, *c1 = strchr(t, ':'), *c2 = c1 ? strrchr(t, ':') : NULL;
+    cs_err sub;
+    int rc = CS_OK;
+    char part[2][128];
+    if (!c1 || (c2 != c1 && strchr(c1 + 1, ':') != c2)) {
+        rc = cs_fail(&sub, CS_EINVAL, "expected lo:hi (or lo:step:hi)");
+    } else if ((size_t)(c1 - t) >= sizeof part[0] || strlen(c2 + 1) >= sizeof part[1]) {
+        rc = cs_fail(&sub, CS_EINVAL, "number too long");
+    } else {
+        memcpy(part[0], t, (size_t)(c1 - t));
+        part[0][c1 - t] = '\0';
+        snprintf(part[1], sizeof part[1], "%s", c2 + 1);
+        double step = 0;
+        if (c2 != c1) {
+            char mid[128];
+            size_t ml = (size_t)(c2 - c1 - 1);
+            if (ml >= sizeof mid) {
+                rc = cs_fail(&sub, CS_EINVAL, "number too long");
+            } else {
+                memcpy(mid, c1 + 1, ml);
+                mid[ml] = '\0';
+                rc = cs_parse_double(mid, &step, &sub);
+                if (!rc && !(step > 0))
+                    rc = cs_fail(&sub, CS_EINVAL, "the step must be positive");
+            }
+        }
+        if (!rc)
+            rc = cs_parse_double(part[0], lo, &sub);
+        if (!rc)
+            rc = cs_parse_double(part[1], hi, &sub);
+        if (!rc && !(*lo < *hi))
+            rc = cs_fail(&sub, CS_EINVAL, "lo must be less than hi");
+    }
+    if (rc) {
+        in->err_col = a->col;
+        return cs_fail(err, rc, "%s=%s: %s", key, t, sub.msg);
+    }
+    return CS_OK;
+}
+
+/* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
+static int arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n,
+                     size_t dims[2], cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "at"), *d = cs_cmdline_key(cl, "dims");
+    cs_err sub;
+    *at = NULL;
+    *n = 0;
+    dims[0] = 0;
+    dims[1] = 1;
+    if (!a) {
+        if (d) {
+            in->err_col = d->col;
+            return cs_fail(err, CS_EINVAL, "dims=%s needs at=X (the point the slice goes "
+                           "through)", d->value);
+        }
+        return CS_OK;
+    }
+    size_t rows, cols;
+    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
+    if (!rc && rows != 1 && cols != 1) {
+        rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
+    } else if (!rc && rows * cols < 2) {
+        rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
+    }
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        in->err_col = a->col;
+        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+    }
+    *n = rows * cols;
+    if (!d)
+        return CS_OK;
+    double *dv = NULL;
+    rc = cs_parse_matrix(d->value, &dv, &rows, &cols, &sub);
+    if (!rc && rows * cols != 2)
+        rc = cs_fail(&sub, CS_EINVAL, "expected two coordinates i,j");
+    for (int k = 0; !rc && k < 2; k++) {
+        double v = dv[k];
+        if (v != (double)(long)v)
+            rc = cs_fail(&sub, CS_EINVAL, "coordinate %g is not an integer", v);
+        else if (v < 1 || v > (double)*n)
+            rc = cs_fail(&sub, CS_EDIM, "coordinate %g is out of range [1, %zu] (X has %zu "
+                         "entries)", v, *n, *n);
+        else
+            dims[k] = (size_t)v - 1;
+    }
+    if (!rc && dims[0] == dims[1])
+        rc = cs_fail(&sub, CS_EINVAL, "the two coordinates must differ");
+    free(dv);
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        in->err_col = d->col;
+        return cs_fail(err, rc, "dims=%s: %s", d->value, sub.msg);
+    }
+    return CS_OK;
+}
+
+enum out_kind { OUT_NONE, OUT_CSV, OUT_TXT, OUT_IMAGE };
+
+static int arg_out(cs_interp *in, const cs_cmdline *cl, int *kind, char *path, size_t len,
+                   cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "out");
+    *kind = OUT_NONE;
+    if (!a)
+        return CS_OK;
+    const char *dot = strrchr(a->value, '.'), *slash = strrchr(a->value, '/');
+    if (dot && slash && dot < slash)
+        dot = NULL;
+    cs_err sub;
+    int rc = CS_OK;
+    cs_plot_term t;
+    if (dot && !strcasecmp(dot, ".csv"))
+        *kind = OUT_CSV;
+    else if (dot && !strcasecmp(dot, ".txt"))
+        *kind = OUT_TXT;
+    else if (dot && cs_plot_term_from_path(a->value, &t, &sub) == CS_OK)
+        *kind = OUT_IMAGE;
+    else
+        rc = cs_fail(&sub, CS_EINVAL, "unknown output format: use .png, .svg, .pdf, .gif "
+                     "(drawings), .csv or .txt (numbers)");
+    if (!rc)
+        rc = cs_interp_path(in, a->value, path, len, &sub);
+    if (rc) {
+        in->err_col = a->col;
+        return cs_fail(err, rc, "out=%s: %s", a->value, sub.msg);
+    }
+    return CS_OK;
+}
+
+/* The step (a divisor of n-1) that brings an axis to at most MAX_DRAWN
+ * points with both ends kept; 1 when there is none. */
+static size_t draw_step(size_t n)
+{
+    if (n <= MAX_DRAWN)
+        return 1;
+    for (size_t k = 2; k < n; k++)
+        if ((n - 1) % k == 0 && (n - 1) / k + 1 <= MAX_DRAWN)
+            return k;
+    return 1;
+}
+
+/* Deposit the landscape's drawing data in the plot store. */
+static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t dims[2],
+                           int log_scale, int surface, const char *title, cs_err *err)
+{
+    size_t sx = draw_step(l->nx), sy = draw_step(l->ny);
+    size_t nx = (l->nx - 1) / sx + 1, ny = (l->ny - 1) / sy + 1;
+    double *z = l->z;
+    if (sx > 1 || sy > 1) {
+        z = malloc(nx * ny * sizeof *z);
+        if (!z)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        for (size_t j = 0; j < ny; j++)
+            for (size_t i = 0; i < nx; i++)
+                z[j * nx + i] = l->z[j * sy * l->nx + i * sx];
+    }
+    cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
+    for (size_t k = 0; k < l->ntarget; k++)
+        tc[k] = (cs_plot_curve){l->target[k].x, l->target[k].y, l->target[k].n};
+    cs_plot_landscape_data d = {
+        .reg = cs_reg_get_info(in->reg)->name,
+        .nx = nx, .ny = ny, .x0 = l->x0, .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = z,
+        .log_scale = log_scale, .surface = surface,
+        .dims = {(int)dims[0], (int)dims[1]},
+        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget};
+    int rc = cs_plotstore_landscape(in, &d, title, err);
+    if (z != l->z)
+        free(z);
+    return rc;
+}
+
+static void report(cs_interp *in, const cs_landscape *l, const double *at, size_t n,
+                   const size_t dims[2], int log_scale, const char *style, cs_result *res)
+{
+    cs_result_str(res, "reg", cs_reg_get_info(in->reg)->name);
+    cs_result_str(res, "params", in->reg_line);
+    cs_result_vec(res, "x", (double[2]){l->x0, l->x1}, 2);
+    cs_result_vec(res, "y", (double[2]){l->y0, l->y1}, 2);
+    cs_result_int(res, "res", (long long)l->nx);
+    if (at) {
+        cs_result_vec(res, "at", at, n);
+        cs_result_vec(res, "dims", (double[2]){(double)dims[0] + 1, (double)dims[1] + 1}, 2);
+    }
+    cs_result_num(res, "min", l->zmin);
+    cs_result_vec(res, "argmin", l->argmin, 2);
+    cs_result_num(res, "max", l->zmax);
+    cs_result_str(res, "scale", log_scale ? "log" : "lin");
+    cs_result_str(res, "style", style);
+    cs_result_int(res, "targets", (long long)l->ntarget);
+}
+
+static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    cs_landscape_spec spec = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2,
+                              .cancel = cs_interp_cancel_flag(in)};
+    long r;
+    const char *scale, *style, *term;
+    int out_kind;
+    char out[4096];
+    double *at = NULL;
+    int rc;
+    if ((rc = arg_box(in, cl, "x", &spec.x0, &spec.x1, err)) ||
+        (rc = arg_box(in, cl, "y", &spec.y0, &spec.y1, err)) ||
+        (rc = cs_arg_long(in, cl, "res", 201, CS_LANDSCAPE_MIN_RES, CS_LANDSCAPE_MAX_RES, &r,
+                          err)) ||
+        (rc = cs_arg_choice(in, cl, "scale", "log|lin", NULL, &scale, err)) ||
+        (rc = cs_arg_choice(in, cl, "style", "heatmap|surface", "heatmap", &style, err)) ||
+        (rc = cs_arg_choice(in, cl, "term", "auto|dumb|window", "auto", &term, err)) ||
+        (rc = arg_out(in, cl, &out_kind, out, sizeof out, err)) ||
+        (rc = cs_plot_key_check(in, cl, "plot", err)))
+        return rc;
+    if (strcmp(term, "auto") && out_kind == OUT_IMAGE) {
+        cs_arg_blame(in, cl, "term", 0);
+        return cs_fail(err, CS_EINVAL, "term=%s draws on the screen, out=%s to a file: give one "
+                       "of them", term, cs_arg_text(cl, "out", ""));
+    }
+    if ((rc = arg_slice(in, cl, &at, &spec.n, spec.dims, err)))
+        return rc;
+    spec.at = at;
+    spec.nx = spec.ny = (size_t)r;
+
+    cs_landscape *l;
+    rc = cs_landscape_new(&l, in->reg, &spec, err);
+    if (rc) {
+        if (at)
+            cs_arg_blame(in, cl, "at", 0);
+        free(at);
+        return rc;
+    }
+    int log_scale = l->zmax > 0 && l->zmin >= 0;
+    if (scale && !strcmp(scale, "log") && !log_scale) {
+        cs_arg_blame(in, cl, "scale", 0);
+        rc = cs_fail(err, CS_EINVAL, "scale=log: the values run from %g to %g; a log scale needs "
+                     "them >= 0 and not all 0 (use scale=lin)", l->zmin, l->zmax);
+    }
+    if (scale && !strcmp(scale, "lin"))
+        log_scale = 0;
+    const char *title = cs_arg_text(cl, "title", NULL);
+    if (!rc)
+        rc = store_landscape(in, l, spec.dims, log_scale, !strcmp(style, "surface"), title, err);
+    if (!rc)
+        report(in, l, at, spec.n, spec.dims, log_scale, style, res);
+    /* the numbers first: they are written even when drawing fails */
+    if (!rc && (out_kind == OUT_CSV || out_kind == OUT_TXT)) {
+        rc = out_kind == OUT_CSV ? cs_landscape_write_csv(l, out, err)
+                                 : cs_landscape_write_matrix(l, out, err);
+        if (rc)
+            cs_arg_blame(in, cl, "out", 0);
+        else
+            cs_result_str(res, "out", out);
+    }
+    cs_landscape_free(l);
+    free(at);
+    if (!rc && (out_kind == OUT_IMAGE || strcmp(term, "auto"))) {
+        const char *user_out = out_kind == OUT_IMAGE ? cs_arg_text(cl, "out", NULL) : NULL;
+        rc = cs_plotstore_draw(in, "landscape", user_out, term, title, res, err);
+        if (rc)
+            cs_arg_blame(in, cl, user_out ? "out" : "term", 0);
+    }
+    if (!rc)
+        rc = cs_plot_key(in, cl, "landscape", res, err);
+    return rc;
+}
+
+static int cmd_plot(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *what = cs_cmdline_pos(cl, 0);
+    const char *term;
+    int rc = cs_arg_choice(in, cl, "term", "auto|dumb|window", "auto", &term, err);
+    if (rc)
+        return rc;
+    const char *out = cs_arg_text(cl, "out", NULL);
+    if (out && strcmp(term, "auto")) {
+        cs_arg_blame(in, cl, "term", 0);
+        return cs_fail(err, CS_EINVAL, "term=%s draws on the screen, out=%s to a file: give one "
+                       "of them", term, out);
+    }
+    if (out && (rc = cs_plot_key_check(in, cl, "out", err)))
+        return rc;
+    cs_result_str(res, "kind", what->value);
+    rc = cs_plotstore_draw(in, what->value, out, term, cs_arg_text(cl, "title", NULL), res, err);
+    if (rc) {
+        /* point at what is wrong: the kind, or the output */
+        if (rc == CS_ESTATE || strstr(err->msg, "unknown plot kind"))
+            in->err_col = what->col;
+        else if (!out && !strcmp(term, "auto"))
+            in->err_col = what->col;
+        else
+            cs_arg_blame(in, cl, out ? "out" : "term", 0);
+    }
+    return rc;
+}

@@ -1,0 +1,69 @@
+/* cs_plotstore.h — the data of the last result of each plot kind, kept in
+ * the interpreter (slot CS_EXT_PLOT) so `plot WHAT out=FILE` can redraw it,
+ * and the `plot=FILE` key of commands that make data.
+ *
+ * A command that makes plottable data deposits it here (the store copies
+ * everything: arrays, names, titles), then calls cs_plot_key:
+ *
+ *     cs_plot_trace_data d = {.n = n, .objective = obj, ...};
+ *     if ((rc = cs_plotstore_trace(in, &d, err)))
+ *         return rc;
+ *     ... write the CSV first ...
+ *     return cs_plot_key(in, cl, "trace", res, err);
+ *
+ * Kinds: "landscape", "trajectory", "success", "trace", "hist", "maxcut".
+ * Every function returns 0 or a negative CS_E* code and fills err. When
+ * gnuplot is missing, drawing fails with CS_GP_NOT_FOUND_MSG (the data stays
+ * stored, and whatever the command wrote before stays written). */
+#ifndef CS_PLOTSTORE_H
+#define CS_PLOTSTORE_H
+
+#include "cs_cmdline.h"
+#include "cs_interp.h"
+#include "cs_result.h"
+#include "plot.h"
+
+/* The kinds, in help order, separated by '|' (for choices and messages). */
+#define CS_PLOT_KINDS "landscape|trajectory|success|trace|hist|maxcut"
+
+/* Deposit (replace) the last data of a kind. `title` on landscape: the
+ * title given with the command that made it (NULL: the default title);
+ * it is reused by `plot landscape` unless that gives its own. */
+int cs_plotstore_landscape(cs_interp *in, const cs_plot_landscape_data *d, const char *title,
+                           cs_err *err);
+int cs_plotstore_trajectory(cs_interp *in, const cs_plot_trajectory_data *d, cs_err *err);
+int cs_plotstore_success(cs_interp *in, const cs_plot_success_data *d, cs_err *err);
+int cs_plotstore_trace(cs_interp *in, const cs_plot_trace_data *d, cs_err *err);
+int cs_plotstore_hist(cs_interp *in, const cs_plot_hist_data *d, cs_err *err);
+int cs_plotstore_maxcut(cs_interp *in, const cs_plot_maxcut_data *d, cs_err *err);
+
+/* 1 when data of `kind` is stored. */
+int cs_plotstore_has(cs_interp *in, const char *kind);
+/* Forget everything stored. */
+void cs_plotstore_clear(cs_interp *in);
+
+/* Draw the stored data of `kind`.
+ *   out:   a file name (mapped through cs_interp_path); the terminal comes
+ *          from its extension (.png .svg .pdf .gif); may be NULL with term;
+ *   term:  NULL or "auto" (from out), "dumb" (the drawing goes into res as
+ *          text), "window" (a live window);
+ *   title: NULL: the stored/default title; "" none; else literal text.
+ * On success the result gets the field "out" (the file written) or the
+ * drawing as text. Unknown kind, no data ("nothing to plot: run landscape
+ * first"), bad extension and gnuplot errors are errors. */
+int cs_plotstore_draw(cs_interp *in, const char *kind, const char *out, const char *term,
+                      const char *title, cs_result *res, cs_err *err);
+
+/* For commands that accept `plot=FILE` (and optionally `title=`): when
+ * plot= was given, draw the just-stored `kind` into it and add the field
+ * "plot" (the file written) to res; errors point at the plot= column.
+ * Without plot= it does nothing and returns 0. */
+int cs_plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
+                cs_err *err);
+
+/* Check a plot= / out= file name before the command does its work (so a
+ * long sweep does not end with "unknown extension"): extension one of
+ * .png .svg .pdf .gif; blames key's column. 0 when key is absent. */
+int cs_plot_key_check(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err);
+
+#endif
