@@ -204,3 +204,26 @@ int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *col
     free(text);
     return rc;
 }
+
+void cs_format_double(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, len, v > 0 ? "inf" : "-inf");
+        return;
+    }
+    /* Whole numbers plainly (120, not 1.2e+02); else the shortest text that
+     * reads back to the same double. */
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, len, "%.0f", v == 0.0 ? 0.0 : v); /* no "-0" */
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}

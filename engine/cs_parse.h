@@ -20,4 +20,9 @@ int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, 
 /* Read a numeric CSV file (comma separated, optional '#' comment lines). */
 int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err);
 
+/* The shortest text that reads back to the same double; whole numbers
+ * plainly (120, not 1.2e+02; -0 as 0); nan, inf, -inf spelled out. For
+ * JSON, CSV and text outputs alike. */
+void cs_format_double(char *buf, size_t len, double v);
+
 #endif

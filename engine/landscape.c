@@ -1,6 +1,7 @@
 /* landscape.c — a regularizer on a 2D grid (plane or slice), its target set
  * on that plane, and the CSV / matrix outputs. */
 #include "cs_landscape.h"
+#include "cs_parse.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -312,33 +313,14 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
 
 /* ---- outputs ---------------------------------------------------------------------- */
 
-/* The shortest of %.15g, %.16g, %.17g that reads back exactly. */
-static void fmt_num(char *buf, size_t cap, double v)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    if (!strcmp(buf, "-0"))
-        snprintf(buf, cap, "0");
-}
-
 /* Coordinate texts: the shortest round-trip form (they are few). */
 static char (*coord_texts(const double *v, size_t n))[32]
 {
     char (*t)[32] = malloc(n * sizeof *t);
     if (!t)
         return NULL;
-    for (size_t i = 0; i < n; i++) {
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(t[i], sizeof t[i], "%.*g", prec, v[i]);
-            if (strtod(t[i], NULL) == v[i])
-                break;
-        }
-        if (!strcmp(t[i], "-0"))
-            snprintf(t[i], sizeof t[i], "0");
-    }
+    for (size_t i = 0; i < n; i++)
+        cs_format_double(t[i], sizeof t[i], v[i]);
     return t;
 }
 
@@ -361,7 +343,7 @@ static int write_out(const cs_landscape *l, const char *path, int csv, cs_err *e
                     yt[l->ny - 1], l->nx, xt[0], xt[l->nx - 1]);
         for (size_t j = 0; j < l->ny; j++) {
             for (size_t i = 0; i < l->nx; i++) {
-                fmt_num(num, sizeof num, l->z[j * l->nx + i]);
+                cs_format_double(num, sizeof num, l->z[j * l->nx + i]);
                 if (csv)
                     fprintf(af.f, "%s,%s,%s\n", xt[i], yt[j], num);
                 else

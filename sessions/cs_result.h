@@ -30,7 +30,5 @@ int cs_result_empty(const cs_result *res);
 
 /* JSON string escaping, shared with error objects. */
 void cs_json_string(FILE *out, const char *s);
-/* %.17g, or the shortest form that round-trips, for JSON and text. */
-void cs_format_double(char *buf, size_t len, double v);
 
 #endif

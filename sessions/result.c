@@ -1,6 +1,8 @@
 /* result.c — command results as ordered fields, rendered as JSON or text. */
 #include "cs_result.h"
 
+#include "cs_parse.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -155,20 +157,6 @@ void cs_result_text(cs_result *r, const char *fmt, ...)
 
 int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
 
-void cs_format_double(char *buf, size_t len, double v)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, len, "null");
-        return;
-    }
-    /* Shortest representation that reads back to the same double. */
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 void cs_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -196,11 +184,20 @@ static void print_num(FILE *out, double v)
     fputs(buf, out);
 }
 
+/* JSON has no NaN or Inf: a number that is not available is null. */
+static void print_num_json(FILE *out, double v)
+{
+    if (isfinite(v))
+        print_num(out, v);
+    else
+        fputs("null", out);
+}
+
 static void print_value_json(FILE *out, const field *f)
 {
     switch (f->kind) {
     case F_STR: cs_json_string(out, f->str ? f->str : ""); break;
-    case F_NUM: print_num(out, f->num); break;
+    case F_NUM: print_num_json(out, f->num); break;
     case F_INT: fprintf(out, "%lld", f->i); break;
     case F_BOOL: fputs(f->i ? "true" : "false", out); break;
     case F_VEC:
@@ -208,7 +205,7 @@ static void print_value_json(FILE *out, const field *f)
         for (size_t i = 0; i < f->n; i++) {
             if (i)
                 fputc(',', out);
-            print_num(out, f->vec[i]);
+            print_num_json(out, f->vec[i]);
         }
         fputc(']', out);
         break;
