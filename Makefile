@@ -15,7 +15,8 @@ endif
 
 # Debian packages the build, the tests and the workbench need.
 DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
-            libreadline-dev libcmocka-dev zlib1g-dev gnuplot-nox tmux
+            libreadline-dev libcmocka-dev zlib1g-dev gnuplot-nox tmux \
+            dataset-fashion-mnist
 
 PKGS      := openblas lapacke readline ncursesw zlib
 # Recursive (=) so pkg-config runs after `deps` installed the .pc files.
@@ -23,7 +24,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wvla -Wformat=2
+WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wvla -Wformat=2 -Wno-psabi
 CFLAGS_rel  := -O2
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS_asan := -fsanitize=address,undefined
@@ -35,9 +36,9 @@ VERSION := 0.1.0
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS) -MMD -MP \
              -Iengine -Iplots -Isessions -Iui $(PKG_CFLAGS) \
-             -DCSREG_VERSION='"$(VERSION)"' -DCSREG_COMMIT='"$(GIT_COMMIT)"'
+             -DCSREG_VERSION='"$(VERSION)"' -DCSREG_COMMIT='"$(GIT_COMMIT)"' $(CUDA_DEFS)
 ALL_LDFLAGS = $(LDFLAGS_$(VARIANT)) $(LDFLAGS)
-LIBS = $(PKG_LIBS) -lpthread -lm
+LIBS = $(PKG_LIBS) -lpthread -lm $(CUDA_LIBS)
 
 # CUDA: CUDA=1 forces, CUDA=0 disables, default detects nvcc.
 NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -55,6 +56,20 @@ TEST_UTIL_SRC := $(wildcard tests/*_util.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
+
+# CUDA backend (engine/cuda/*.cu, nvcc + cuBLAS) in the rel variant when
+# CUDA=1; the ASan variant is built without it (the CUDA runtime and ASan's
+# shadow memory do not mix on GPU machines), so its tests skip the GPU.
+CUDA_HOME ?= /usr/local/cuda
+CUDA_BUILD := $(if $(filter asan,$(VARIANT)),0,$(CUDA))
+ifeq ($(CUDA_BUILD),1)
+CUDA_SRC  := $(wildcard engine/cuda/*.cu)
+CUDA_OBJ  := $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_SRC))
+ENGINE_OBJ += $(CUDA_OBJ)
+CUDA_DEFS := -DCSREG_HAVE_CUDA
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+NVCCFLAGS := -O2 -std=c++17 $(CUDA_DEFS) -Iengine -Xcompiler -Wall,-Wextra
+endif
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
 LIBCSREG   := $(BUILD)/libcsreg.a
@@ -136,6 +151,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $(VARIANT) $<"
 	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	@echo "  NVCC $(VARIANT) $<"
+	@$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBCSREG): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int have_avx2(void);
+
 struct cs_fista {
     size_t n;
     cs_fista_fns fns;
@@ -25,6 +27,7 @@ struct cs_fista {
     double tau, L, alpha, max_resid;
     long it, total_bt;
     int feasible, end, started, oracle_hit;
+    int avx2;      /* vector loops: the AVX2 build */
     cs_trace_rec last;
 };
 
@@ -132,6 +135,7 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
     if (!s)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     s->n = n;
+    s->avx2 = have_avx2();
     s->fns = *fns;
     s->o = o;
     double **bufs[] = {&s->x0, &s->g0, &s->x1, &s->g1, &s->xa0, &s->xa1, &s->d, &s->base,
@@ -152,17 +156,191 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
     return CS_OK;
 }
 
-static double nrm2(const double *x, size_t n)
+/* Vector loops, written once on 4-wide vectors (GCC vector extensions) and
+ * compiled for AVX2 (used when the CPU has it) and for the baseline ISA; a
+ * solver uses one build throughout, so results do not depend on threads. */
+/* (static inline helpers only: the vector ABI note does not apply) */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double v4d __attribute__((vector_size(32)));
+#define AI static inline __attribute__((always_inline))
+AI v4d ld4(const double *p)
 {
-    double s0 = 0.0, s1 = 0.0;
+    v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
+AI v4d splat(double a) { return (v4d){a, a, a, a}; }
+AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+
+AI double nrm2_body(const double *restrict x, size_t n)
+{
+    v4d a0 = splat(0), a1 = a0;
     size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        s0 += x[i] * x[i];
-        s1 += x[i + 1] * x[i + 1];
+    for (; i + 8 <= n; i += 8) {
+        v4d u = ld4(x + i), w = ld4(x + i + 4);
+        a0 += u * u;
+        a1 += w * w;
     }
-    if (i < n)
-        s0 += x[i] * x[i];
-    return sqrt(s0 + s1);
+    double s = hsum(a0 + a1);
+    for (; i < n; i++)
+        s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* x1 = b − τd (the affine fast path) and the candidate's statistics:
+ * ⟨Δx, g0⟩, ‖Δx‖², ‖x1 − (x0 − τg0)‖², −Δxᵀ(x1 − xa), Δx = x1 − x0. */
+AI void cand_dir_body(size_t n, double tau, const double *restrict b, const double *restrict d,
+                      const double *restrict x0, const double *restrict g0,
+                      const double *restrict xa, double *restrict x1, double st[4])
+{
+    v4d A = splat(0), B = A, C = A, R = A, T = splat(tau);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4d xv = ld4(b + i) - T * ld4(d + i);
+        st4(x1 + i, xv);
+        v4d x0v = ld4(x0 + i), gv = ld4(g0 + i);
+        v4d dx = xv - x0v, h = dx + T * gv;
+        A += dx * gv;
+        B += dx * dx;
+        C += h * h;
+        R -= dx * (xv - ld4(xa + i));
+    }
+    double a = hsum(A), bb = hsum(B), c = hsum(C), r = hsum(R);
+    for (; i < n; i++) {
+        x1[i] = b[i] - tau * d[i];
+        double dx = x1[i] - x0[i], h = dx + tau * g0[i];
+        a += dx * g0[i];
+        bb += dx * dx;
+        c += h * h;
+        r -= dx * (x1[i] - xa[i]);
+    }
+    st[0] = a, st[1] = bb, st[2] = c, st[3] = r;
+}
+
+/* the same statistics for an x1 already computed */
+AI void cand_stats_body(size_t n, double tau, const double *restrict x1,
+                        const double *restrict x0, const double *restrict g0,
+                        const double *restrict xa, double st[4])
+{
+    v4d A = splat(0), B = A, C = A, R = A, T = splat(tau);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4d xv = ld4(x1 + i), gv = ld4(g0 + i);
+        v4d dx = xv - ld4(x0 + i), h = dx + T * gv;
+        A += dx * gv;
+        B += dx * dx;
+        C += h * h;
+        R -= dx * (xv - ld4(xa + i));
+    }
+    double a = hsum(A), bb = hsum(B), c = hsum(C), r = hsum(R);
+    for (; i < n; i++) {
+        double dx = x1[i] - x0[i], h = dx + tau * g0[i];
+        a += dx * g0[i];
+        bb += dx * dx;
+        c += h * h;
+        r -= dx * (x1[i] - xa[i]);
+    }
+    st[0] = a, st[1] = bb, st[2] = c, st[3] = r;
+}
+
+/* y = x1 + c(x1 − x0) */
+AI void extrap_body(size_t n, double c, const double *restrict x1, const double *restrict x0,
+                    double *restrict y)
+{
+    v4d cv = splat(c);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4d a = ld4(x1 + i);
+        st4(y + i, a + cv * (a - ld4(x0 + i)));
+    }
+    for (; i < n; i++)
+        y[i] = x1[i] + c * (x1[i] - x0[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define HAVE_AVX2_CLONE 1
+#define AVX2_FN __attribute__((target("avx2")))
+static AVX2_FN double nrm2_avx2(const double *x, size_t n) { return nrm2_body(x, n); }
+static AVX2_FN void cand_dir_avx2(size_t n, double tau, const double *b, const double *d,
+                                  const double *x0, const double *g0, const double *xa,
+                                  double *x1, double st[4])
+{
+    cand_dir_body(n, tau, b, d, x0, g0, xa, x1, st);
+}
+static AVX2_FN void cand_stats_avx2(size_t n, double tau, const double *x1, const double *x0,
+                                    const double *g0, const double *xa, double st[4])
+{
+    cand_stats_body(n, tau, x1, x0, g0, xa, st);
+}
+static AVX2_FN void extrap_avx2(size_t n, double c, const double *x1, const double *x0,
+                                double *y)
+{
+    extrap_body(n, c, x1, x0, y);
+}
+#endif
+
+static int have_avx2(void)
+{
+#ifdef HAVE_AVX2_CLONE
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+static double nrm2_v(const double *x, size_t n, int avx2)
+{
+#ifdef HAVE_AVX2_CLONE
+    if (avx2)
+        return nrm2_avx2(x, n);
+#endif
+    (void)avx2;
+    return nrm2_body(x, n);
+}
+
+static void cand_dir(int avx2, size_t n, double tau, const double *b, const double *d,
+                     const double *x0, const double *g0, const double *xa, double *x1,
+                     double st[4])
+{
+#ifdef HAVE_AVX2_CLONE
+    if (avx2) {
+        cand_dir_avx2(n, tau, b, d, x0, g0, xa, x1, st);
+        return;
+    }
+#endif
+    (void)avx2;
+    cand_dir_body(n, tau, b, d, x0, g0, xa, x1, st);
+}
+
+static void cand_stats(int avx2, size_t n, double tau, const double *x1, const double *x0,
+                       const double *g0, const double *xa, double st[4])
+{
+#ifdef HAVE_AVX2_CLONE
+    if (avx2) {
+        cand_stats_avx2(n, tau, x1, x0, g0, xa, st);
+        return;
+    }
+#endif
+    (void)avx2;
+    cand_stats_body(n, tau, x1, x0, g0, xa, st);
+}
+
+static void extrap(int avx2, size_t n, double c, const double *x1, const double *x0, double *y)
+{
+#ifdef HAVE_AVX2_CLONE
+    if (avx2) {
+        extrap_avx2(n, c, x1, x0, y);
+        return;
+    }
+#endif
+    (void)avx2;
+    extrap_body(n, c, x1, x0, y);
 }
 
 /* ∇f at the two random points of FASTA's L estimate. */
@@ -227,7 +405,7 @@ int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, 
         return rc == CS_ENONFINITE
                    ? cs_fail(err, CS_ENONFINITE, "objective is not finite at the start point")
                    : rc;
-    s->g0norm = nrm2(s->g0, n);
+    s->g0norm = nrm2_v(s->g0, n, s->avx2);
     s->alpha = 1.0;
     s->max_resid = -INFINITY;
     s->best_obj = INFINITY;
@@ -248,48 +426,27 @@ typedef struct fb_stats {
 static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
 {
     size_t n = s->n;
-    const double *restrict x0 = s->x0, *restrict g0 = s->g0, *restrict xa = s->xa1;
-    double *restrict x1 = s->x1;
+    const double *x0 = s->x0, *g0 = s->g0, *xa = s->xa1;
+    double *x1 = s->x1;
+    double v[4];
     if (s->fns.dir) {
-        const double *restrict b = s->feasible ? x0 : s->base;
-        const double *restrict d = s->d;
-        for (size_t i = 0; i < n; i++)
-            x1[i] = b[i] - tau * d[i];
-    } else if (s->fns.prox) {
-        double *xh = s->base;
-        for (size_t i = 0; i < n; i++)
-            xh[i] = x0[i] - tau * g0[i];
-        s->fns.prox(s->fns.ctx, xh, x1, tau);
+        cand_dir(s->avx2, n, tau, s->feasible ? x0 : s->base, s->d, x0, g0, xa, x1, v);
     } else {
-        for (size_t i = 0; i < n; i++)
-            x1[i] = x0[i] - tau * g0[i];
+        if (s->fns.prox) {
+            double *xh = s->base;
+            for (size_t i = 0; i < n; i++)
+                xh[i] = x0[i] - tau * g0[i];
+            s->fns.prox(s->fns.ctx, xh, x1, tau);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                x1[i] = x0[i] - tau * g0[i];
+        }
+        cand_stats(s->avx2, n, tau, x1, x0, g0, xa, v);
     }
-    double a0 = 0.0, a1 = 0.0, b0 = 0.0, b1 = 0.0, c0 = 0.0, c1 = 0.0, r0 = 0.0, r1 = 0.0;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        double dx = x1[i] - x0[i], dy = x1[i + 1] - x0[i + 1];
-        double h = dx + tau * g0[i], k = dy + tau * g0[i + 1];
-        a0 += dx * g0[i];
-        a1 += dy * g0[i + 1];
-        b0 += dx * dx;
-        b1 += dy * dy;
-        c0 += h * h;
-        c1 += k * k;
-        r0 -= dx * (x1[i] - xa[i]);
-        r1 -= dy * (x1[i + 1] - xa[i + 1]);
-    }
-    if (i < n) {
-        double dx = x1[i] - x0[i];
-        double h = dx + tau * g0[i];
-        a0 += dx * g0[i];
-        b0 += dx * dx;
-        c0 += h * h;
-        r0 -= dx * (x1[i] - xa[i]);
-    }
-    st->dxg = a0 + a1;
-    st->dxx = b0 + b1;
-    st->dhat = c0 + c1;
-    st->rst = r0 + r1;
+    st->dxg = v[0];
+    st->dxx = v[1];
+    st->dhat = v[2];
+    st->rst = v[3];
 }
 
 static int eval_f(cs_fista *s, const double *x, double *f, double *g, cs_err *err)
@@ -406,8 +563,7 @@ int cs_fista_step(cs_fista *s, cs_err *err)
         double alpha1 = (1.0 + sqrt(1.0 + 4.0 * alpha0 * alpha0)) / 2.0;
         double c = (alpha0 - 1.0) / alpha1;
         double *y = s->x0;
-        for (size_t k = 0; k < n; k++)
-            y[k] = xa1[k] + c * (xa1[k] - xa0[k]);
+        extrap(s->avx2, n, c, xa1, xa0, y);
         t = s->xa0;
         s->xa0 = xa0;
         s->xa1 = xa1;
@@ -421,7 +577,7 @@ int cs_fista_step(cs_fista *s, cs_err *err)
             s->end = CS_END_DIVERGED;
             return 1;
         }
-        s->g0norm = nrm2(s->g0, n);
+        s->g0norm = nrm2_v(s->g0, n, s->avx2);
         s->fwin[(i - 1) % o->window] = fy;
     } else if (o->adaptive) {
         /* Barzilai–Borwein: Δg = ∇f(x1) − ∇f(x0). */
@@ -445,7 +601,7 @@ int cs_fista_step(cs_fista *s, cs_err *err)
         t = s->g0;
         s->g0 = s->g1;
         s->g1 = t;
-        s->g0norm = nrm2(s->g0, n);
+        s->g0norm = nrm2_v(s->g0, n, s->avx2);
     } else {
         t = s->x0;
         s->x0 = s->x1;
@@ -458,7 +614,7 @@ int cs_fista_step(cs_fista *s, cs_err *err)
             s->end = CS_END_DIVERGED;
             return 1;
         }
-        s->g0norm = nrm2(s->g0, n);
+        s->g0norm = nrm2_v(s->g0, n, s->avx2);
     }
     return 0;
 }

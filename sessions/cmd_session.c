@@ -95,12 +95,32 @@ static int write_session(cs_interp *in, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
+                        cs_err *err);
 int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     const cs_arg *what = cs_cmdline_pos(cl, 0), *file = cs_cmdline_pos(cl, 1);
+    if (!strcmp(what->value, "model")) {   /* network checkpoint (cmd_train.c) */
+        if (!file) {
+            in->err_col = what->col;
+            return cs_fail(err, CS_EINVAL, "save model needs a file name (save model FILE)");
+        }
+        int mforce, mrc = cs_arg_bool(in, cl, "force", 0, &mforce, err);
+        char mpath[4096];
+        if (!mrc)
+            mrc = cs_interp_path(in, file->value, mpath, sizeof mpath, err);
+        if (!mrc)
+            mrc = cs_train_save_model(in, mpath, mforce, res, err);
+        if (mrc) {
+            in->err_col = file->col;
+            return mrc;
+        }
+        cs_result_str(res, "file", file->value);
+        return CS_OK;
+    }
     if (strcmp(what->value, "session") != 0) {
         in->err_col = what->col;
-        return cs_fail(err, CS_EINVAL, "save %s: expected 'save session FILE.csr'", what->value);
+        return cs_fail(err, CS_EINVAL, "save %s: expected 'save session FILE.csr' or 'save model FILE'", what->value);
     }
     if (!file) {
         in->err_col = what->col;

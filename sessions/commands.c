@@ -10,6 +10,9 @@
 #include "interp_internal.h"
 
 extern const cs_cmd_group cs_group_plot;
+extern const cs_cmd_group cs_group_solve;
+extern const cs_cmd_group cs_group_view;
+extern const cs_cmd_group cs_group_train;
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -68,7 +71,10 @@ static CS_CMD_GROUP(cs_group_core, core_commands);
 /* Every group, in the order `help` shows them. */
 static const cs_cmd_group *const groups[] = {
     &cs_group_core,
+    &cs_group_solve,
     &cs_group_plot,
+    &cs_group_view,
+    &cs_group_train,
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])
@@ -132,22 +138,24 @@ int cs_edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* Commands grouped by topic, topics in order of first appearance. */
 static void help_overview(cs_result *res)
 {
-    static const char *topics[] = {"basics", "regularizers", "problems", "solvers",
-                                   "experiments", "plots", "training", "sessions"};
     cs_result_text(res, "csreg commands (help COMMAND for details, help reg NAME for a "
                         "regularizer):\n");
-    for (size_t t = 0; t < sizeof topics / sizeof *topics; t++) {
-        int header = 0;
-        for (size_t i = 0; i < cs_command_count(); i++) {
+    size_t n = cs_command_count();
+    for (size_t t = 0; t < n; t++) {
+        const char *topic = cs_command_at(t)->topic;
+        int seen = 0;
+        for (size_t u = 0; u < t && !seen; u++)
+            seen = strcmp(cs_command_at(u)->topic, topic) == 0;
+        if (seen)
+            continue;
+        cs_result_text(res, "\n%s:\n", topic);
+        for (size_t i = t; i < n; i++) {
             const cs_cmd_spec *c = cs_command_at(i);
-            if (strcmp(c->topic, topics[t]) != 0)
-                continue;
-            if (!header)
-                cs_result_text(res, "\n%s:\n", topics[t]);
-            header = 1;
-            cs_result_text(res, "  %-34s %s\n", c->usage, c->summary);
+            if (strcmp(c->topic, topic) == 0)
+                cs_result_text(res, "  %-34s %s\n", c->usage, c->summary);
         }
     }
 }

@@ -52,8 +52,8 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
 /* Progress of long commands (sweep, solve with restarts, training): the
  * front end draws it (a bar on a terminal's stderr, the TUI's status line).
  * Called from the thread running the command; `what` names the work. */
-typedef void (*cs_progress_fn)(void *ctx, double done, double total, const char *what);
-void cs_interp_set_progress(cs_interp *in, cs_progress_fn fn, void *ctx);
+typedef void (*cs_interp_progress_fn)(void *ctx, double done, double total, const char *what);
+void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx);
 /* For command modules: report progress (no-op without a callback). */
 void cs_interp_progress(cs_interp *in, double done, double total, const char *what);
 

@@ -74,7 +74,7 @@ static int journal_add(cs_interp *in, const char *line, cs_err *err)
 
 volatile int *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
 
-void cs_interp_set_progress(cs_interp *in, cs_progress_fn fn, void *ctx)
+void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx)
 {
     in->progress = fn;
     in->progress_ctx = ctx;

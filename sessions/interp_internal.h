@@ -8,7 +8,7 @@
 
 /* State a module of sessions/ keeps in the interpreter (the solver's
  * problem and iterate, the last plot data, the network...). */
-enum cs_ext_slot { CS_EXT_SOLVE, CS_EXT_PLOT, CS_EXT_NN, CS_EXT_COUNT };
+enum cs_ext_slot { CS_EXT_SOLVE, CS_EXT_PLOT, CS_EXT_NN, CS_EXT_VIEW, CS_EXT_COUNT };
 typedef struct cs_ext {
     void *data;
     void (*free)(void *data);
@@ -32,7 +32,7 @@ struct cs_interp {
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
     cs_ext ext[CS_EXT_COUNT];
-    cs_progress_fn progress;
+    cs_interp_progress_fn progress;
     void *progress_ctx;
 };
 

@@ -7,11 +7,14 @@
 #include "cs_frontend.h"
 #include "cs_interp.h"
 #include "cs_parse.h"
+#include "tui.h"
+#include "cs_progress.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: csreg [options]                 the workbench (REPL on stdin)\n"
+            "usage: csreg [options]                 the workbench (TUI on a terminal, else\n"
+            "                                         the REPL on stdin)\n"
             "       csreg [options] run FILE.csr ...  run scripts\n"
             "       csreg [options] -e 'COMMAND' ...  run commands given here\n"
             "options:\n"
@@ -21,7 +24,7 @@ static void usage(FILE *out)
             "  --device D      cpu or cuda\n"
             "  --repl          the line REPL\n"
             "  --keep-going    scripts: report every error, not only the first\n"
-            "  --demo          start on the built-in demo\n"
+            "  --demo          start on the built-in demo (the TUI on a terminal)\n"
             "  --help, --version\n"
             "Inside csreg, `help` lists the commands.\n");
 }
@@ -140,12 +143,20 @@ int main(int argc, char **argv)
         free(c.files);
         return rc < 0 ? 0 : 1;
     }
+    /* On a terminal, nothing to run and no --repl/--json: the full-screen workbench. */
+    if (!c.repl && !c.opts.json && c.nlines == 0 && c.nfiles == 0 && isatty(STDIN_FILENO) &&
+        isatty(STDOUT_FILENO)) {
+        free(c.lines);
+        free(c.files);
+        return cs_tui_main(&c.opts, c.demo);
+    }
     cs_interp *in;
     cs_err err;
     if (cs_interp_new(&in, &c.opts, &err)) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
+    cs_progress_install(in); /* progress bar on a terminal's stderr; Ctrl-C cancels */
     int status = 0;
     for (size_t i = 0; i < c.nlines && status == 0; i++)
         status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);

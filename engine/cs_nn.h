@@ -1,0 +1,228 @@
+/* cs_nn.h — neural-network training with CS regularizers (paper sec. 3.4):
+ * Fashion-MNIST (IDX, gzip'd), an MLP and a small VGG-style CNN, Adam with
+ * cosine annealing, the regularized loss L + λ Σ_k η_k ℓ(θ_k) per row /
+ * output channel, binary and ternary quantization, fine-tuning of the
+ * scales, weight-histogram snapshots, checkpoints. float32 throughout.
+ *
+ * Models (NCHW, 28×28 gray images, 10 classes):
+ *   mlp  784 → hidden[0] → … → hidden[n-1] → 10, ReLU between (default 512,512)
+ *   cnn  conv1 3×3 1→16 + BN + ReLU
+ *        conv2 3×3 16→16 + BN + ReLU, maxpool 2×2          (28×28 → 14×14)
+ *        conv3 3×3 16→32 + BN + ReLU
+ *        conv4 3×3 32→32 + BN + ReLU, maxpool 2×2          (14×14 → 7×7)
+ *        fc1 1568 → hidden[0] (default 256) + ReLU, fc2 hidden[0] → 10
+ *        420,042 parameters with hidden=256 (≈10 MFLOP per image forward).
+ * Convolutions have no bias (BN follows); dense layers do.
+ *
+ * Weight layers ("conv1".."conv4", "fc1".."fcK") are the regularized and
+ * quantized tensors; θ_k is one row of a dense W (OUT×IN) or one output
+ * channel of a conv W (OC × C·3·3). By default the first convolution (cnn)
+ * and the last fc are excluded, as in the paper (exclude=none includes them).
+ *
+ * Backends: "cpu" (OpenBLAS sgemm, im2col) and "cuda" (cuBLAS + kernels)
+ * behind one op table (nn_backend.h); the same seed gives the same
+ * initialization on both. Nothing here prints; progress goes through a
+ * callback. Errors: negative CS_E* codes with a message in cs_err. */
+#ifndef CS_NN_H
+#define CS_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+#include "cs_reg.h"
+
+/* ------------------------------------------------------------------ data */
+
+#define CS_NN_IMG 28
+#define CS_NN_PIXELS (CS_NN_IMG * CS_NN_IMG)
+#define CS_NN_CLASSES 10
+#define CS_NN_DEFAULT_DATA "/usr/share/datasets/fashion-mnist"
+
+typedef struct cs_nn_data {
+    uint8_t *images;   /* n × 28 × 28 */
+    uint8_t *labels;   /* n, each < 10 */
+    size_t n;
+} cs_nn_data;
+
+/* Read one IDX file (gzip'd or plain): magic 0x0000080<ndim>, unsigned
+ * bytes. want_ndim = 3 (images) or 1 (labels). dims[0] is the count.
+ * Errors name the file and what is wrong (bad magic, dims, truncation,
+ * corrupt gzip, trailing data). *data is malloc'd. */
+int cs_idx_read(const char *path, int want_ndim, uint8_t **data, uint32_t dims[3], cs_err *err);
+/* Load split "train" or "t10k" from dir: {split}-images-idx3-ubyte[.gz] and
+ * {split}-labels-idx1-ubyte[.gz]; 28×28 images, counts equal, labels < 10.
+ * limit > 0 keeps the first `limit` examples. */
+int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t limit,
+                    cs_err *err);
+void cs_nn_data_free(cs_nn_data *d);
+
+/* ------------------------------------------------------------------ model */
+
+typedef enum cs_nn_kind { CS_NN_MLP = 0, CS_NN_CNN = 1 } cs_nn_kind;
+#define CS_NN_MAX_HIDDEN 8
+
+typedef struct cs_nn_config {
+    cs_nn_kind kind;
+    int hidden[CS_NN_MAX_HIDDEN];
+    int nhidden;          /* 0: defaults (mlp 512,512; cnn 256) */
+    uint64_t seed;        /* initialization stream (seed, 1) */
+    const char *device;   /* "cpu" (default) or "cuda" */
+    int threads;          /* CPU: OpenBLAS threads (0/1: one, no spinning) */
+    int max_batch;        /* 0: 256; batches larger than this are refused */
+} cs_nn_config;
+
+typedef struct cs_nn cs_nn;
+
+int cs_nn_new(cs_nn **out, const cs_nn_config *cfg, cs_err *err);
+void cs_nn_free(cs_nn *nn);
+const char *cs_nn_device(const cs_nn *nn);
+cs_nn_kind cs_nn_get_kind(const cs_nn *nn);
+size_t cs_nn_param_count(const cs_nn *nn);
+/* "mlp 784-512-512-10" or "cnn conv32,32,p,64,64,p fc128" */
+void cs_nn_describe(const cs_nn *nn, char *buf, size_t len);
+int cs_nn_get_config(const cs_nn *nn, cs_nn_config *cfg);
+/* Whether `device` can run here ("cuda" without a GPU or CUDA build: no,
+ * with the reason in err). */
+int cs_nn_device_check(const char *device, cs_err *err);
+
+/* Weight layers (conv1.., fc1..), in order. */
+size_t cs_nn_wlayer_count(const cs_nn *nn);
+typedef struct cs_nn_wlayer_info {
+    const char *name;
+    size_t rows, cols;     /* θ_k = one of `rows` rows of length `cols` */
+    int excluded_default;  /* first conv of a cnn, last fc */
+    int quantized;         /* 0 none, 1 binary, 2 ternary */
+} cs_nn_wlayer_info;
+int cs_nn_wlayer(const cs_nn *nn, size_t i, cs_nn_wlayer_info *info);
+int cs_nn_wlayer_find(const cs_nn *nn, const char *name);   /* index or -1 */
+/* Copy the layer's weights (rows×cols) to host memory. */
+int cs_nn_wlayer_get(cs_nn *nn, size_t i, float *w, cs_err *err);
+int cs_nn_wlayer_set(cs_nn *nn, size_t i, const float *w, cs_err *err);
+
+/* ------------------------------------------------------------------ training */
+
+/* Which weight layers are regularized / quantized. */
+typedef enum cs_nn_exclude {
+    CS_NN_EXCL_DEFAULT = 0,  /* first conv (cnn) and last fc */
+    CS_NN_EXCL_NONE = 1,
+    CS_NN_EXCL_LAST = 2,     /* only the last fc */
+    CS_NN_EXCL_FIRST = 3     /* only the first layer */
+} cs_nn_exclude;
+
+typedef struct cs_nn_progress {
+    int epoch, epochs;       /* 1-based epoch in this call */
+    size_t batch, batches;   /* 1-based batch in the epoch */
+    double loss;             /* running mean of the data loss this epoch */
+    double reg;              /* last λ Σ η ℓ */
+    double lr;
+} cs_nn_progress;
+/* Return nonzero to stop (like Ctrl-C). */
+typedef int (*cs_nn_progress_fn)(void *ctx, const cs_nn_progress *p);
+
+typedef struct cs_nn_train_opts {
+    int epochs;
+    int batch;               /* 0: 128 */
+    double lr;               /* 0: 1e-3 */
+    double lambda;
+    cs_reg *reg;             /* NULL: no regularizer */
+    cs_nn_exclude exclude;
+    int augment;             /* random shifts of up to 2 pixels */
+    int hist_every;          /* steps between weight snapshots; 0: each epoch end */
+    int finetune;            /* signs fixed: train scales, biases, BN (after quantize) */
+    volatile int *cancel;    /* polled between batches; nonzero stops (partial) */
+    cs_nn_progress_fn progress;
+    void *progress_ctx;
+} cs_nn_train_opts;
+
+#define CS_NN_MAX_EPOCHS 1000
+
+typedef struct cs_nn_train_report {
+    int epochs_done;
+    int partial;             /* stopped early (cancel or callback) */
+    double loss;             /* mean data loss of the last epoch */
+    double train_accuracy;   /* on the batches of the last epoch (train mode) */
+    double reg_value;        /* λ Σ η ℓ at the last step */
+    double seconds;
+    double images_per_s;
+    size_t steps;
+    /* sign flip ratio of the regularized layers' weights between epochs
+     * (epoch 1 vs the start, …); first min(epochs_done, 64) entries. */
+    double flip[64];
+} cs_nn_train_report;
+
+int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,
+                cs_nn_train_report *rep, cs_err *err);
+/* Test accuracy (fraction) and mean cross-entropy, in inference mode. */
+int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
+                   cs_err *err);
+/* Total regularizer term λ Σ_k η_k ℓ(θ_k) at the current weights. */
+int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
+                    cs_err *err);
+
+/* ------------------------------------------------------------------ quantization */
+
+/* One vector: binary ŵ = α sign(w), α = ‖w‖₁/n (sign(0) = +1). Returns α. */
+float cs_quant_binary(const float *w, size_t n, float *q);
+/* Ternary: τ* = argmax_{τ∈{|w_i|}} (Σ_{|w_i|≥τ}|w_i|)² / |I_τ| by sorting
+ * (O(n log n)), α = mean of |w_i| over I_τ*. q may be NULL. Returns α and
+ * *tau (the threshold). `scratch` holds n floats (NULL: allocated). */
+float cs_quant_ternary(const float *w, size_t n, float *q, float *tau, float *scratch);
+
+typedef struct cs_nn_qlayer_report {
+    char name[16];
+    size_t rows, cols;
+    double alpha_mean, alpha_min, alpha_max;
+    double near_frac;     /* fraction of weights within 1% (of α) of a level */
+    double bin_error;     /* ‖w − q(w)‖ / ‖w‖ */
+} cs_nn_qlayer_report;
+
+typedef struct cs_nn_quant_report {
+    size_t nlayers;
+    cs_nn_qlayer_report layer[16];
+    double bits_fp, bits_q;   /* model size in bits, full precision and quantized */
+    double compression;       /* bits_fp / bits_q */
+} cs_nn_quant_report;
+
+/* Statistics of quantizing now (nothing changes). ternary: 0 binary, 1 ternary. */
+int cs_nn_quant_stats(cs_nn *nn, int ternary, cs_nn_exclude excl, cs_nn_quant_report *rep,
+                      cs_err *err);
+/* Quantize the selected layers in place (signs and per-row α kept for
+ * fine-tuning). Fills rep with the statistics taken before. */
+int cs_nn_quantize(cs_nn *nn, int ternary, cs_nn_exclude excl, cs_nn_quant_report *rep,
+                   cs_err *err);
+int cs_nn_is_quantized(const cs_nn *nn);
+/* Per-row α of a quantized layer (rows floats). */
+int cs_nn_wlayer_alpha(cs_nn *nn, size_t i, float *alpha, cs_err *err);
+
+/* ------------------------------------------------------------------ histograms */
+
+/* Snapshots of all weight layers, taken during training into a ring buffer
+ * (the oldest is dropped when full). */
+#define CS_NN_HIST_RING 32
+size_t cs_nn_snapshot_count(const cs_nn *nn);
+/* i = 0 is the oldest kept. *w points into the ring (valid until the next
+ * training call); rows×cols of weight layer `layer`. */
+int cs_nn_snapshot(const cs_nn *nn, size_t i, size_t layer, const float **w, size_t *step,
+                   double *epoch);
+/* Take a snapshot now (train calls this). */
+int cs_nn_snapshot_take(cs_nn *nn, double epoch, cs_err *err);
+/* Exact counts for edges e[0] < … < e[nbins] (left-closed bins, the last
+ * one closed); values outside are not counted. */
+void cs_nn_hist_counts(const float *x, size_t n, const double *edges, size_t nbins,
+                       uint64_t *counts);
+/* The same on the backend for uniform bins of the current weights of a
+ * layer (row < 0: all rows). */
+int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, size_t nbins,
+                     uint64_t *counts, cs_err *err);
+
+/* ------------------------------------------------------------------ checkpoints */
+
+/* Versioned binary file: "CSNN" magic, version, config, per-tensor shapes,
+ * float32 data, quantization state, CRC32 of everything before it. */
+#define CS_NN_FILE_VERSION 1
+int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err);
+/* Creates the model the file describes on `device` (NULL: cpu). */
+int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, cs_err *err);
+
+#endif

@@ -1,0 +1,682 @@
+/* cuda/nn_ops.cu — the CUDA backend of the network code. The same
+ * functions, in the same order, as the CPU reference engine/cpu/nn_ops.c:
+ * cuBLAS sgemm for the dense layers and (through im2col) the convolutions,
+ * kernels for the rest. Sums that decide a value are reduced in double.
+ * Compiled only with CUDA=1 (CSREG_HAVE_CUDA); the table is used only when
+ * device=cuda and cs_nn_cuda_init found a GPU. */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nn_backend.h"
+
+static cublasHandle_t g_blas;
+static int g_ready;
+
+#define NT 256
+static inline unsigned nblocks(size_t n)
+{
+    size_t b = (n + NT - 1) / NT;
+    return (unsigned)(b > 65535u * 32u ? 65535u * 32u : (b ? b : 1));
+}
+
+extern "C" int cs_nn_cuda_init(char *why, size_t len)
+{
+    if (g_ready)
+        return 0;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        snprintf(why, len, "no CUDA device available (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaGetLastError();   /* clear the sticky error */
+        return -1;
+    }
+    if (cudaSetDevice(0) != cudaSuccess || cublasCreate(&g_blas) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, len, "CUDA device 0 could not be initialized (cuBLAS)");
+        return -1;
+    }
+    cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
+    g_ready = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ memory */
+
+static void *alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess)
+        return NULL;
+    cudaMemset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+
+static void release(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+static int upload(void *dst, const void *src, size_t bytes)
+{
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess ? -1 : 0;
+}
+
+static int download(void *dst, const void *src, size_t bytes)
+{
+    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess ? -1 : 0;
+}
+
+static void zero(void *p, size_t bytes)
+{
+    if (bytes)
+        cudaMemset(p, 0, bytes);
+}
+
+static void copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes)
+        cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+/* ------------------------------------------------------------------ dense */
+
+__global__ void bias_add_kernel(float *out, const float *bias, int B, int OC)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i < (size_t)B * OC; i += (size_t)gridDim.x * blockDim.x)
+        out[i] += bias[i % OC];
+}
+
+__global__ void bias_grad_kernel(float *dbias, const float *dout, int B, int OC)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= OC)
+        return;
+    float s = 0.0f;
+    for (int b = 0; b < B; b++)
+        s += dout[(size_t)b * OC + j];
+    dbias[j] = s;
+}
+
+static void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int B,
+                           int C, int OC)
+{
+    const float one = 1.0f, zero0 = 0.0f;
+    cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B, C, &one, w, C, inp, C, &zero0, out, OC);
+    if (bias)
+        bias_add_kernel<<<nblocks((size_t)B * OC), NT>>>(out, bias, B, OC);
+}
+
+static void matmul_backward(float *dinp, float *dw, float *dbias, const float *dout,
+                            const float *inp, const float *w, int B, int C, int OC)
+{
+    const float one = 1.0f, zero0 = 0.0f;
+    if (dinp)
+        cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, C, B, OC, &one, w, C, dout, OC, &zero0,
+                    dinp, C);
+    cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, B, &one, inp, C, dout, OC, &zero0, dw, C);
+    if (dbias)
+        bias_grad_kernel<<<(OC + NT - 1) / NT, NT>>>(dbias, dout, B, OC);
+}
+
+/* ------------------------------------------------------------------ convolution */
+
+__global__ void im2col_kernel(float *col, const float *inp, int C, int H, int W)
+{
+    size_t HW = (size_t)H * W, n = (size_t)C * 9 * HW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / HW, p = i % HW;
+        int c = (int)(r / 9), k = (int)(r % 9), ky = k / 3, kx = k % 3;
+        int y = (int)(p / W) + ky - 1, x = (int)(p % W) + kx - 1;
+        col[i] = (y >= 0 && y < H && x >= 0 && x < W) ? inp[(size_t)c * HW + (size_t)y * W + x]
+                                                      : 0.0f;
+    }
+}
+
+/* dinp = col2im(col): gather, no atomics */
+__global__ void col2im_kernel(float *dinp, const float *col, int C, int H, int W)
+{
+    size_t HW = (size_t)H * W, n = (size_t)C * HW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)(i / HW), y = (int)((i % HW) / W), x = (int)(i % W);
+        float s = 0.0f;
+        for (int ky = 0; ky < 3; ky++) {
+            int oy = y - ky + 1;
+            if (oy < 0 || oy >= H)
+                continue;
+            for (int kx = 0; kx < 3; kx++) {
+                int ox = x - kx + 1;
+                if (ox < 0 || ox >= W)
+                    continue;
+                s += col[((size_t)c * 9 + ky * 3 + kx) * HW + (size_t)oy * W + ox];
+            }
+        }
+        dinp[i] = s;
+    }
+}
+
+static void conv_forward(float *out, const float *inp, const float *w, float *scratch, int B,
+                         int C, int H, int W, int OC)
+{
+    const float one = 1.0f, zero0 = 0.0f;
+    int HW = H * W, K = C * 9;
+    for (int b = 0; b < B; b++) {
+        im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
+        cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, HW, OC, K, &one, scratch, HW, w, K, &zero0,
+                    out + (size_t)b * OC * HW, HW);
+    }
+}
+
+static void conv_backward(float *dinp, float *dw, const float *dout, const float *inp,
+                          const float *w, float *scratch, int B, int C, int H, int W, int OC)
+{
+    const float one = 1.0f, zero0 = 0.0f;
+    int HW = H * W, K = C * 9;
+    cudaMemset(dw, 0, (size_t)OC * K * sizeof(float));
+    for (int b = 0; b < B; b++) {
+        const float *db = dout + (size_t)b * OC * HW;
+        im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
+        cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, HW, &one, scratch, HW, db, HW, &one,
+                    dw, K);
+        if (dinp) {
+            cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, HW, K, OC, &one, db, HW, w, K, &zero0,
+                        scratch, HW);
+            col2im_kernel<<<nblocks((size_t)C * HW), NT>>>(dinp + (size_t)b * C * HW, scratch, C,
+                                                           H, W);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ batch norm */
+
+#define BN_EPS 1e-5
+#define BN_MOMENTUM 0.1
+
+__device__ double block_sum(double v, double *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s)
+            sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* one block per channel */
+__global__ void bn_stats_kernel(const float *inp, float *mean, float *rstd, float *run_mean,
+                                float *run_var, int B, int C, int HW)
+{
+    __shared__ double sh[NT];
+    int c = blockIdx.x;
+    size_t n = (size_t)B * HW;
+    double s = 0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        s += inp[((i / HW) * C + c) * HW + i % HW];
+    double m = block_sum(s, sh) / (double)n;
+    double s2 = 0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        double d = inp[((i / HW) * C + c) * HW + i % HW] - m;
+        s2 += d * d;
+    }
+    double var = block_sum(s2, sh) / (double)n;
+    if (threadIdx.x == 0) {
+        mean[c] = (float)m;
+        rstd[c] = (float)(1.0 / sqrt(var + BN_EPS));
+        run_mean[c] = (float)((1 - BN_MOMENTUM) * run_mean[c] + BN_MOMENTUM * m);
+        run_var[c] = (float)((1 - BN_MOMENTUM) * run_var[c] +
+                             BN_MOMENTUM * (n > 1 ? var * (double)n / (double)(n - 1) : var));
+    }
+}
+
+__global__ void bn_norm_kernel(float *out, const float *inp, const float *gamma,
+                               const float *beta, const float *mean, const float *rstd,
+                               const float *run_mean, const float *run_var, int B, int C,
+                               int HW, int train)
+{
+    size_t n = (size_t)B * C * HW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)((i / HW) % C);
+        float mu = train ? mean[c] : run_mean[c];
+        float rs = train ? rstd[c] : (float)(1.0 / sqrt((double)run_var[c] + BN_EPS));
+        float g = gamma[c] * rs, sh = beta[c] - mu * g;
+        out[i] = inp[i] * g + sh;
+    }
+}
+
+static void bn_forward(float *out, const float *inp, const float *gamma, const float *beta,
+                       float *mean, float *rstd, float *run_mean, float *run_var, int B, int C,
+                       int HW, int train)
+{
+    if (train)
+        bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
+    bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
+                                                        run_mean, run_var, B, C, HW, train);
+}
+
+__global__ void bn_grad_kernel(float *dgamma, float *dbeta, float *sums, const float *dout,
+                               const float *inp, const float *mean, const float *rstd, int B,
+                               int C, int HW)
+{
+    __shared__ double sh[NT];
+    int c = blockIdx.x;
+    size_t n = (size_t)B * HW;
+    float mu = mean[c], rs = rstd[c];
+    double sd = 0, sdx = 0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        size_t k = ((i / HW) * C + c) * HW + i % HW;
+        sd += dout[k];
+        sdx += (double)dout[k] * ((inp[k] - mu) * rs);
+    }
+    sd = block_sum(sd, sh);
+    sdx = block_sum(sdx, sh);
+    if (threadIdx.x == 0) {
+        dgamma[c] = (float)sdx;
+        dbeta[c] = (float)sd;
+        sums[2 * c] = (float)(sd / (double)n);
+        sums[2 * c + 1] = (float)(sdx / (double)n);
+    }
+}
+
+__global__ void bn_dx_kernel(float *dinp, const float *dout, const float *inp, const float *gamma,
+                             const float *mean, const float *rstd, const float *sums, int B,
+                             int C, int HW)
+{
+    size_t n = (size_t)B * C * HW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)((i / HW) % C);
+        float mu = mean[c], rs = rstd[c], g = gamma[c] * rs;
+        dinp[i] = g * (dout[i] - sums[2 * c] - (inp[i] - mu) * rs * sums[2 * c + 1]);
+    }
+}
+
+static float *g_bn_sums;
+static int g_bn_cap;
+
+static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                        const float *inp, const float *gamma, const float *mean,
+                        const float *rstd, int B, int C, int HW)
+{
+    if (C > g_bn_cap) {
+        release(g_bn_sums);
+        g_bn_sums = (float *)alloc((size_t)2 * C * sizeof(float));
+        g_bn_cap = g_bn_sums ? C : 0;
+    }
+    bn_grad_kernel<<<C, NT>>>(dgamma, dbeta, g_bn_sums, dout, inp, mean, rstd, B, C, HW);
+    if (dinp)
+        bn_dx_kernel<<<nblocks((size_t)B * C * HW), NT>>>(dinp, dout, inp, gamma, mean, rstd,
+                                                          g_bn_sums, B, C, HW);
+}
+
+/* ------------------------------------------------------------------ activations, pooling */
+
+__global__ void relu_forward_kernel(float *out, const float *inp, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+
+__global__ void relu_backward_kernel(float *dinp, const float *dout, const float *out, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
+}
+
+static void relu_forward(float *out, const float *inp, size_t n)
+{
+    relu_forward_kernel<<<nblocks(n), NT>>>(out, inp, n);
+}
+
+static void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
+{
+    relu_backward_kernel<<<nblocks(n), NT>>>(dinp, dout, out, n);
+}
+
+__global__ void maxpool_forward_kernel(float *out, int32_t *idx, const float *inp, int BC, int H,
+                                       int W)
+{
+    int OH = H / 2, OW = W / 2;
+    size_t n = (size_t)BC * OH * OW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t bc = i / ((size_t)OH * OW);
+        int o = (int)(i % ((size_t)OH * OW)), oy = o / OW, ox = o % OW;
+        const float *p = inp + bc * H * W + (size_t)(2 * oy) * W + 2 * ox;
+        float v[4] = {p[0], p[1], p[W], p[W + 1]};
+        int k = 0;
+        for (int j = 1; j < 4; j++)
+            if (v[j] > v[k])
+                k = j;
+        out[i] = v[k];
+        idx[i] = k;
+    }
+}
+
+/* gather: each input pixel looks at its window's argmax */
+__global__ void maxpool_backward_kernel(float *dinp, const float *dout, const int32_t *idx, int BC,
+                                        int H, int W)
+{
+    int OH = H / 2, OW = W / 2;
+    size_t n = (size_t)BC * H * W;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t bc = i / ((size_t)H * W);
+        int p = (int)(i % ((size_t)H * W)), y = p / W, x = p % W;
+        size_t o = bc * OH * OW + (size_t)(y / 2) * OW + x / 2;
+        dinp[i] = idx[o] == ((y & 1) << 1 | (x & 1)) ? dout[o] : 0.0f;
+    }
+}
+
+static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, int C, int H,
+                            int W)
+{
+    maxpool_forward_kernel<<<nblocks((size_t)B * C * (H / 2) * (W / 2)), NT>>>(out, idx, inp,
+                                                                              B * C, H, W);
+}
+
+static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx, int B, int C,
+                             int H, int W)
+{
+    maxpool_backward_kernel<<<nblocks((size_t)B * C * H * W), NT>>>(dinp, dout, idx, B * C, H, W);
+}
+
+/* ------------------------------------------------------------------ loss */
+
+__global__ void softmax_ce_forward_kernel(float *probs, float *losses, const float *logits,
+                                          const int32_t *labels, int B, int K)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B)
+        return;
+    const float *z = logits + (size_t)b * K;
+    float *p = probs + (size_t)b * K;
+    float mx = z[0];
+    for (int k = 1; k < K; k++)
+        if (z[k] > mx)
+            mx = z[k];
+    double s = 0;
+    for (int k = 0; k < K; k++)
+        s += exp((double)z[k] - mx);
+    for (int k = 0; k < K; k++)
+        p[k] = (float)(exp((double)z[k] - mx) / s);
+    losses[b] = (float)(log(s) + mx - z[labels[b]]);
+}
+
+__global__ void softmax_ce_backward_kernel(float *dlogits, const float *probs,
+                                           const int32_t *labels, int B, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= B * K)
+        return;
+    int b = i / K, k = i % K;
+    dlogits[i] = (probs[i] - (k == labels[b] ? 1.0f : 0.0f)) * (1.0f / (float)B);
+}
+
+static void softmax_ce_forward(float *probs, float *losses, const float *logits,
+                               const int32_t *labels, int B, int K)
+{
+    softmax_ce_forward_kernel<<<(B + NT - 1) / NT, NT>>>(probs, losses, logits, labels, B, K);
+}
+
+static void softmax_ce_backward(float *dlogits, const float *probs, const int32_t *labels, int B,
+                                int K)
+{
+    softmax_ce_backward_kernel<<<(B * K + NT - 1) / NT, NT>>>(dlogits, probs, labels, B, K);
+}
+
+/* ------------------------------------------------------------------ optimizer */
+
+#define ADAM_TINY 1e-30f
+
+__global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n, float lr,
+                            float beta1, float beta2, float eps, float c1, float c2)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float mi = __fadd_rn(__fmul_rn(beta1, m[i]), __fmul_rn(1.0f - beta1, g[i]));
+        float vi = __fadd_rn(__fmul_rn(beta2, v[i]),
+                             __fmul_rn(1.0f - beta2, __fmul_rn(g[i], g[i])));
+        mi = fabsf(mi) < ADAM_TINY ? 0.0f : mi;
+        vi = vi < ADAM_TINY ? 0.0f : vi;
+        m[i] = mi;
+        v[i] = vi;
+        p[i] = p[i] - __fdiv_rn(__fmul_rn(lr, __fdiv_rn(mi, c1)),
+                                __fadd_rn(__fsqrt_rn(__fdiv_rn(vi, c2)), eps));
+    }
+}
+
+static void adam_update(float *p, const float *g, float *m, float *v, size_t n, float lr,
+                        float beta1, float beta2, float eps, int t)
+{
+    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
+    adam_kernel<<<nblocks(n), NT>>>(p, g, m, v, n, lr, beta1, beta2, eps, c1, c2);
+}
+
+/* ------------------------------------------------------------------ regularizers */
+
+/* one block per row: the sums in double, then the gradient elementwise */
+__global__ void reg_rows_kernel(float *dw, double *val, const float *w, int cols, int kind,
+                                float scale)
+{
+    __shared__ double sh[NT];
+    const float *x = w + (size_t)blockIdx.x * cols;
+    float *g = dw + (size_t)blockIdx.x * cols;
+    double N = cols, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) {
+        double a = x[i], a2 = a * a;
+        switch (kind) {
+        case CS_NN_REGK_BIN:
+        case CS_NN_REGK_OSB:
+        case CS_NN_REGK_TER:
+            s2 += a2;
+            s3 += a2 * a;
+            s4 += a2 * a2;
+            s6 += a2 * a2 * a2;
+            break;
+        case CS_NN_REGK_BBIN: {
+            double u = 1.0 / (1.0 + a2);
+            s1 += u;
+            s2 += u * u;
+            break;
+        }
+        case CS_NN_REGK_BINEXP: {
+            double e = exp(-a2);
+            s1 += e;
+            s2 += e * e;
+            break;
+        }
+        default:
+            s1 += fabs(a);
+            s2 += a2;
+            break;
+        }
+    }
+    s1 = block_sum(s1, sh);
+    s2 = block_sum(s2, sh);
+    s3 = block_sum(s3, sh);
+    s4 = block_sum(s4, sh);
+    s6 = block_sum(s6, sh);
+    double v = 0;
+    switch (kind) {
+    case CS_NN_REGK_BIN: v = N * s4 - s2 * s2; break;
+    case CS_NN_REGK_OSB: v = s2 * s4 - s3 * s3; break;
+    case CS_NN_REGK_TER: v = s2 * s6 - s4 * s4; break;
+    case CS_NN_REGK_BBIN:
+    case CS_NN_REGK_BINEXP:
+    case CS_NN_REGK_L2L1: v = N * s2 - s1 * s1; break;
+    case CS_NN_REGK_L2L1H: v = sqrt(N) * sqrt(s2) - s1; break;
+    }
+    if (threadIdx.x == 0)
+        val[blockIdx.x] = v;
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) {
+        float xi = x[i];
+        switch (kind) {
+        case CS_NN_REGK_BIN: {
+            float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
+            g[i] += xi * (a * xi * xi - c);
+            break;
+        }
+        case CS_NN_REGK_OSB: {
+            float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
+                  c = (float)(6 * s3) * scale;
+            g[i] += xi * (a + xi * (b * xi - c));
+            break;
+        }
+        case CS_NN_REGK_TER: {
+            float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
+                  c = (float)(8 * s4) * scale, q = xi * xi;
+            g[i] += xi * (a + q * (b * q - c));
+            break;
+        }
+        case CS_NN_REGK_BBIN: {
+            float u = 1.0f / (1.0f + xi * xi), du = -2.0f * xi * u * u;
+            g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
+            break;
+        }
+        case CS_NN_REGK_BINEXP: {
+            float e = expf(-xi * xi);
+            g[i] += scale * -4.0f * xi * e * ((float)N * e - (float)s1);
+            break;
+        }
+        case CS_NN_REGK_L2L1: {
+            float a = (float)(2 * N) * scale, c = (float)(2 * s1) * scale;
+            g[i] += a * xi - c * (float)((xi > 0) - (xi < 0));
+            break;
+        }
+        case CS_NN_REGK_L2L1H: {
+            double nrm = sqrt(s2);
+            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
+            g[i] += a * xi - scale * (float)((xi > 0) - (xi < 0));
+            break;
+        }
+        }
+    }
+}
+
+static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
+                     float scale)
+{
+    reg_rows_kernel<<<rows, NT>>>(dw, val, w, cols, kind, scale);
+}
+
+/* ------------------------------------------------------------------ quantized weights */
+
+__global__ void quant_apply_kernel(float *w, const float *sign, const float *alpha, int rows,
+                                   int cols)
+{
+    size_t n = (size_t)rows * cols;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        w[i] = alpha[i / cols] * sign[i];
+}
+
+__global__ void quant_scale_grad_kernel(float *dalpha, const float *dw, const float *sign,
+                                        int cols)
+{
+    __shared__ double sh[NT];
+    size_t r = blockIdx.x;
+    double s = 0;
+    for (int i = threadIdx.x; i < cols; i += blockDim.x)
+        s += (double)dw[r * cols + i] * sign[r * cols + i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0)
+        dalpha[r] = (float)s;
+}
+
+static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
+{
+    quant_apply_kernel<<<nblocks((size_t)rows * cols), NT>>>(w, sign, alpha, rows, cols);
+}
+
+static void quant_scale_grad(float *dalpha, const float *dw, const float *sign, int rows,
+                             int cols)
+{
+    quant_scale_grad_kernel<<<rows, NT>>>(dalpha, dw, sign, cols);
+}
+
+__global__ void axpy_kernel(float *y, const float *x, float a, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] += a * x[i];
+}
+
+static void axpy(float *y, const float *x, float a, size_t n)
+{
+    axpy_kernel<<<nblocks(n), NT>>>(y, x, a, n);
+}
+
+__global__ void hist_kernel(uint32_t *counts, const float *x, size_t n, float lo, float hi,
+                            int bins)
+{
+    double w = ((double)hi - lo) / bins;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float v = x[i];
+        if (!(v >= lo && v <= hi))
+            continue;
+        int k = (int)(((double)v - lo) / w);
+        if (k >= bins)
+            k = bins - 1;
+        atomicAdd(&counts[k], 1u);
+    }
+}
+
+static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins)
+{
+    cudaMemset(counts, 0, (size_t)bins * sizeof *counts);
+    hist_kernel<<<nblocks(n), NT>>>(counts, x, n, lo, hi, bins);
+}
+
+static void sync(void)
+{
+    cudaDeviceSynchronize();
+}
+
+static cs_nn_ops make_ops(void)
+{
+    cs_nn_ops o;
+    memset(&o, 0, sizeof o);
+    o.name = "cuda";
+    o.alloc = alloc;
+    o.release = release;
+    o.upload = upload;
+    o.download = download;
+    o.zero = zero;
+    o.copy = copy;
+    o.matmul_forward = matmul_forward;
+    o.matmul_backward = matmul_backward;
+    o.conv_forward = conv_forward;
+    o.conv_backward = conv_backward;
+    o.bn_forward = bn_forward;
+    o.bn_backward = bn_backward;
+    o.relu_forward = relu_forward;
+    o.relu_backward = relu_backward;
+    o.maxpool_forward = maxpool_forward;
+    o.maxpool_backward = maxpool_backward;
+    o.softmax_ce_forward = softmax_ce_forward;
+    o.softmax_ce_backward = softmax_ce_backward;
+    o.adam_update = adam_update;
+    o.reg_rows = reg_rows;
+    o.quant_apply = quant_apply;
+    o.quant_scale_grad = quant_scale_grad;
+    o.axpy = axpy;
+    o.hist = hist;
+    o.sync = sync;
+    return o;
+}
+
+extern "C" const cs_nn_ops cs_nn_cuda_ops = make_ops();

@@ -1,0 +1,112 @@
+/* nn_backend.h — the backend interface of the network code (engine only).
+ *
+ * One op table per device, in the spirit of ggml's backend table and of
+ * llm.c's CPU reference beside the CUDA file: engine/cpu/nn_ops.c and
+ * engine/cuda/nn_ops.cu define the same static functions (matmul_forward,
+ * conv_backward, adam_update, reg_rows, ...) in the same order, each
+ * exporting its table. Every pointer argument is device memory of that
+ * backend (host memory for the CPU); shapes are per batch, row-major, NCHW.
+ * Ops do not fail (the allocation and copy ops return status); bad shapes
+ * are programmer errors. Included from C and from CUDA C++. */
+#ifndef CS_NN_BACKEND_H
+#define CS_NN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Regularizers with a float kernel on every backend. Others run through
+ * cs_reg_eval in double on the host (see nn_model.c). */
+enum cs_nn_regk {
+    CS_NN_REGK_NONE = -1,
+    CS_NN_REGK_BIN = 0,    /* N Σx⁴ − (Σx²)² */
+    CS_NN_REGK_OSB,        /* Σx² Σx⁴ − (Σx³)² */
+    CS_NN_REGK_TER,        /* Σx² Σx⁶ − (Σx⁴)² */
+    CS_NN_REGK_BBIN,       /* N Σu² − (Σu)², u = 1/(1+x²) */
+    CS_NN_REGK_BINEXP,     /* N Σe^{−2x²} − (Σe^{−x²})² */
+    CS_NN_REGK_L2L1,       /* N Σx² − (Σ|x|)² */
+    CS_NN_REGK_L2L1H       /* √N ‖x‖₂ − ‖x‖₁ */
+};
+
+typedef struct cs_nn_ops {
+    const char *name;
+    /* memory (zeroed on allocation); 0 ok, <0 failure */
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    int (*upload)(void *dst, const void *src, size_t bytes);
+    int (*download)(void *dst, const void *src, size_t bytes);
+    void (*zero)(void *p, size_t bytes);
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    /* out[B×OC] = inp[B×C]·wᵀ + bias (bias may be NULL) */
+    void (*matmul_forward)(float *out, const float *inp, const float *w, const float *bias,
+                           int B, int C, int OC);
+    /* dinp = dout·w (dinp may be NULL), dw = doutᵀ·inp, dbias = Σ_b dout (may be NULL) */
+    void (*matmul_backward)(float *dinp, float *dw, float *dbias, const float *dout,
+                            const float *inp, const float *w, int B, int C, int OC);
+    /* 3×3 convolution, stride 1, zero padding 1, no bias; w is OC × C·9;
+     * scratch holds (C·9 + OC)·B·H·W floats (im2col of the batch) */
+    void (*conv_forward)(float *out, const float *inp, const float *w, float *scratch, int B,
+                         int C, int H, int W, int OC);
+    void (*conv_backward)(float *dinp, float *dw, const float *dout, const float *inp,
+                          const float *w, float *scratch, int B, int C, int H, int W, int OC);
+    /* batch norm over (B, HW) per channel; train: batch statistics, saves
+     * mean/rstd and updates the running statistics (momentum 0.1, unbiased
+     * variance); else uses the running ones. eps = 1e-5. */
+    void (*bn_forward)(float *out, const float *inp, const float *gamma, const float *beta,
+                       float *mean, float *rstd, float *run_mean, float *run_var, int B, int C,
+                       int HW, int train);
+    void (*bn_backward)(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                        const float *inp, const float *gamma, const float *mean,
+                        const float *rstd, int B, int C, int HW);
+    void (*relu_forward)(float *out, const float *inp, size_t n);
+    void (*relu_backward)(float *dinp, const float *dout, const float *out, size_t n);
+    /* 2×2 max pooling, stride 2 (H, W even); idx: argmax within the window */
+    void (*maxpool_forward)(float *out, int32_t *idx, const float *inp, int B, int C, int H,
+                            int W);
+    void (*maxpool_backward)(float *dinp, const float *dout, const int32_t *idx, int B, int C,
+                             int H, int W);
+    /* probs = softmax(logits), losses[b] = −log probs[b, label[b]] */
+    void (*softmax_ce_forward)(float *probs, float *losses, const float *logits,
+                               const int32_t *labels, int B, int K);
+    /* dlogits = (probs − onehot) / B */
+    void (*softmax_ce_backward)(float *dlogits, const float *probs, const int32_t *labels,
+                                int B, int K);
+    /* Adam with bias correction, step t >= 1 */
+    void (*adam_update)(float *p, const float *g, float *m, float *v, size_t n, float lr,
+                        float beta1, float beta2, float eps, int t);
+    /* per row r of w (rows×cols): val[r] = ℓ(w_r) (double), and
+     * dw_r += scale·∇ℓ(w_r); sums in double */
+    void (*reg_rows)(float *dw, double *val, const float *w, int rows, int cols, int kind,
+                     float scale);
+    /* w = α_r · s (quantized weights from signs s ∈ {−1,0,1}) */
+    void (*quant_apply)(float *w, const float *sign, const float *alpha, int rows, int cols);
+    /* dα_r = Σ_j dw_rj s_rj */
+    void (*quant_scale_grad)(float *dalpha, const float *dw, const float *sign, int rows,
+                             int cols);
+    /* y += a·x */
+    void (*axpy)(float *y, const float *x, float a, size_t n);
+    /* uniform bins over [lo, hi) (last bin closed); counts zeroed first */
+    void (*hist)(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins);
+    /* synchronize (timing); may be NULL */
+    void (*sync)(void);
+} cs_nn_ops;
+
+extern const cs_nn_ops cs_nn_cpu_ops;
+/* CPU threads for OpenBLAS (1: one thread, no spinning workers). */
+void cs_nn_cpu_set_threads(int threads);
+
+#ifdef CSREG_HAVE_CUDA
+extern const cs_nn_ops cs_nn_cuda_ops;
+/* 0 when a CUDA device is usable (and cuBLAS initialized), else <0 with the
+ * reason in why. */
+int cs_nn_cuda_init(char *why, size_t len);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* nn_internal.h — the network's state, shared by nn_model.c and nn_io.c. */
+#ifndef CS_NN_INTERNAL_H
+#define CS_NN_INTERNAL_H
+
+#include "cs_nn.h"
+#include "nn_backend.h"
+
+enum nn_ltype { NN_DENSE, NN_CONV, NN_BN, NN_RELU, NN_POOL };
+enum nn_tkind { NN_T_W, NN_T_B, NN_T_GAMMA, NN_T_BETA, NN_T_ALPHA };
+
+#define NN_MAX_LAYERS 40
+#define NN_MAX_WL 16
+#define NN_MAX_T 64
+
+typedef struct nn_tensor {
+    char name[24];
+    size_t off, n;      /* in the parameter block */
+    int kind;           /* enum nn_tkind */
+    int wl;             /* weight layer it belongs to (W, alpha), else -1 */
+} nn_tensor;
+
+typedef struct nn_layer {
+    int type;
+    int C, H, W;        /* input per image (dense: C features, H = W = 1) */
+    int OC, OH, OW;     /* output */
+    size_t in_sz, out_sz;
+    int tw, tb;         /* tensors: W/γ and b/β, or -1 */
+    int wl;             /* weight layer index, or -1 */
+    size_t boff;        /* BN: offset of running mean (then var) in the buffer block */
+    float *out;         /* [cap][out_sz] */
+    int32_t *idx;       /* pool: argmax */
+    float *mean, *rstd; /* BN batch statistics [C] */
+} nn_layer;
+
+typedef struct nn_wlayer {
+    char name[16];
+    int layer, tw, talpha;
+    size_t rows, cols;
+    size_t snap_off;    /* offset in a snapshot */
+    int excl_default;
+    int quant;          /* 0, 1 binary, 2 ternary */
+    float *sign;        /* device, rows×cols, when quantized */
+} nn_wlayer;
+
+typedef struct nn_snapshot {
+    float *w;
+    size_t step;
+    double epoch;
+} nn_snapshot;
+
+struct cs_nn {
+    cs_nn_config cfg;
+    char device[8];
+    const cs_nn_ops *ops;
+    nn_layer layer[NN_MAX_LAYERS];
+    int nlayers;
+    nn_wlayer wl[NN_MAX_WL];
+    int nwl;
+    nn_tensor t[NN_MAX_T];
+    int nt;
+    size_t nparams, nbufs, snap_n;
+    float *params, *grads, *m, *v, *bufs;   /* device */
+    int adam_t;
+    /* batch buffers */
+    int cap;
+    float *x, *probs, *losses, *dlogits, *d0, *d1, *scratch, *regtmp;
+    int32_t *y;
+    double *regval;
+    size_t scratch_n, maxrows, maxcols;
+    /* host mirrors */
+    float *hx, *hprobs, *hlosses, *hw;
+    int32_t *hy;
+    double *hregval, *hd1, *hd2;
+    /* training history */
+    size_t step_total;
+    int epoch_total;
+    nn_snapshot ring[CS_NN_HIST_RING];
+    size_t ring_head, ring_count;
+};
+
+/* Build the layers and tensors for cfg and allocate everything (weights
+ * zero). init: draw the initial weights from cfg.seed. */
+int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err);
+
+#endif

@@ -1,0 +1,343 @@
+/* nn_io.c — network checkpoints: a versioned little-endian binary file.
+ *
+ *   "CSNN"  u32 version  u32 kind  u32 nhidden  u32 hidden[8]
+ *   u32 ntensors, per tensor: char name[24], u64 count
+ *   u64 nbufs (batch-norm running statistics)
+ *   u32 nwl, per weight layer: u32 quant (0/1/2), u64 rows, u64 cols
+ *   f32 params[Σ count]  f32 bufs[nbufs]
+ *   per quantized weight layer: i8 sign[rows·cols]
+ *   u32 CRC-32 (zlib) of every byte before it
+ *
+ * Loading checks the magic, the version, the CRC, then that every shape
+ * matches the architecture the header names. Written atomically. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <math.h>
+
+#include "cs_file.h"
+#include "nn_internal.h"
+
+#define NN_FILE_MAX ((size_t)1 << 31)
+
+typedef struct wbuf {
+    unsigned char *p;
+    size_t n, cap;
+    int oom;
+} wbuf;
+
+static void put(wbuf *b, const void *src, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n > b->cap) {
+        size_t c = b->cap ? b->cap : 4096;
+        while (c < b->n + n)
+            c *= 2;
+        unsigned char *q = realloc(b->p, c);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = c;
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+
+static void put_u32(wbuf *b, uint32_t v)
+{
+    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    put(b, c, 4);
+}
+
+static void put_u64(wbuf *b, uint64_t v)
+{
+    put_u32(b, (uint32_t)v);
+    put_u32(b, (uint32_t)(v >> 32));
+}
+
+int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
+{
+    wbuf b = {0};
+    put(&b, "CSNN", 4);
+    put_u32(&b, CS_NN_FILE_VERSION);
+    put_u32(&b, (uint32_t)nn->cfg.kind);
+    put_u32(&b, (uint32_t)nn->cfg.nhidden);
+    for (int i = 0; i < CS_NN_MAX_HIDDEN; i++)
+        put_u32(&b, (uint32_t)nn->cfg.hidden[i]);
+    put_u32(&b, (uint32_t)nn->nt);
+    for (int i = 0; i < nn->nt; i++) {
+        char name[24] = {0};
+        snprintf(name, sizeof name, "%s", nn->t[i].name);
+        put(&b, name, sizeof name);
+        put_u64(&b, nn->t[i].n);
+    }
+    put_u64(&b, nn->nbufs);
+    put_u32(&b, (uint32_t)nn->nwl);
+    for (int i = 0; i < nn->nwl; i++) {
+        put_u32(&b, (uint32_t)nn->wl[i].quant);
+        put_u64(&b, nn->wl[i].rows);
+        put_u64(&b, nn->wl[i].cols);
+    }
+    size_t pbytes = nn->nparams * sizeof(float), bbytes = nn->nbufs * sizeof(float);
+    float *hp = malloc(pbytes + bbytes + sizeof(float));
+    if (!hp) {
+        free(b.p);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    if (nn->ops->download(hp, nn->params, pbytes) ||
+        nn->ops->download(hp + nn->nparams, nn->bufs, bbytes)) {
+        free(hp);
+        free(b.p);
+        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+    }
+    put(&b, hp, pbytes + bbytes);   /* little-endian IEEE hosts only */
+    for (int i = 0; i < nn->nwl && !b.oom; i++) {
+        nn_wlayer *w = &nn->wl[i];
+        if (!w->quant)
+            continue;
+        size_t n = w->rows * w->cols;
+        float *s = realloc(hp, n * sizeof *s);
+        if (!s) {
+            b.oom = 1;
+            break;
+        }
+        hp = s;
+        nn->ops->download(s, w->sign, n * sizeof *s);
+        for (size_t k = 0; k < n; k++) {
+            signed char c = (signed char)(s[k] > 0 ? 1 : s[k] < 0 ? -1 : 0);
+            put(&b, &c, 1);
+        }
+    }
+    free(hp);
+    if (b.oom) {
+        free(b.p);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    put_u32(&b, (uint32_t)crc32(0L, b.p, (uInt)(b.n)));
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, !force, err);
+    if (!rc) {
+        if (fwrite(b.p, 1, b.n, af.f) != b.n) {
+            cs_afile_abort(&af);
+            rc = cs_fail(err, CS_EIO, "%s: write failed", path);
+        } else {
+            rc = cs_afile_commit(&af, err);
+        }
+    }
+    free(b.p);
+    return rc;
+}
+
+typedef struct rbuf {
+    const unsigned char *p;
+    size_t n, pos;
+} rbuf;
+
+static int get(rbuf *r, void *dst, size_t n)
+{
+    if (r->n - r->pos < n)
+        return -1;
+    memcpy(dst, r->p + r->pos, n);
+    r->pos += n;
+    return 0;
+}
+
+static int get_u32(rbuf *r, uint32_t *v)
+{
+    unsigned char c[4];
+    if (get(r, c, 4))
+        return -1;
+    *v = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+    return 0;
+}
+
+static int get_u64(rbuf *r, uint64_t *v)
+{
+    uint32_t lo, hi;
+    if (get_u32(r, &lo) || get_u32(r, &hi))
+        return -1;
+    *v = (uint64_t)hi << 32 | lo;
+    return 0;
+}
+
+static int read_all(const char *path, unsigned char **data, size_t *n, cs_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cs_fail(err, CS_EIO, "%s: cannot open", path);
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *p = malloc(cap);
+    while (p) {
+        if (len == cap) {
+            if (cap >= NN_FILE_MAX) {
+                free(p);
+                fclose(f);
+                return cs_fail(err, CS_EINVAL, "%s: too large for a model file", path);
+            }
+            unsigned char *q = realloc(p, cap * 2);
+            if (!q) {
+                free(p);
+                p = NULL;
+                break;
+            }
+            p = q;
+            cap *= 2;
+        }
+        size_t r = fread(p + len, 1, cap - len, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!p)
+        return cs_fail(err, CS_ENOMEM, "out of memory reading %s", path);
+    if (bad) {
+        free(p);
+        return cs_fail(err, CS_EIO, "%s: read error", path);
+    }
+    *data = p;
+    *n = len;
+    return CS_OK;
+}
+
+#define BAD(...)                                                                               \
+    do {                                                                                       \
+        rc = cs_fail(err, CS_EINVAL, __VA_ARGS__);                                             \
+        goto done;                                                                             \
+    } while (0)
+
+int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, cs_err *err)
+{
+    *out = NULL;
+    unsigned char *data = NULL;
+    size_t n = 0;
+    int rc = read_all(path, &data, &n, err);
+    if (rc)
+        return rc;
+    cs_nn *nn = NULL;
+    float *hp = NULL;
+    rbuf r = {data, n, 0};
+    char magic[4];
+    uint32_t version, kind, nh, hidden[CS_NN_MAX_HIDDEN], nt, nwl;
+    uint64_t nbufs;
+    if (get(&r, magic, 4) || memcmp(magic, "CSNN", 4) != 0)
+        BAD("%s: not a csreg model file (no CSNN magic)", path);
+    if (get_u32(&r, &version))
+        BAD("%s: truncated header", path);
+    if (version != CS_NN_FILE_VERSION)
+        BAD("%s: model file version %u, this csreg reads version %d", path, version,
+            CS_NN_FILE_VERSION);
+    if (n < 12)
+        BAD("%s: truncated", path);
+    {
+        rbuf t = {data + n - 4, 4, 0};
+        uint32_t want;
+        get_u32(&t, &want);
+        uint32_t got = (uint32_t)crc32(0L, data, (uInt)(n - 4));
+        if (want != got)
+            BAD("%s: CRC mismatch (file says %08x, contents give %08x): the file is corrupt or "
+                "truncated",
+                path, want, got);
+        r.n = n - 4;
+    }
+    if (get_u32(&r, &kind) || get_u32(&r, &nh))
+        BAD("%s: truncated header", path);
+    for (int i = 0; i < CS_NN_MAX_HIDDEN; i++)
+        if (get_u32(&r, &hidden[i]))
+            BAD("%s: truncated header", path);
+    if (kind > CS_NN_CNN || nh < 1 || nh > CS_NN_MAX_HIDDEN)
+        BAD("%s: bad model description (kind %u, %u hidden layers)", path, kind, nh);
+    cs_nn_config cfg = {.kind = (cs_nn_kind)kind, .nhidden = (int)nh, .device = device,
+                        .threads = threads};
+    for (uint32_t i = 0; i < nh; i++) {
+        if (hidden[i] < 1 || hidden[i] > 16384)
+            BAD("%s: bad hidden size %u", path, hidden[i]);
+        cfg.hidden[i] = (int)hidden[i];
+    }
+    rc = cs_nn_build(&nn, &cfg, 0, err);
+    if (rc)
+        goto done;
+    if (get_u32(&r, &nt))
+        BAD("%s: truncated header", path);
+    if (nt != (uint32_t)nn->nt)
+        BAD("%s: %u tensors in the file, the %s model has %d", path, nt,
+            kind ? "cnn" : "mlp", nn->nt);
+    for (int i = 0; i < nn->nt; i++) {
+        char name[24];
+        uint64_t cnt;
+        if (get(&r, name, sizeof name) || get_u64(&r, &cnt))
+            BAD("%s: truncated header", path);
+        name[23] = 0;
+        if (strcmp(name, nn->t[i].name) != 0 || cnt != nn->t[i].n)
+            BAD("%s: shape mismatch: tensor %d is %s[%llu] in the file, the model needs %s[%zu]",
+                path, i, name, (unsigned long long)cnt, nn->t[i].name, nn->t[i].n);
+    }
+    if (get_u64(&r, &nbufs) || nbufs != nn->nbufs)
+        BAD("%s: shape mismatch in the batch-norm statistics", path);
+    if (get_u32(&r, &nwl) || nwl != (uint32_t)nn->nwl)
+        BAD("%s: shape mismatch: weight layer count", path);
+    uint32_t quant[NN_MAX_WL];
+    for (int i = 0; i < nn->nwl; i++) {
+        uint64_t rows, cols;
+        if (get_u32(&r, &quant[i]) || get_u64(&r, &rows) || get_u64(&r, &cols))
+            BAD("%s: truncated header", path);
+        if (quant[i] > 2 || rows != nn->wl[i].rows || cols != nn->wl[i].cols)
+            BAD("%s: shape mismatch: layer %s is %llux%llu in the file, the model needs %zux%zu",
+                path, nn->wl[i].name, (unsigned long long)rows, (unsigned long long)cols,
+                nn->wl[i].rows, nn->wl[i].cols);
+    }
+    size_t pbytes = nn->nparams * sizeof(float), bbytes = nn->nbufs * sizeof(float);
+    hp = malloc(pbytes + bbytes + nn->maxrows * nn->maxcols * sizeof(float) + 4);
+    if (!hp) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (get(&r, hp, pbytes + bbytes))
+        BAD("%s: truncated: the weights are missing", path);
+    for (size_t i = 0; i < nn->nparams + nn->nbufs; i++)
+        if (!isfinite(hp[i]))
+            BAD("%s: weight %zu is not finite", path, i);
+    if (nn->ops->upload(nn->params, hp, pbytes) ||
+        nn->ops->upload(nn->bufs, hp + nn->nparams, bbytes)) {
+        rc = cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+        goto done;
+    }
+    float *s = hp;
+    for (int i = 0; i < nn->nwl; i++) {
+        if (!quant[i])
+            continue;
+        nn_wlayer *w = &nn->wl[i];
+        size_t m = w->rows * w->cols;
+        for (size_t k = 0; k < m; k++) {
+            signed char c;
+            if (get(&r, &c, 1))
+                BAD("%s: truncated: the signs of %s are missing", path, w->name);
+            if (c < -1 || c > 1)
+                BAD("%s: bad sign value in %s", path, w->name);
+            s[k] = c;
+        }
+        w->sign = nn->ops->alloc(m * sizeof(float));
+        if (!w->sign || nn->ops->upload(w->sign, s, m * sizeof(float))) {
+            rc = cs_fail(err, CS_ENOMEM, "out of memory (%s)", nn->device);
+            goto done;
+        }
+        w->quant = (int)quant[i];
+    }
+    if (r.pos != r.n)
+        BAD("%s: %zu unexpected bytes after the data", path, r.n - r.pos);
+done:
+    free(hp);
+    free(data);
+    if (rc) {
+        cs_nn_free(nn);
+        return rc;
+    }
+    *out = nn;
+    return CS_OK;
+}

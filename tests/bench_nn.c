@@ -1,0 +1,144 @@
+/* bench_nn.c — `make bench`: network training speed on the CPU (one
+ * OpenBLAS thread): seconds per Fashion-MNIST epoch (extrapolated from
+ * `limit` images), images/s, achieved GFLOP/s against this machine's SGEMM
+ * peak measured in the same run, and the regularizer's overhead (an epoch
+ * with reg=bin against reg=none). Uses the Fashion-MNIST package when
+ * present, else synthetic images of the same shape. */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cs_nn.h"
+#include "cs_rng.h"
+#include "nn_backend.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double sgemm_peak(void)
+{
+    int n = 768;
+    float *a = malloc((size_t)n * n * 4), *b = malloc((size_t)n * n * 4),
+          *c = malloc((size_t)n * n * 4);
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        a[i] = (float)(i % 7) * 0.1f;
+        b[i] = (float)(i % 5) * 0.1f;
+    }
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        double t = now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+        t = now_s() - t;
+        double g = 2.0 * n * n * (double)n / t * 1e-9;
+        if (g > best)
+            best = g;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+
+/* multiply-adds per image of the weight layers (forward) */
+static double macs_per_image(cs_nn *nn)
+{
+    double m = 0;
+    for (size_t i = 0; i < cs_nn_wlayer_count(nn); i++) {
+        cs_nn_wlayer_info li;
+        cs_nn_wlayer(nn, i, &li);
+        double pos = 1;   /* output positions: 28², 28², 14², 14² for conv1..4 */
+        if (!strncmp(li.name, "conv", 4))
+            pos = li.name[4] <= '2' ? 784 : 196;
+        m += (double)li.rows * (double)li.cols * pos;
+    }
+    return m;
+}
+
+static int run(const char *title, cs_nn_config *cfg, const cs_nn_data *d, cs_reg *reg,
+               double peak, double *secs_out)
+{
+    cs_nn *nn;
+    cs_err err;
+    if (cs_nn_new(&nn, cfg, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    cs_nn_train_opts o = {.epochs = 1, .batch = 128, .reg = reg, .lambda = reg ? 10 : 0};
+    cs_nn_train_report rep;
+    if (cs_nn_train(nn, d, &o, &rep, &err)) {   /* warm-up epoch */
+        fprintf(stderr, "%s\n", err.msg);
+        cs_nn_free(nn);
+        return 1;
+    }
+    double best = 1e30;
+    for (int k = 0; k < 2; k++) {
+        if (cs_nn_train(nn, d, &o, &rep, &err)) {
+            fprintf(stderr, "%s\n", err.msg);
+            cs_nn_free(nn);
+            return 1;
+        }
+        if (rep.seconds < best)
+            best = rep.seconds;
+    }
+    double n = (double)(d->n / 128 * 128), ips = n / best;
+    double gflops = 6.0 * macs_per_image(nn) * ips * 1e-9;
+    printf("%-28s %8.2f s/epoch(60k) %9.0f img/s %7.1f GFLOP/s (%4.1f%% of sgemm peak)\n", title,
+           best * 60000.0 / n, ips, gflops, 100 * gflops / peak);
+    *secs_out = best;
+    cs_nn_free(nn);
+    return 0;
+}
+
+int main(void)
+{
+    cs_nn_cpu_set_threads(1);
+    cs_err err;
+    cs_nn_data full, mlpd, cnnd;
+    int synthetic = 0;
+    if (cs_nn_data_load(&full, CS_NN_DEFAULT_DATA, "train", 0, &err)) {
+        synthetic = 1;
+        full.n = 20000;
+        full.images = malloc(full.n * CS_NN_PIXELS);
+        full.labels = malloc(full.n);
+        cs_rng r;
+        cs_rng_init(&r, 1, 0);
+        for (size_t i = 0; i < full.n * CS_NN_PIXELS; i++)
+            full.images[i] = (uint8_t)cs_rng_below(&r, 256);
+        for (size_t i = 0; i < full.n; i++)
+            full.labels[i] = (uint8_t)(i % 10);
+    }
+    mlpd = full;
+    mlpd.n = full.n < 20000 ? full.n : 20000;
+    cnnd = full;
+    cnnd.n = full.n < 2560 ? full.n : 2560;
+    double peak = sgemm_peak();
+    printf("data: %s; one OpenBLAS thread; SGEMM peak (768^3): %.1f GFLOP/s\n",
+           synthetic ? "synthetic" : "Fashion-MNIST", peak);
+    cs_reg *bin;
+    if (cs_reg_new(&bin, "bin", NULL, 0, 1, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1,
+                        .threads = 1};
+    cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1, .threads = 1};
+    double t0, t1, c0, c1;
+    int rc = run("mlp 784-256-256-10 none", &mlp, &mlpd, NULL, peak, &t0) ||
+             run("mlp 784-256-256-10 reg=bin", &mlp, &mlpd, bin, peak, &t1) ||
+             run("cnn (default) none", &cnn, &cnnd, NULL, peak, &c0) ||
+             run("cnn (default) reg=bin", &cnn, &cnnd, bin, peak, &c1);
+    if (!rc) {
+        double om = 100 * (t1 / t0 - 1), oc = 100 * (c1 / c0 - 1);
+        printf("regularizer overhead (bin vs none): mlp %+.1f%%, cnn %+.1f%% (target < 5%%)%s\n",
+               om, oc, om < 5 && oc < 5 ? "" : "  WARN: over target (shared machine? rerun)");
+    }
+    cs_reg_free(bin);
+    cs_nn_data_free(&full);
+    return rc;
+}

@@ -1,0 +1,500 @@
+/* test_cmd_solve.c — problem, solve, step, reset, trace, sweep and maxcut
+ * through the interpreter, in process; and every sessions/NAME-quick.csr
+ * script (the paper's experiments, small) runs and writes its CSV. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cs_interp.h"
+#include "cs_solve_view.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+typedef struct fixture {
+    cs_interp *in;
+    char *buf;
+    size_t len;
+    FILE *out;
+    char dir[64];
+} fixture;
+
+static int setup_opts(void **state, int json, int threads)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/csreg_cmdsolve_XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    f->out = open_memstream(&f->buf, &f->len);
+    cs_interp_opts o = {.json = json, .seed = 3, .out = f->out, .sandbox_dir = f->dir,
+                        .threads = threads};
+    cs_err err;
+    if (cs_interp_new(&f->in, &o, &err))
+        return -1;
+    *state = f;
+    return 0;
+}
+static int setup(void **state) { return setup_opts(state, 1, 2); }
+
+static void rm_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    cs_interp_free(f->in);
+    fclose(f->out);
+    free(f->buf);
+    rm_dir(f->dir);
+    free(f);
+    return 0;
+}
+
+static const char *ok(fixture *f, const char *line)
+{
+    cs_err err;
+    int col;
+    fflush(f->out);
+    size_t before = f->len;
+    int rc = cs_interp_exec(f->in, line, &col, &err);
+    if (rc < 0)
+        print_error("'%s' failed: %s\n", line, err.msg);
+    assert_true(rc >= 0);
+    fflush(f->out);
+    return f->buf + before;
+}
+
+static void fails(fixture *f, const char *line, const char *needle, int want_col)
+{
+    cs_err err;
+    int col;
+    int rc = cs_interp_exec(f->in, line, &col, &err);
+    if (rc >= 0)
+        print_error("'%s' unexpectedly succeeded\n", line);
+    assert_true(rc < 0);
+    if (!strstr(err.msg, needle))
+        print_error("'%s': message '%s' lacks '%s'\n", line, err.msg, needle);
+    assert_non_null(strstr(err.msg, needle));
+    assert_null(strchr(err.msg, '\n'));
+    if (want_col >= 0) {
+        if (col != want_col)
+            print_error("'%s': column %d, want %d\n", line, col, want_col);
+        assert_int_equal(col, want_col);
+    }
+}
+
+/* The number after "key": in a JSON line (NAN when absent). */
+static double jnum(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(json, pat);
+    if (!p)
+        return NAN;
+    p += strlen(pat);
+    if (!strncmp(p, "true", 4))
+        return 1;
+    if (!strncmp(p, "false", 5))
+        return 0;
+    return strtod(p, NULL);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, fp);
+    b[got] = '\0';
+    fclose(fp);
+    return b;
+}
+
+static char *in_dir(fixture *f, const char *name)
+{
+    static char p[2048];
+    snprintf(p, sizeof p, "%s/%s", f->dir, name);
+    return p;
+}
+
+/* ------------------------------------------------------------ problem */
+
+static void test_problem_errors(void **state)
+{
+    fixture *f = *state;
+    fails(f, "problem nosuch N=10", "unknown problem kind 'nosuch'", 9);
+    fails(f, "problem bin N=10 M=20", "M=20 exceeds N=10", 18);
+    fails(f, "problem bin N=100000000 M=50000000", "too large", 13);
+    fails(f, "problem bin N=100 M=50 gamma=0.5", "not both", -1);
+    fails(f, "problem bin N=100 gamma=1.5", "out of range", 19);
+    fails(f, "problem bin N=abc", "N=abc", 13);
+    fails(f, "problem bin N=100 K=5", "K= applies to osb", 19);
+    fails(f, "problem maxcut", "needs graph=", 9);
+    fails(f, "problem maxcut graph=nosuch.txt", "no such file", 16);
+    fails(f, "problem maxcut graph=toy5 N=5", "not N=", 27);
+    fails(f, "problem bin N=10 M=5 graph=toy5", "graph= is for problem maxcut", 22);
+    fails(f, "solve", "no problem yet", 1);
+    fails(f, "step", "no problem yet", 1);
+    fails(f, "trace", "no problem yet", 1);
+    fails(f, "problem bin N=10 M=5 nokey=1", "unknown key 'nokey'", 22);
+}
+
+static void test_problem_prompt(void **state)
+{
+    fixture *f = *state;
+    const char *o = ok(f, "problem bin N=100 M=50");
+    assert_non_null(strstr(o, "\"kind\":\"bin\",\"N\":100,\"M\":50"));
+    char prompt[256];
+    cs_interp_prompt(f->in, prompt, sizeof prompt);
+    assert_string_equal(prompt, "csreg[bin bin N=100 M=50]> ");
+    o = ok(f, "problem osb gamma=0.3 K=10");
+    assert_int_equal((int)jnum(o, "M"), 30);
+    assert_int_equal((int)jnum(o, "K"), 10);
+    o = ok(f, "problem maxcut graph=toy4");
+    assert_int_equal((int)jnum(o, "known_best"), 120);
+}
+
+/* ------------------------------------------------------------ solve */
+
+static void test_solve_fields(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=100 M=70");
+    const char *o = ok(f, "solve");
+    const char *fields[] = {"success", "rel_err", "iters", "restarts", "seconds", "objective"};
+    for (size_t i = 0; i < 6; i++)
+        assert_false(isnan(jnum(o, fields[i])));
+    assert_int_equal((int)jnum(o, "success"), 1);
+    assert_true(jnum(o, "rel_err") < 1e-2);
+    assert_non_null(strstr(o, "\"method\":\"bin\",\"algo\":\"fista\""));
+    /* linf runs Douglas-Rachford */
+    o = ok(f, "solve reg=linf");
+    assert_non_null(strstr(o, "\"algo\":\"dr\""));
+    ok(f, "reg l1");
+    o = ok(f, "solve");
+    assert_non_null(strstr(o, "\"method\":\"l1\",\"algo\":\"dr\""));
+    fails(f, "solve method=dr reg=bin", "linf or l1", -1);
+    fails(f, "solve stop=never", "expected one of", 7);
+    fails(f, "solve reg=nosuch", "nosuch", 7);
+    fails(f, "solve maxit=-3", "maxit=-3", 7);
+    /* hybrid stop with a tolerance */
+    o = ok(f, "solve reg=bin stop=hybrid tol=1e-6 maxit=500");
+    assert_true(jnum(o, "iters") <= 500 * 10);
+}
+
+static void test_solve_kinds(void **state)
+{
+    fixture *f = *state;
+    const char *o;
+    ok(f, "problem eig N=30 M=15");
+    o = ok(f, "solve");
+    assert_non_null(strstr(o, "\"method\":\"eig\""));
+    ok(f, "problem orth N=8 M=6");
+    o = ok(f, "solve");
+    assert_false(isnan(jnum(o, "orth_err")));
+    assert_int_equal((int)jnum(o, "success"), 1);
+    ok(f, "problem 2bit N=10 M=9");
+    o = ok(f, "solve");
+    assert_non_null(strstr(o, "\"method\":\"equ\""));
+    ok(f, "problem maxcut graph=toy4");
+    o = ok(f, "solve");
+    assert_int_equal((int)jnum(o, "cut_rounded"), 120);
+}
+
+static void test_step_reset_trace(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=100 M=40");
+    const char *o = ok(f, "step n=5");
+    assert_int_equal((int)jnum(o, "iter"), 5);
+    assert_int_equal((int)jnum(o, "start"), 1);
+    double obj5 = jnum(o, "objective");
+    o = ok(f, "step n=3");
+    assert_int_equal((int)jnum(o, "iter"), 8);
+    ok(f, "reset");
+    o = ok(f, "step n=5");
+    assert_int_equal((int)jnum(o, "iter"), 5);
+    assert_true(jnum(o, "objective") == obj5); /* same stream: same numbers */
+    o = ok(f, "trace out=t.csv");
+    assert_int_equal((int)jnum(o, "records"), 5);
+    char *csv = slurp(in_dir(f, "t.csv"));
+    assert_non_null(csv);
+    assert_true(!strncmp(csv, "iter,start,objective,residual,norm_residual,tau,backtracks,"
+                              "rel_err\n1,1,", 69));
+    int lines = 0;
+    for (char *p = csv; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 6);
+    free(csv);
+    /* the view a front end reads */
+    cs_solve_view v;
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_string_equal(v.kind, "bin");
+    assert_int_equal(v.N, 100);
+    assert_int_equal(v.n, 100);
+    assert_non_null(v.x);
+    assert_non_null(v.xstar);
+    assert_int_equal(v.iter, 5);
+    assert_int_equal(v.hist_len, 5);
+    assert_true(v.hist_objective[4] == obj5);
+    /* solve keys that change the method start a new run */
+    o = ok(f, "step n=2 reg=beta:beta=learn");
+    assert_int_equal((int)jnum(o, "iter"), 2);
+}
+
+/* problem trial=T is the sweep's trial T: a sweep of one trial and one
+ * point agrees with solve on trial=1. */
+static void test_trial_matches_sweep(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=100 M=48 trial=1");
+    const char *o = ok(f, "solve restarts=10");
+    double iters = jnum(o, "iters");
+    o = ok(f, "sweep kind=bin methods=bin N=100 M=48 trials=1 restarts=10");
+    assert_non_null(strstr(o, "\"success_bin\":["));
+    char want[64];
+    snprintf(want, sizeof want, ",%.0f,", iters);
+    assert_non_null(strstr(o, want)); /* mean_iters column of the table */
+}
+
+/* ------------------------------------------------------------ sweep */
+
+static void test_sweep_threads_identical(void **state)
+{
+    fixture *f = *state;
+    ok(f, "sweep kind=bin methods=bin,linf N=60 gamma=0.4:0.2:0.8 trials=6 threads=1 "
+          "out=a.csv");
+    ok(f, "sweep kind=bin methods=bin,linf N=60 gamma=0.4:0.2:0.8 trials=6 threads=2 "
+          "out=b.csv");
+    char *a = slurp(in_dir(f, "a.csv")), *b = slurp(in_dir(f, "b.csv"));
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    const char *hdr = "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,"
+                      "mean_restarts,seconds,stop\n";
+    assert_true(!strncmp(a, hdr, strlen(hdr)));
+    assert_non_null(strstr(a, "\nlinf,bin,60,48,0.8,0,6,"));
+    free(a);
+    free(b);
+}
+
+static void test_sweep_axes_and_errors(void **state)
+{
+    fixture *f = *state;
+    const char *o = ok(f, "sweep kind=osb methods=osb,l1 N=40 M=30 K=8:8:16 trials=3");
+    assert_non_null(strstr(o, "\"axis\":\"K\""));
+    assert_non_null(strstr(o, "\"points\":2"));
+    o = ok(f, "sweep kind=ter methods=ter N=40 M=20:10:30 trials=2");
+    assert_non_null(strstr(o, "\"axis\":\"M\",\"points\":2"));
+    o = ok(f, "sweep kind=eig methods=eig,mu N=20 gamma=0.5 trials=2");
+    assert_non_null(strstr(o, "\"success_mu\":["));
+    fails(f, "sweep methods=bin gamma=0.5", "needs kind=", 1);
+    fails(f, "sweep kind=bin gamma=0.5:0.1:0.7 M=30:10:40", "one of gamma=, M=, K=", -1);
+    fails(f, "sweep kind=bin gamma=0.2:0.5:1.2", "out of range", 16);
+    fails(f, "sweep kind=bin methods=bin,nosuch gamma=0.5", "nosuch", 16);
+    fails(f, "sweep kind=bin methods=bin,bin gamma=0.5", "twice", 16);
+    fails(f, "sweep kind=bin N=10 M=5:5:20", "whole number in [1, N=10]", 21);
+    fails(f, "sweep kind=bin", "needs a grid", 1);
+    fails(f, "sweep kind=maxcut gamma=0.5", "expected one of", 7);
+    fails(f, "sweep kind=bin gamma=0.5 plot=x.bmp", "x.bmp", -1);
+}
+
+/* Ctrl-C during a sweep: finished grid points are written, marked partial. */
+static int polls;
+static void cancel_after_first(void *ctx, double done, double total, const char *what)
+{
+    (void)total;
+    (void)what;
+    cs_interp *in = ctx;
+    if (done >= 2 && ++polls >= 1)
+        *cs_interp_cancel_flag(in) = 1;
+}
+
+static void test_sweep_cancel_partial(void **state)
+{
+    fixture *f = *state;
+    polls = 0;
+    cs_interp_set_progress(f->in, cancel_after_first, f->in);
+    fails(f, "sweep kind=bin methods=bin N=50 gamma=0.6,0.3,0.35,0.4 trials=2 threads=1 "
+             "out=p.csv",
+          "interrupted", -1);
+    cs_interp_set_progress(f->in, NULL, NULL);
+    char *csv = slurp(in_dir(f, "p.csv"));
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "# partial"));
+    free(csv);
+    /* not journaled */
+    size_t n = cs_interp_journal_len(f->in);
+    assert_true(n == 0 || !strstr(cs_interp_journal_line(f->in, n - 1), "p.csv"));
+}
+
+/* ------------------------------------------------------------ maxcut */
+
+static void test_maxcut(void **state)
+{
+    fixture *f = *state;
+    const char *o = ok(f, "maxcut graph=toy4 trials=5 out=m.csv");
+    assert_true(!strncmp(o, "{\"cmd\":\"maxcut\",\"graph\":\"toy4\",\"trials\":5,\"mean_cut\":",
+                         52));
+    assert_int_equal((int)jnum(o, "mean_cut"), 120);
+    assert_false(isnan(jnum(o, "std_cut")));
+    assert_int_equal((int)jnum(o, "best_cut"), 120);
+    assert_int_equal((int)jnum(o, "known_best"), 120);
+    ok(f, "maxcut graph=toy5 trials=3 out=m.csv append=on");
+    char *csv = slurp(in_dir(f, "m.csv"));
+    assert_non_null(strstr(csv, "\ntoy4,4,5,5,1,120,0,120,120,"));
+    assert_non_null(strstr(csv, "\ntoy5,5,7,3,1,"));
+    free(csv);
+    fails(f, "maxcut", "needs graph=", 1);
+    fails(f, "maxcut graph=nosuch", "no such file", 8);
+    fails(f, "maxcut graph=toy4 trials=0", "trials=0", 19);
+    /* a graph file */
+    FILE *g = fopen(in_dir(f, "tri.txt"), "w");
+    fputs("3 3 2\n1 2 1\n2 3 1\n1 3 1\n", g);
+    fclose(g);
+    o = ok(f, "maxcut graph=tri.txt trials=4");
+    assert_int_equal((int)jnum(o, "known_best"), 2);
+    g = fopen(in_dir(f, "bad.txt"), "w");
+    fputs("3 3 2\n1 2 1\n2 9 1\n", g);
+    fclose(g);
+    fails(f, "maxcut graph=bad.txt", "node number out of range", 8);
+}
+
+/* ------------------------------------------------------------ quick scripts */
+
+static int copy_file(const char *from, const char *to)
+{
+    char *b = slurp(from);
+    if (!b)
+        return -1;
+    FILE *o = fopen(to, "w");
+    fputs(b, o);
+    fclose(o);
+    free(b);
+    return 0;
+}
+
+/* Every out=NAME.csv of a script (basenames). */
+static size_t script_outputs(const char *text, char names[][128], size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, " out=")) && n < cap; p++) {
+        const char *v = p + 5, *e = v + strcspn(v, " \n");
+        const char *slash = v;
+        for (const char *q = v; q < e; q++)
+            if (*q == '/')
+                slash = q + 1;
+        snprintf(names[n++], 128, "%.*s", (int)(e - slash), slash);
+    }
+    return n;
+}
+
+static void test_quick_scripts(void **state)
+{
+    fixture *f = *state;
+    const char *src = getenv("CSREG_SRC") ? getenv("CSREG_SRC") : ".";
+    char sdir[512];
+    snprintf(sdir, sizeof sdir, "%s/sessions", src);
+    DIR *d = opendir(sdir);
+    if (!d) {
+        print_message("no %s: skipped\n", sdir);
+        skip();
+    }
+    /* the G-set graphs the maxcut scripts name, next to them in the sandbox */
+    static const char *graphs[] = {"G10.txt", "G11.txt", "G12.txt", "G13.txt"};
+    for (size_t i = 0; i < 4; i++) {
+        char from[512];
+        snprintf(from, sizeof from, "%s/../shared/data/gset/%s", src, graphs[i]);
+        copy_file(from, in_dir(f, graphs[i]));
+    }
+    struct dirent *e;
+    int ran = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 10 || strcmp(e->d_name + len - 10, "-quick.csr"))
+            continue;
+        /* ASan/UBSan builds run the cheap ones (the rest are 3-10x slower there) */
+        if (SANITIZED && (strstr(e->d_name, "binary-") || strstr(e->d_name, "fig1a") ||
+                          strstr(e->d_name, "eig")))
+            continue;
+        char from[1024];
+        snprintf(from, sizeof from, "%s/%s", sdir, e->d_name);
+        char *text = slurp(from);
+        assert_non_null(text);
+        assert_int_equal(copy_file(from, in_dir(f, e->d_name)), 0);
+        cs_err err;
+        int rc = cs_interp_run_file(f->in, e->d_name, 0, NULL, NULL, &err);
+        if (rc != 0)
+            print_error("%s: %s\n", e->d_name, err.msg);
+        assert_int_equal(rc, 0);
+        char outs[8][128];
+        size_t n = script_outputs(text, outs, 8);
+        assert_true(n >= 1);
+        for (size_t i = 0; i < n; i++) {
+            char *csv = slurp(in_dir(f, outs[i]));
+            if (!csv)
+                print_error("%s did not write %s\n", e->d_name, outs[i]);
+            assert_non_null(csv);
+            assert_true(strlen(csv) > 40);
+            assert_null(strstr(csv, "# partial"));
+            free(csv);
+        }
+        free(text);
+        ran++;
+    }
+    closedir(d);
+    assert_true(ran >= 5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_problem_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_problem_prompt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solve_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solve_kinds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_reset_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trial_matches_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_threads_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_axes_and_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_cancel_partial, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_maxcut, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quick_scripts, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,328 @@
+/* test_tui.c — the full-screen workbench in a real terminal (tmux): pick
+ * `ter` with the keys, set up a problem on the command line, step 5 times,
+ * and read the screen: the four panel titles, `iter 5`, a landscape that
+ * changed; the same at 80×24 (ASCII fallback there); a resize; `save
+ * session` replayed by `csreg run` gives the same solver state; quitting
+ * leaves the terminal's normal screen. Skipped without tmux. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "tmux_util.h"
+
+static char dir[64];
+static char screen[65536];
+
+static const char *bin(void)
+{
+    const char *b = getenv("CSREG_BIN");
+    return b ? b : "./csreg";
+}
+
+/* tmux_start, retried: the socket name is made of the pid and the time,
+ * so a test starting within the second the previous one's server is being
+ * killed can meet that server going away. */
+static int start_cmd(tmux_session *t, int w, int h, const char *cmd)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        if (tmux_start(t, w, h, cmd) == 0)
+            return 0;
+        usleep(300000);
+    }
+    return -1;
+}
+
+/* Start the workbench under a shell that reports its exit, so the screen
+ * after quitting shows whether the terminal came back. */
+static void start(tmux_session *t, int w, int h, const char *extra_env)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
+             dir, extra_env, bin());
+    assert_int_equal(start_cmd(t, w, h, cmd), 0);
+    assert_int_equal(tmux_wait_for(t, "Histogram", 5000, screen, sizeof screen), 0);
+}
+
+static void keys(tmux_session *t, const char *const *k) { assert_int_equal(tmux_keys(t, k), 0); }
+
+/* One tmux query (display-message -p FORMAT) into out. */
+static int tmux_query(tmux_session *t, const char *format, char *out, size_t len)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tmux -L %s display-message -p -t %s '%s' 2>/dev/null", t->socket,
+             t->name, format);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t got = fread(out, 1, len - 1, p);
+    out[got] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    return pclose(p) == 0 ? 0 : -1;
+}
+
+static int is_corner(wchar_t c, int left)
+{
+    return left ? (c == L'┌' || c == L'l' || c == L'+') : (c == L'┐' || c == L'k' || c == L'+');
+}
+
+/* The Landscape panel's text: the columns between its frame, from the
+ * title row to the bottom frame, as one wide string. */
+static void landscape_text(const char *scr, wchar_t *out, size_t len)
+{
+    out[0] = L'\0';
+    static wchar_t wide[65536];
+    size_t n = mbstowcs(wide, scr, sizeof wide / sizeof *wide - 1);
+    assert_true(n != (size_t)-1);
+    wide[n] = L'\0';
+    wchar_t *title = wcsstr(wide, L"Landscape");
+    assert_non_null(title);
+    wchar_t *row = title;
+    while (row > wide && row[-1] != L'\n')
+        row--;
+    long col = title - row, left = col, right = col;
+    while (left > 0 && !is_corner(row[left], 1))
+        left--;
+    while (row[right] && row[right] != L'\n' && !is_corner(row[right], 0))
+        right++;
+    size_t used = 0;
+    for (wchar_t *r = row; *r;) {
+        wchar_t *eol = wcschr(r, L'\n');
+        long rl = eol ? eol - r : (long)wcslen(r);
+        for (long c = left; c <= right && c < rl && used + 2 < len; c++)
+            out[used++] = r[c];
+        out[used++] = L'\n';
+        out[used] = L'\0';
+        if (!eol || used + 2 >= len)
+            break;
+        r = eol + 1;
+    }
+}
+
+/* The number after `label` on the screen, as text. */
+static void screen_value(const char *scr, const char *label, char *out, size_t len)
+{
+    const char *p = strstr(scr, label);
+    assert_non_null(p);
+    p += strlen(label);
+    p += strspn(p, " ");
+    size_t n = strcspn(p, " \n│|");
+    assert_true(n > 0 && n < len);
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static void quit_and_check_terminal(tmux_session *t)
+{
+    keys(t, (const char *[]){"q", NULL});
+    assert_int_equal(tmux_wait_for(t, "CSREG_EXITED rc=0", 5000, screen, sizeof screen), 0);
+    char alt[32];
+    assert_int_equal(tmux_query(t, "#{alternate_on}", alt, sizeof alt), 0);
+    assert_string_equal(alt, "0");
+    /* no panel is left behind on the normal screen */
+    assert_null(strstr(screen, "Regularizers"));
+    tmux_stop(t);
+}
+
+/* Pick ter with the keys, set up the problem, step 5 times. Returns with
+ * the screen after the steps in `screen`; *before gets the Landscape panel
+ * just after the problem was set up, *after the one after the steps. */
+static void pick_problem_step(tmux_session *t, wchar_t *before, wchar_t *after, size_t len)
+{
+    keys(t, (const char *[]){"p", NULL});
+    usleep(100000);
+    keys(t, (const char *[]){"Down", "Down", "Enter", NULL});
+    assert_int_equal(tmux_wait_for(t, "reg ter", 3000, screen, sizeof screen), 0);
+    keys(t, (const char *[]){":", NULL});
+    assert_int_equal(tmux_literal(t, "problem ter N=100 M=60"), 0);
+    keys(t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(t, "N=100 M=60", 5000, screen, sizeof screen), 0);
+    usleep(300000);
+    assert_int_equal(tmux_screen(t, screen, sizeof screen), 0);
+    landscape_text(screen, before, len);
+    for (int i = 0; i < 5; i++)
+        keys(t, (const char *[]){"s", NULL});
+    assert_int_equal(tmux_wait_for(t, "iter 5 ", 5000, screen, sizeof screen), 0);
+    usleep(300000);  /* let the last snapshot land */
+    assert_int_equal(tmux_screen(t, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "iter 5 "));
+    landscape_text(screen, after, len);
+    static const char *const titles[] = {"Regularizers", "Landscape", "Solver", "Histogram"};
+    for (size_t i = 0; i < 4; i++)
+        if (!strstr(screen, titles[i]))
+            fail_msg("panel title %s missing from\n%s", titles[i], screen);
+    if (wcscmp(before, after) == 0)
+        fail_msg("the landscape did not change after 5 steps:\n%s", screen);
+}
+
+static wchar_t land_a[16384], land_b[16384];
+
+static void test_tui_120x40(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t, 120, 40, "");
+    pick_problem_step(&t, land_a, land_b, sizeof land_a / sizeof *land_a);
+    char objective[64];
+    screen_value(screen, "objective", objective, sizeof objective);
+
+    /* the journal replays to the same state */
+    char session[160], line[256];
+    snprintf(session, sizeof session, "%s/tui.csr", dir);
+    keys(&t, (const char *[]){":", NULL});
+    snprintf(line, sizeof line, "save session %s", session);
+    assert_int_equal(tmux_literal(&t, line), 0);
+    keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "commands:", 3000, screen, sizeof screen), 0);
+
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --json run %s", bin(), session);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[4096], last_step[4096] = "";
+    int steps = 0;
+    while (fgets(out, sizeof out, p))
+        if (strstr(out, "\"cmd\":\"step\"")) {
+            snprintf(last_step, sizeof last_step, "%s", out);
+            steps++;
+        }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(steps, 5);
+    const char *it = strstr(last_step, "\"iter\":");
+    assert_non_null(it);
+    assert_int_equal(atol(it + 7), 5);
+    const char *ob = strstr(last_step, "\"objective\":");
+    assert_non_null(ob);
+    char replayed[64];
+    snprintf(replayed, sizeof replayed, "%.6g", strtod(ob + 12, NULL));
+    assert_string_equal(replayed, objective);
+
+    /* a resize redraws every panel */
+    snprintf(cmd, sizeof cmd, "tmux -L %s resize-window -t %s -x 96 -y 30 2>/dev/null",
+             t.socket, t.name);
+    assert_int_equal(system(cmd), 0);
+    usleep(400000);
+    assert_int_equal(tmux_wait_for(&t, "iter 5 ", 3000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "Landscape"));
+    assert_non_null(strstr(screen, "Histogram"));
+    quit_and_check_terminal(&t);
+}
+
+static void test_tui_80x24_ascii(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t, 80, 24, "CSREG_TUI_ASCII=1");
+    pick_problem_step(&t, land_a, land_b, sizeof land_a / sizeof *land_a);
+    assert_non_null(strstr(screen, "log10"));  /* the ASCII legend */
+    /* help overlay, then any key closes it */
+    keys(&t, (const char *[]){"?", NULL});
+    assert_int_equal(tmux_wait_for(&t, "Keys", 3000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "run / pause"));
+    keys(&t, (const char *[]){"Escape", NULL});
+    quit_and_check_terminal(&t);
+}
+
+static void test_tui_demo_runs_and_zooms(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s --demo; echo CSREG_EXITED rc=$?; sleep 60",
+             dir, bin());
+    assert_int_equal(start_cmd(&t, 120, 40, cmd), 0);
+    assert_int_equal(tmux_wait_for(&t, "iter 0", 5000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "press s to step"));
+    /* space runs the animation; it advances on its own */
+    keys(&t, (const char *[]){"Space", NULL});
+    assert_int_equal(tmux_wait_for(&t, "iter 3 ", 5000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){"Space", NULL});
+    /* zoom issues a view command, which the journal keeps */
+    keys(&t, (const char *[]){"+", NULL});
+    assert_int_equal(tmux_wait_for(&t, "view x=-1.33333:1.33333", 3000, screen, sizeof screen),
+                     0);
+    quit_and_check_terminal(&t);
+}
+
+/* A long command runs in the worker: the keys still answer (the help
+ * opens), the status line shows its progress, Esc cancels it, and the
+ * session goes on. */
+static void test_tui_long_command_cancels(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t, 120, 40, "");
+    keys(&t, (const char *[]){":", NULL});
+    assert_int_equal(tmux_literal(&t, "sweep kind=bin methods=bin N=200 gamma=0.3:0.1:0.9 "
+                                      "trials=2000 restarts=1 threads=1"),
+                     0);
+    keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "Esc cancels", 5000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){"?", NULL});
+    assert_int_equal(tmux_wait_for(&t, "this help", 2000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){"Escape", NULL});  /* closes the help */
+    usleep(200000);
+    keys(&t, (const char *[]){"Escape", NULL});  /* cancels */
+    assert_int_equal(tmux_wait_for(&t, "cancelling...", 3000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "error: sweep", 10000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){":", NULL});
+    assert_int_equal(tmux_literal(&t, "eval 1,2,3"), 0);
+    keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "value: 98", 5000, screen, sizeof screen), 0);
+    quit_and_check_terminal(&t);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/csreg_tuiXXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char p[160];
+    snprintf(p, sizeof p, "%s/tui.csr", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/csreg/history", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/csreg", dir);
+    rmdir(p);
+    rmdir(dir);
+    return 0;
+}
+
+int main(void)
+{
+    /* tmux prints the screen as UTF-8 for a UTF-8 client */
+    setenv("LC_ALL", "C.UTF-8", 1);
+    setlocale(LC_ALL, "");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tui_120x40),
+        cmocka_unit_test(test_tui_80x24_ascii),
+        cmocka_unit_test(test_tui_demo_runs_and_zooms),
+        cmocka_unit_test(test_tui_long_command_cancels),
+    };
+    if (!tmux_available())
+        fprintf(stderr, "tmux not installed: TUI tests skipped (apt-get install tmux)\n");
+    return cmocka_run_group_tests_name("tui", tests, setup, teardown);
+}

@@ -1,0 +1,688 @@
+/* tui.c — the workbench: layout, the key table, the event loop, and
+ * keeping the terminal sane on every way out.
+ *
+ * Every key that changes state sends a command line to the interpreter (a
+ * worker thread runs it, see tui_worker.c), so the session journal records
+ * it and `save session` replays what was done here. The UI thread sleeps in
+ * poll() on the terminal and the worker's wake pipe, answers keys while
+ * long commands run, shows their progress and cancels them on Esc/Ctrl-C.
+ * Screen updates are batched: wnoutrefresh per window, one doupdate. */
+#include "tui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui_internal.h"
+
+/* ---- time ------------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the key table (behaviour as data) ------------------------------------ */
+
+enum act {
+    ACT_STEP, ACT_STEP10, ACT_RUN, ACT_RESET, ACT_PICK, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_PAN_LEFT,
+    ACT_PAN_RIGHT, ACT_PAN_UP, ACT_PAN_DOWN, ACT_DIM_X, ACT_DIM_Y, ACT_VIEW_HOME, ACT_FOCUS,
+    ACT_FOCUS_BACK, ACT_CMDLINE, ACT_HELP, ACT_CANCEL, ACT_REDRAW, ACT_PAGE_UP, ACT_PAGE_DOWN,
+    ACT_QUIT
+};
+
+static const struct tui_key {
+    int key;
+    int act;
+    const char *name;  /* shown by ?; NULL: an alias of the row above */
+    const char *help;
+} key_table[] = {
+    {'s', ACT_STEP, "s", "one solver step (step)"},
+    {'S', ACT_STEP10, "S", "ten steps (step n=10)"},
+    {' ', ACT_RUN, "space", "run / pause: a step every 0.12 s"},
+    {'r', ACT_RESET, "r", "reset the solver (reset)"},
+    {'p', ACT_PICK, "p / Enter", "pick the highlighted regularizer (reg NAME)"},
+    {'\n', ACT_PICK, NULL, NULL},
+    {'\r', ACT_PICK, NULL, NULL},
+    {KEY_ENTER, ACT_PICK, NULL, NULL},
+    {'+', ACT_ZOOM_IN, "+ / -", "zoom the landscape in / out (view x=.. y=..)"},
+    {'=', ACT_ZOOM_IN, NULL, NULL},
+    {'-', ACT_ZOOM_OUT, NULL, NULL},
+    {KEY_LEFT, ACT_PAN_LEFT, "arrows", "pan the landscape (Up/Down move in Regularizers)"},
+    {KEY_RIGHT, ACT_PAN_RIGHT, NULL, NULL},
+    {KEY_UP, ACT_PAN_UP, NULL, NULL},
+    {KEY_DOWN, ACT_PAN_DOWN, NULL, NULL},
+    {'x', ACT_DIM_X, "x / y", "next coordinate on the slice's x / y axis (view dims=i,j)"},
+    {'y', ACT_DIM_Y, NULL, NULL},
+    {'0', ACT_VIEW_HOME, "0", "back to the box -2:2 x -2:2"},
+    {'\t', ACT_FOCUS, "Tab", "cycle the focus between panels"},
+    {KEY_BTAB, ACT_FOCUS_BACK, NULL, NULL},
+    {':', ACT_CMDLINE, ":", "command line: every command, history, Tab completion"},
+    {'?', ACT_HELP, "?", "this help"},
+    {27, ACT_CANCEL, "Esc / Ctrl-C", "cancel the running command, pause"},
+    {3, ACT_CANCEL, NULL, NULL},
+    {12, ACT_REDRAW, "Ctrl-L", "redraw"},
+    {KEY_PPAGE, ACT_PAGE_UP, "PgUp / PgDn", "scroll the messages (page the list in Regularizers)"},
+    {KEY_NPAGE, ACT_PAGE_DOWN, NULL, NULL},
+    {'q', ACT_QUIT, "q", "quit"},
+};
+
+static const char hint_text[] = "s step  S x10  space run  r reset  p pick  +/- zoom  "
+                                "arrows pan  Tab focus  : command  ? help  q quit";
+
+/* ---- layout ----------------------------------------------------------------- */
+
+enum { MIN_COLS = 60, MIN_ROWS = 16 };
+
+static void drop_windows(tui *t)
+{
+    WINDOW **ws[] = {&t->w_head, &t->w_regs, &t->w_land, &t->w_solver,
+                     &t->w_hist, &t->w_msg,  &t->w_cmd,  &t->w_status};
+    for (size_t i = 0; i < sizeof ws / sizeof *ws; i++)
+        if (*ws[i]) {
+            delwin(*ws[i]);
+            *ws[i] = NULL;
+        }
+}
+
+static void layout(tui *t)
+{
+    drop_windows(t);
+    getmaxyx(stdscr, t->rows, t->cols);
+    if (t->rows < MIN_ROWS || t->cols < MIN_COLS)
+        return;
+    int rows = t->rows, cols = t->cols;
+    int msg_h = rows >= 48 ? 6 : rows >= 36 ? 4 : rows >= 28 ? 3 : 2;
+    int body_top = 1, body_h = rows - 1 - msg_h - 2;
+    int left_w = cols >= 150 ? 34 : cols >= 110 ? 27 : 20;
+    int right_w = cols >= 150 ? 46 : cols >= 110 ? 36 : 26;
+    int land_w = cols - left_w - right_w;
+    int solver_h = body_h >= 17 ? 11 : body_h / 2 + 1;
+    t->w_head = newwin(1, cols, 0, 0);
+    t->w_regs = newwin(body_h, left_w, body_top, 0);
+    t->w_land = newwin(body_h, land_w, body_top, left_w);
+    t->w_solver = newwin(solver_h, right_w, body_top, left_w + land_w);
+    t->w_hist = newwin(body_h - solver_h, right_w, body_top + solver_h, left_w + land_w);
+    t->w_msg = newwin(msg_h, cols, body_top + body_h, 0);
+    t->w_cmd = newwin(1, cols, rows - 2, 0);
+    t->w_status = newwin(1, cols, rows - 1, 0);
+    size_t nx, ny;
+    tui_landscape_pixels(body_h, land_w, &nx, &ny);
+    if (nx != t->map_nx || ny != t->map_ny) {
+        t->map_nx = nx;
+        t->map_ny = ny;
+        tui_worker_refresh(t->worker, nx, ny);
+    }
+}
+
+/* ---- drawing ----------------------------------------------------------------- */
+
+static void draw_head(tui *t)
+{
+    WINDOW *w = t->w_head;
+    werase(w);
+    wbkgd(w, A_REVERSE);
+    const tui_snap *s = t->snap;
+    char line[512];
+    int n = snprintf(line, sizeof line, " csreg %s %s reg %s", CSREG_VERSION,
+                     tui_cap.utf8 ? "│" : "|", s ? s->reg : "?");
+    if (s && s->have_problem && n > 0 && (size_t)n < sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s problem %s N=%zu M=%zu",
+                      tui_cap.utf8 ? "│" : "|", s->kind, s->N, s->M);
+    if (n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, " %s view x=%.3g:%.3g y=%.3g:%.3g%s%s",
+                 tui_cap.utf8 ? "│" : "|", t->box.x0, t->box.x1, t->box.y0, t->box.y1,
+                 t->running ? "  [running]" : "", t->demo ? "  [demo]" : "");
+    tui_put(w, 0, 0, line);
+    wnoutrefresh(w);
+}
+
+void tui_msg_draw(tui *t, WINDOW *w)
+{
+    int h = getmaxy(w), wd = getmaxx(w);
+    werase(w);
+    int nshow = h;
+    int cands = t->cmd.cands[0] != '\0';
+    if (cands)
+        nshow--;
+    if (nshow < 1)
+        nshow = 1;
+    size_t max_scroll = t->log.len > (size_t)nshow ? t->log.len - (size_t)nshow : 0;
+    if (t->msg_scroll > max_scroll)
+        t->msg_scroll = max_scroll;
+    size_t end = t->log.len - t->msg_scroll;
+    size_t first = end > (size_t)nshow ? end - (size_t)nshow : 0;
+    for (size_t i = first; i < end; i++) {
+        int kind;
+        const char *text = tui_log_at(&t->log, i, &kind);
+        int attr = 0;
+        if (tui_cap.color)
+            attr = kind == TUI_MSG_CMD    ? COLOR_PAIR(TUI_PAIR_CMD)
+                   : kind == TUI_MSG_ERR  ? COLOR_PAIR(TUI_PAIR_ERR) | A_BOLD
+                   : kind == TUI_MSG_INFO ? COLOR_PAIR(TUI_PAIR_TITLE)
+                                          : 0;
+        else if (kind == TUI_MSG_ERR)
+            attr = A_BOLD;
+        wattron(w, attr);
+        tui_putn(w, (int)(i - first), 1, wd - 1, text);
+        wattroff(w, attr);
+    }
+    if (t->msg_scroll) {
+        char more[64];
+        snprintf(more, sizeof more, " [%zu newer: PgDn] ", t->msg_scroll);
+        wattron(w, A_REVERSE);
+        tui_put(w, 0, wd - (int)strlen(more) - 1, more);
+        wattroff(w, A_REVERSE);
+    } else if (max_scroll) {
+        tui_put(w, 0, wd - 18, " [PgUp: earlier] ");
+    }
+    if (cands) {
+        wattron(w, A_DIM);
+        tui_putn(w, h - 1, 1, wd - 1, t->cmd.cands);
+        wattroff(w, A_DIM);
+    }
+}
+
+static void draw_status(tui *t)
+{
+    WINDOW *w = t->w_status;
+    werase(w);
+    tui_progress p;
+    tui_worker_progress(t->worker, &p);
+    int wd = getmaxx(w);
+    if (p.busy && p.seconds > 0.3) {
+        char head[200];
+        snprintf(head, sizeof head, " %.40s  %.1fs ", p.line, p.seconds);
+        wattron(w, A_BOLD);
+        tui_put(w, 0, 0, head);
+        wattroff(w, A_BOLD);
+        int x = (int)strlen(head);
+        if (p.total > 0) {
+            int bar = wd - x - 40;
+            bar = bar > 40 ? 40 : bar;
+            double f = p.done / p.total;
+            f = f < 0 ? 0 : f > 1 ? 1 : f;
+            if (bar > 4) {
+                int fill = (int)lround(f * bar);
+                wattron(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_BAR) : A_REVERSE);
+                for (int k = 0; k < fill; k++)
+                    mvwaddch(w, 0, x + k, ' ');
+                wattroff(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_BAR) : A_REVERSE);
+                for (int k = fill; k < bar; k++)
+                    mvwaddch(w, 0, x + k, tui_cap.utf8 ? '.' : '.');
+                x += bar + 1;
+            }
+            tui_putf(w, 0, x, "%3.0f%% %.20s", 100 * f, p.what);
+            x += 26;
+        }
+        tui_put(w, 0, x, " Esc cancels");
+    } else {
+        wattron(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_HINT) : A_REVERSE);
+        char line[512];
+        snprintf(line, sizeof line, " %s%s", t->demo ? "Demo: press s to step, space to run. "
+                                                     : "",
+                 hint_text);
+        size_t len = strlen(line);
+        while (len + 1 < sizeof line && (int)len < wd)
+            line[len++] = ' ';
+        line[len] = '\0';
+        tui_put(w, 0, 0, line);
+        wattroff(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_HINT) : A_REVERSE);
+    }
+    wnoutrefresh(w);
+}
+
+static void draw_help(void)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof key_table / sizeof *key_table; i++)
+        n += key_table[i].name != NULL;
+    int h = n + 4, w = 74;
+    if (h > LINES)
+        h = LINES;
+    if (w > COLS)
+        w = COLS;
+    WINDOW *win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
+    if (!win)
+        return;
+    tui_panel_box(win, "Keys", 1);
+    int row = 1;
+    for (size_t i = 0; i < sizeof key_table / sizeof *key_table && row < h - 2; i++) {
+        if (!key_table[i].name)
+            continue;
+        tui_putf(win, row++, 2, "%-13s %s", key_table[i].name, key_table[i].help);
+    }
+    tui_put(win, h - 2, 2, "Every key runs a command: save session FILE.csr replays them.");
+    wnoutrefresh(win);
+    delwin(win);
+}
+
+static void draw(tui *t)
+{
+    if (t->rows < MIN_ROWS || t->cols < MIN_COLS || !t->w_head) {
+        erase();
+        mvprintw(0, 0, "terminal too small: %dx%d (need %dx%d); q quits", t->cols, t->rows,
+                 MIN_COLS, MIN_ROWS);
+        wnoutrefresh(stdscr);
+        doupdate();
+        return;
+    }
+    draw_head(t);
+    tui_regs_draw(t, t->w_regs);
+    wnoutrefresh(t->w_regs);
+    tui_landscape_draw(t, t->w_land);
+    wnoutrefresh(t->w_land);
+    tui_solver_draw(t, t->w_solver);
+    wnoutrefresh(t->w_solver);
+    tui_hist_draw(t, t->w_hist);
+    wnoutrefresh(t->w_hist);
+    tui_msg_draw(t, t->w_msg);
+    wnoutrefresh(t->w_msg);
+    draw_status(t);
+    char prompt[200];
+    snprintf(prompt, sizeof prompt, "%s", t->snap ? t->snap->prompt : "csreg> ");
+    tui_cmdline_draw(&t->cmd, t->w_cmd, prompt, t->focus == TUI_FOCUS_CMD);
+    if (t->show_help)
+        draw_help();
+    curs_set(t->focus == TUI_FOCUS_CMD && !t->show_help ? 1 : 0);
+    wnoutrefresh(t->w_cmd);  /* last: the cursor stays on the command line */
+    doupdate();
+}
+
+/* ---- snapshots --------------------------------------------------------------- */
+
+static void apply_snap(tui *t, tui_snap *s)
+{
+    tui_snap_free(t->snap);
+    t->snap = s;
+    /* sparklines: push the history entries not seen yet */
+    if (s->hist_len < t->ring_seen || !s->have_problem) {
+        tui_ring_clear(&t->robj);
+        tui_ring_clear(&t->rerr);
+        t->ring_seen = 0;
+    }
+    size_t from = t->ring_seen > s->hist_from ? t->ring_seen : s->hist_from;
+    for (size_t k = from; k < s->hist_len && s->hobj && s->herr; k++) {
+        tui_ring_push(&t->robj, s->hobj[k - s->hist_from]);
+        tui_ring_push(&t->rerr, s->herr[k - s->hist_from]);
+    }
+    t->ring_seen = s->hist_len;
+    if (tui_worker_idle(t->worker))
+        t->box = s->box;
+    if (t->running && (!s->have_problem || s->done)) {
+        t->running = 0;
+        tui_log_add(&t->log, TUI_MSG_INFO,
+                    s->have_problem ? "run stopped: the solver is done (r resets)"
+                                    : "run stopped: no problem (try :problem bin N=2 M=1)");
+    }
+}
+
+/* ---- actions ------------------------------------------------------------------ */
+
+static void issue(tui *t, const char *line, int flags)
+{
+    tui_worker_submit(t->worker, line, flags);
+}
+
+static void issue_view(tui *t)
+{
+    char line[256];
+    snprintf(line, sizeof line, "view x=%.6g:%.6g y=%.6g:%.6g", t->box.x0, t->box.x1, t->box.y0,
+             t->box.y1);
+    issue(t, line, TUI_ECHO);
+}
+
+static void zoom(tui *t, double f)
+{
+    double cx = 0.5 * (t->box.x0 + t->box.x1), cy = 0.5 * (t->box.y0 + t->box.y1);
+    double hx = 0.5 * (t->box.x1 - t->box.x0) * f, hy = 0.5 * (t->box.y1 - t->box.y0) * f;
+    if (hx < 1e-4 || hy < 1e-4 || hx > 1e6 || hy > 1e6) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "zoom limit");
+        return;
+    }
+    t->box.x0 = cx - hx;
+    t->box.x1 = cx + hx;
+    t->box.y0 = cy - hy;
+    t->box.y1 = cy + hy;
+    issue_view(t);
+}
+
+static void pan(tui *t, double fx, double fy)
+{
+    double dx = fx * (t->box.x1 - t->box.x0), dy = fy * (t->box.y1 - t->box.y0);
+    t->box.x0 += dx;
+    t->box.x1 += dx;
+    t->box.y0 += dy;
+    t->box.y1 += dy;
+    issue_view(t);
+}
+
+/* The next coordinate for axis k of the slice (wrapping, skipping the other). */
+static void next_dim(tui *t, int k)
+{
+    size_t n = t->snap && t->snap->have_problem ? t->snap->n : 2;
+    if (n <= 2) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "x / y choose the slice's coordinates when N > 2");
+        return;
+    }
+    int d[2] = {t->box.dims[0], t->box.dims[1]};
+    do
+        d[k] = d[k] % (int)n + 1;
+    while (d[k] == d[1 - k]);
+    t->box.dims[0] = d[0];
+    t->box.dims[1] = d[1];
+    char line[64];
+    snprintf(line, sizeof line, "view dims=%d,%d", d[0], d[1]);
+    issue(t, line, TUI_ECHO);
+}
+
+static void focus_regs(tui *t)
+{
+    t->prev_focus = t->focus;
+    t->focus = TUI_FOCUS_REGS;
+    const char *cur = t->snap ? t->snap->reg : "";
+    for (size_t i = 0; i < cs_view_reg_count(); i++) {
+        cs_view_reg r;
+        if (!cs_view_reg_at(i, &r) && !strcmp(r.name, cur))
+            t->reg_sel = (int)i;
+    }
+}
+
+static void pick(tui *t)
+{
+    if (t->focus != TUI_FOCUS_REGS) {
+        focus_regs(t);
+        return;
+    }
+    cs_view_reg r;
+    if (cs_view_reg_at((size_t)t->reg_sel, &r))
+        return;
+    char line[64];
+    snprintf(line, sizeof line, "reg %s", r.name);
+    issue(t, line, TUI_ECHO | TUI_SHOW_OUTPUT);
+    t->focus = t->prev_focus == TUI_FOCUS_REGS || t->prev_focus == TUI_FOCUS_CMD
+                   ? TUI_FOCUS_LAND
+                   : t->prev_focus;
+}
+
+static void cancel(tui *t)
+{
+    tui_progress p;
+    tui_worker_progress(t->worker, &p);
+    if (p.busy || p.queued)
+        tui_log_add(&t->log, TUI_MSG_INFO, "cancelling...");
+    tui_worker_cancel(t->worker);
+    if (t->running)
+        tui_log_add(&t->log, TUI_MSG_INFO, "run paused");
+    t->running = 0;
+}
+
+/* PgUp/PgDn: a page of the list in Regularizers, else of the messages. */
+static void page(tui *t, int dir)
+{
+    if (t->focus == TUI_FOCUS_REGS) {
+        int n = (int)cs_view_reg_count();
+        t->reg_sel += 8 * dir;
+        t->reg_sel = t->reg_sel < 0 ? 0 : t->reg_sel >= n ? n - 1 : t->reg_sel;
+        return;
+    }
+    size_t rows = t->w_msg ? (size_t)getmaxy(t->w_msg) : 2;
+    if (dir < 0)
+        t->msg_scroll += rows;
+    else
+        t->msg_scroll = t->msg_scroll > rows ? t->msg_scroll - rows : 0;
+}
+
+/* Returns 1 to quit. */
+static int do_action(tui *t, int act)
+{
+    int regs = t->focus == TUI_FOCUS_REGS;
+    int n = (int)cs_view_reg_count();
+    switch (act) {
+    case ACT_STEP: issue(t, "step", TUI_ECHO); break;
+    case ACT_STEP10: issue(t, "step n=10", TUI_ECHO); break;
+    case ACT_RUN:
+        t->running = !t->running;
+        t->next_tick = now_s();
+        tui_log_add(&t->log, TUI_MSG_INFO,
+                    t->running ? "running: a step every 0.12 s (space pauses)" : "paused");
+        break;
+    case ACT_RESET:
+        t->running = 0;
+        issue(t, "reset", TUI_ECHO);
+        break;
+    case ACT_PICK: pick(t); break;
+    case ACT_ZOOM_IN: zoom(t, 1 / 1.5); break;
+    case ACT_ZOOM_OUT: zoom(t, 1.5); break;
+    case ACT_PAN_LEFT: pan(t, -0.1, 0); break;
+    case ACT_PAN_RIGHT: pan(t, 0.1, 0); break;
+    case ACT_PAN_UP:
+        if (regs)
+            t->reg_sel = t->reg_sel > 0 ? t->reg_sel - 1 : 0;
+        else
+            pan(t, 0, 0.1);
+        break;
+    case ACT_PAN_DOWN:
+        if (regs)
+            t->reg_sel = t->reg_sel + 1 < n ? t->reg_sel + 1 : n - 1;
+        else
+            pan(t, 0, -0.1);
+        break;
+    case ACT_DIM_X: next_dim(t, 0); break;
+    case ACT_DIM_Y: next_dim(t, 1); break;
+    case ACT_VIEW_HOME:
+        t->box.x0 = t->box.y0 = -2;
+        t->box.x1 = t->box.y1 = 2;
+        issue_view(t);
+        break;
+    case ACT_FOCUS:
+        t->focus = (t->focus + 1) % TUI_FOCUS_CMD;
+        if (t->focus == TUI_FOCUS_REGS)
+            focus_regs(t);
+        break;
+    case ACT_FOCUS_BACK:
+        t->focus = (t->focus + TUI_FOCUS_CMD - 1) % TUI_FOCUS_CMD;
+        if (t->focus == TUI_FOCUS_REGS)
+            focus_regs(t);
+        break;
+    case ACT_CMDLINE:
+        t->prev_focus = t->focus;
+        t->focus = TUI_FOCUS_CMD;
+        break;
+    case ACT_HELP: t->show_help = 1; break;
+    case ACT_CANCEL: cancel(t); break;
+    case ACT_REDRAW: clearok(curscr, TRUE); break;
+    case ACT_PAGE_UP:
+    case ACT_PAGE_DOWN: page(t, act == ACT_PAGE_UP ? -1 : 1); break;
+    case ACT_QUIT: return 1;
+    }
+    return 0;
+}
+
+/* Returns 1 to quit. */
+static int on_key(tui *t, int ch)
+{
+    if (ch == KEY_RESIZE) {
+        layout(t);
+        return 0;
+    }
+    if (t->show_help) {
+        t->show_help = 0;
+        return ch == 'q' ? 0 : 0;
+    }
+    if (t->focus == TUI_FOCUS_CMD) {
+        if (ch == 3) {  /* Ctrl-C: cancel as everywhere */
+            cancel(t);
+            return 0;
+        }
+        char line[512];
+        int rc = tui_cmdline_key(&t->cmd, ch, line, sizeof line);
+        if (rc != 0)
+            t->focus = t->prev_focus == TUI_FOCUS_CMD ? TUI_FOCUS_LAND : t->prev_focus;
+        if (rc == 1 && line[strspn(line, " ")])
+            issue(t, line, TUI_ECHO | TUI_SHOW_OUTPUT);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof key_table / sizeof *key_table; i++)
+        if (key_table[i].key == ch)
+            return do_action(t, key_table[i].act);
+    return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+enum { TICK_MS = 120 };
+
+static void run_loop(tui *t)
+{
+    int quit = 0;
+    while (!quit) {
+        tui_snap *s = tui_worker_take_snap(t->worker);
+        if (s)
+            apply_snap(t, s);
+        tui_worker_take_log(t->worker, &t->log);
+        if (t->log.total != t->log_seen) {  /* new output: back to the newest line */
+            t->log_seen = t->log.total;
+            t->msg_scroll = 0;
+        }
+        if (tui_worker_quit_requested(t->worker))
+            break;
+        double now = now_s();
+        if (t->running && now >= t->next_tick) {
+            if (tui_worker_idle(t->worker)) {
+                issue(t, "step", 0);
+                t->next_tick = now + TICK_MS / 1000.0;
+            }
+        }
+        draw(t);
+        tui_progress p;
+        tui_worker_progress(t->worker, &p);
+        int timeout = 1000;
+        if (t->running)
+            timeout = (int)fmax(5, (t->next_tick - now_s()) * 1000);
+        else if (p.busy || p.queued)
+            timeout = 100;
+        if (timeout > 1000)
+            timeout = 1000;
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {t->wake[0], POLLIN, 0}};
+        int rc = poll(fds, 2, timeout);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (rc > 0 && (fds[1].revents & POLLIN)) {
+            char buf[256];
+            while (read(t->wake[0], buf, sizeof buf) > 0) {
+            }
+        }
+        if (rc > 0 && (fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN))
+            break;  /* the terminal went away */
+        int ch;
+        while (!quit && (ch = getch()) != ERR)
+            quit = on_key(t, ch);
+    }
+}
+
+static const char *demo_lines[] = {
+    "seed 2",  /* a draw whose first start succeeds */
+    "reg bin",
+    "problem bin N=2 M=1",
+    "view x=-2:2 y=-2:2",
+};
+
+static void start_demo(tui *t)
+{
+    tui_log_add(&t->log, TUI_MSG_INFO,
+                "Demo: the symmetric binary regularizer (bin) on the plane; dark is small, the "
+                "cyan lines are its zero set {-a,+a}^2.");
+    tui_log_add(&t->log, TUI_MSG_INFO,
+                "A 1x2 recovery problem: FISTA follows the line Ax=b to x*. Press s to step, "
+                "space to run, r to reset, p to pick another regularizer, ? for all keys.");
+    for (size_t i = 0; i < sizeof demo_lines / sizeof *demo_lines; i++)
+        issue(t, demo_lines[i], TUI_ECHO);
+}
+
+int cs_tui_main(const cs_interp_opts *opts, int demo)
+{
+    setlocale(LC_ALL, "");
+    FILE *capture = tmpfile();
+    FILE *errcap = tmpfile();
+    if (!capture || !errcap) {
+        fprintf(stderr, "error: cannot create a temporary file for the workbench: %s\n",
+                strerror(errno));
+        if (capture)
+            fclose(capture);
+        if (errcap)
+            fclose(errcap);
+        return 1;
+    }
+    cs_interp_opts o = *opts;
+    o.out = capture;
+    o.json = 0;
+    cs_interp *in;
+    cs_err err;
+    if (cs_interp_new(&in, &o, &err)) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        fclose(capture);
+        fclose(errcap);
+        return 1;
+    }
+    tui *t = calloc(1, sizeof *t);
+    int status = 0;
+    if (!t || pipe(t->wake) != 0) {
+        fprintf(stderr, "error: out of memory or pipes\n");
+        free(t);
+        cs_interp_free(in);
+        fclose(capture);
+        fclose(errcap);
+        return 1;
+    }
+    fcntl(t->wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(t->wake[1], F_SETFL, O_NONBLOCK);
+    t->box = CS_VIEW_DEFAULT_BOX;
+    t->focus = t->prev_focus = TUI_FOCUS_LAND;
+    t->demo = demo;
+    if (tui_worker_start(&t->worker, in, capture, t->wake[1]) != 0) {
+        fprintf(stderr, "error: cannot start the worker thread\n");
+        status = 1;
+    } else if (tui_term_start() != 0) {
+        fprintf(stderr, "error: cannot set up the terminal (TERM=%s)\n",
+                getenv("TERM") ? getenv("TERM") : "");
+        status = 1;
+    } else {
+        tui_term_guard();
+        /* stderr would scribble over the screen: capture it, show it as messages */
+        if (tui_term_capture_stderr(fileno(errcap)) == 0)
+            tui_worker_set_stderr(t->worker, fileno(errcap));
+        layout(t);
+        if (demo)
+            start_demo(t);
+        else
+            tui_log_add(&t->log, TUI_MSG_INFO,
+                        "Welcome to csreg. Press : and type a command (problem bin N=2 M=1, "
+                        "help), p to pick a regularizer, ? for the keys.");
+        if (t->map_nx == 0)
+            tui_worker_refresh(t->worker, 0, 0);
+        run_loop(t);
+    }
+    if (t->worker)
+        tui_worker_stop(t->worker);
+    tui_term_restore();
+    drop_windows(t);
+    tui_snap_free(t->snap);
+    tui_log_free(&t->log);
+    tui_cmdline_free(&t->cmd);
+    close(t->wake[0]);
+    close(t->wake[1]);
+    free(t);
+    cs_interp_free(in);
+    fclose(capture);
+    fclose(errcap);
+    return status;
+}

@@ -1,0 +1,12 @@
+/* tui.h — the full-screen workbench (ncurses). */
+#ifndef CS_TUI_H
+#define CS_TUI_H
+
+#include "cs_interp.h"
+
+/* Run the workbench until the user quits. opts.out is replaced by the
+ * TUI's own message capture. demo: start on the built-in demo. Returns the
+ * process exit status (0, or 1 when the terminal could not be set up). */
+int cs_tui_main(const cs_interp_opts *opts, int demo);
+
+#endif

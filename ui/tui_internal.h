@@ -1,0 +1,191 @@
+/* tui_internal.h — what the workbench's files share: the state snapshot the
+ * worker builds, the worker that owns the interpreter, ring buffers, the
+ * drawing kit, and one draw function per panel. */
+#ifndef CS_TUI_INTERNAL_H
+#define CS_TUI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <curses.h>
+
+#include "cs_interp.h"
+#include "cs_solve_view.h"
+#include "cs_view.h"
+
+/* ---- ring buffers (sparklines, the trajectory, the message log) ---------- */
+
+enum { TUI_RING_CAP = 512, TUI_PATH_CAP = 4096, TUI_LOG_CAP = 400 };
+
+typedef struct tui_ring {
+    double v[TUI_RING_CAP];
+    size_t head, len;  /* head: next write */
+} tui_ring;
+void tui_ring_clear(tui_ring *r);
+void tui_ring_push(tui_ring *r, double v);
+double tui_ring_at(const tui_ring *r, size_t i);  /* 0 = oldest */
+
+typedef struct tui_path {
+    double x[TUI_PATH_CAP], y[TUI_PATH_CAP];
+    size_t head, len;
+} tui_path;
+void tui_path_clear(tui_path *p);
+void tui_path_push(tui_path *p, double x, double y);
+void tui_path_at(const tui_path *p, size_t i, double *x, double *y);
+
+enum tui_msg_kind { TUI_MSG_CMD, TUI_MSG_OUT, TUI_MSG_ERR, TUI_MSG_INFO };
+typedef struct tui_log {
+    char *line[TUI_LOG_CAP];
+    int kind[TUI_LOG_CAP];
+    size_t head, len;
+    size_t total;  /* lines ever added */
+} tui_log;
+void tui_log_add(tui_log *l, int kind, const char *text);  /* splits lines */
+void tui_log_free(tui_log *l);
+const char *tui_log_at(const tui_log *l, size_t i, int *kind);  /* 0 = oldest */
+
+/* ---- the state the panels draw, built by the worker after each command -- */
+
+typedef struct tui_snap {
+    long seq;              /* commands run so far */
+    char reg[32];
+    char prompt[160];
+    cs_view_box box;
+    int have_problem;
+    char kind[16];
+    size_t N, M, K, n;
+    double *x, *xstar;     /* copies, n entries (xstar may be NULL) */
+    long iter;
+    int start;
+    double objective, residual, tau, rel_err;
+    int backtracks, success, done;
+    size_t hist_len;       /* length of the full history */
+    size_t hist_from;      /* index of hobj[0]/herr[0] in it */
+    double *hobj, *herr;   /* the tail: hist_len - hist_from entries */
+    cs_view_map *map;      /* NULL when it could not be computed */
+    tui_path *path;        /* the iterate's trajectory in the map's coordinates */
+    char map_err[CS_ERR_MAX];
+} tui_snap;
+void tui_snap_free(tui_snap *s);
+
+/* ---- the worker thread: it owns the interpreter while commands run ------- */
+
+enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2 };
+
+typedef struct tui_worker tui_worker;
+typedef struct tui_progress {
+    int busy;
+    size_t queued;
+    char line[128];        /* the command running */
+    double done, total;    /* total 0: no progress reported */
+    char what[64];
+    double seconds;        /* since it started */
+} tui_progress;
+
+/* wake_fd: written to (one byte) whenever there is something new to show. */
+int tui_worker_start(tui_worker **out, cs_interp *in, FILE *capture, int wake_fd);
+void tui_worker_stop(tui_worker *w);  /* cancels, joins, frees */
+void tui_worker_submit(tui_worker *w, const char *line, int flags);
+void tui_worker_refresh(tui_worker *w, size_t nx, size_t ny);
+void tui_worker_cancel(tui_worker *w);  /* the running command and the queue */
+int tui_worker_idle(tui_worker *w);     /* nothing running, nothing queued */
+tui_snap *tui_worker_take_snap(tui_worker *w);  /* newest unseen, or NULL */
+void tui_worker_take_log(tui_worker *w, tui_log *into);
+void tui_worker_progress(tui_worker *w, tui_progress *p);
+int tui_worker_quit_requested(tui_worker *w);
+/* The capture file of stderr (fd), shown in the message area; -1: none. */
+void tui_worker_set_stderr(tui_worker *w, int fd);
+
+/* ---- drawing kit ---------------------------------------------------------- */
+
+enum tui_pair {
+    TUI_PAIR_TITLE = 1, TUI_PAIR_FOCUS, TUI_PAIR_ERR, TUI_PAIR_CMD, TUI_PAIR_DIM, TUI_PAIR_OK,
+    TUI_PAIR_BAR, TUI_PAIR_HIST, TUI_PAIR_HINT, TUI_PAIR_SPARK, TUI_PAIR_BASE_COUNT
+};
+/* Heat-map colours: TUI_RAMP levels, then marker colours. */
+enum { TUI_RAMP = 16, TUI_MARK_TARGET = TUI_RAMP, TUI_MARK_PATH, TUI_MARK_XSTAR, TUI_NCOLORS };
+
+typedef struct tui_caps {
+    int color;      /* basic colours */
+    int rich;       /* 256 colours and enough pairs: the half-block heat map */
+    int utf8;
+} tui_caps;
+extern tui_caps tui_cap;
+
+void tui_colors_init(void);
+/* The pair drawing pixel colour `top` over `bottom` (TUI_NCOLORS indices;
+ * bottom -1: the terminal's background). */
+short tui_pair_pixels(int top, int bottom);
+void tui_panel_box(WINDOW *w, const char *title, int focused);
+/* Text clipped to the window's width from (y, x). */
+void tui_put(WINDOW *w, int y, int x, const char *text);
+/* The same within `width` columns. */
+void tui_putn(WINDOW *w, int y, int x, int width, const char *text);
+void tui_putf(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A sparkline of the ring's last `width` values (log10 when logscale). */
+void tui_sparkline(WINDOW *w, int y, int x, int width, const tui_ring *r, int logscale);
+/* Block glyph for a fraction in [0, 1] of one cell's height (eighths). */
+const char *tui_vbar(double frac);
+/* A number, or "n/a" when it is not finite. */
+void tui_num(char *buf, size_t len, double v);
+
+/* ---- the terminal (tui_term.c) ------------------------------------------- */
+
+int tui_term_start(void);     /* initscr and modes; sets tui_cap */
+void tui_term_guard(void);    /* signal handlers and atexit restore the terminal */
+void tui_term_restore(void);  /* endwin, stderr back; safe to call twice */
+/* Send stderr to fd until restore (0, or -1 when it could not). */
+int tui_term_capture_stderr(int fd);
+
+/* ---- panels --------------------------------------------------------------- */
+
+enum tui_focus { TUI_FOCUS_REGS, TUI_FOCUS_LAND, TUI_FOCUS_SOLVER, TUI_FOCUS_HIST,
+                 TUI_FOCUS_CMD, TUI_FOCUS_COUNT };
+
+typedef struct tui_cmdline {
+    char buf[512];
+    size_t len, cur;
+    char *hist[200];
+    size_t nhist;
+    size_t hpos;          /* nhist: the line being typed */
+    char saved[512];
+    char cands[256];      /* the last completion candidates, for the message area */
+} tui_cmdline;
+
+typedef struct tui {
+    tui_worker *worker;
+    int wake[2];
+    tui_snap *snap;
+    tui_ring robj, rerr;
+    size_t ring_seen;     /* history entries already pushed into the rings */
+    cs_view_box box;      /* the box as the keys left it (may lead the snapshot) */
+    int focus, prev_focus;
+    int reg_sel, reg_top;
+    int running;
+    double next_tick;
+    int show_help;
+    int demo;
+    tui_cmdline cmd;
+    tui_log log;
+    WINDOW *w_head, *w_regs, *w_land, *w_solver, *w_hist, *w_msg, *w_cmd, *w_status;
+    int rows, cols;
+    size_t map_nx, map_ny;
+    size_t msg_scroll;    /* message lines scrolled back from the newest */
+    size_t log_seen;      /* log length when last drawn: new output scrolls to it */
+} tui;
+
+void tui_regs_draw(tui *t, WINDOW *w);
+/* Pixels the Landscape panel of this size wants (nx × ny). */
+void tui_landscape_pixels(int h, int w, size_t *nx, size_t *ny);
+void tui_landscape_draw(tui *t, WINDOW *w);
+void tui_solver_draw(tui *t, WINDOW *w);
+void tui_hist_draw(tui *t, WINDOW *w);
+void tui_msg_draw(tui *t, WINDOW *w);
+
+/* The command line: returns 1 when a line is ready in out, -1 when the
+ * user left it (Esc), 0 otherwise. */
+int tui_cmdline_key(tui_cmdline *c, int key, char *out, size_t len);
+void tui_cmdline_draw(tui_cmdline *c, WINDOW *w, const char *prompt, int focused);
+void tui_cmdline_free(tui_cmdline *c);
+
+#endif

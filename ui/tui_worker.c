@@ -1,0 +1,457 @@
+/* tui_worker.c — the thread that runs commands. While it runs one it owns
+ * the interpreter; the UI thread never touches the interpreter, it only
+ * queues lines, reads snapshots (private copies of what the panels show)
+ * and the captured output, and may raise the cancel flag. Each finished
+ * command or progress report writes one byte to the wake pipe, so the UI
+ * sleeps in poll() instead of spinning. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui_internal.h"
+
+typedef struct job {
+    char *line;
+    int flags;
+} job;
+
+struct tui_worker {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    cs_interp *in;
+    FILE *capture;
+    int err_fd;
+    off_t err_seen;
+    int wake_fd;
+    volatile int *cancel;
+    job *queue;
+    size_t qhead, qlen, qcap;
+    int refresh;
+    size_t nx, ny;
+    int stop, quit;
+    long seq;
+    tui_progress prog;
+    struct timespec started;
+    double last_wake;
+    tui_snap *fresh;
+    tui_log log;
+    /* the trajectory, recorded after every command (the UI may skip snapshots) */
+    tui_path path;
+    char path_key[64];
+    long path_iter;
+    int path_start;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void wake(tui_worker *w)
+{
+    char b = 1;
+    ssize_t r = write(w->wake_fd, &b, 1);  /* a full pipe already wakes the UI */
+    (void)r;
+}
+
+void tui_snap_free(tui_snap *s)
+{
+    if (!s)
+        return;
+    free(s->x);
+    free(s->xstar);
+    free(s->hobj);
+    free(s->herr);
+    cs_view_map_free(s->map);
+    free(s->path);
+    free(s);
+}
+
+static double *dup_vec(const double *v, size_t n)
+{
+    if (!v || n == 0)
+        return NULL;
+    double *c = malloc(n * sizeof *c);
+    if (c)
+        memcpy(c, v, n * sizeof *c);
+    return c;
+}
+
+/* Extend the trajectory with the iterate's coordinates on the map's axes;
+ * a new problem, other axes, a reset or a new start begin a new one. */
+static void record_path(tui_worker *w, const tui_snap *s)
+{
+    int d0 = 0, d1 = 1;
+    if (s->map) {
+        d0 = s->map->dims[0] - 1;
+        d1 = s->map->dims[1] - 1;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%s/%zu/%zu/%d/%d", s->kind, s->N, s->M, d0, d1);
+    if (!s->have_problem || strcmp(key, w->path_key) || s->iter < w->path_iter ||
+        s->start != w->path_start) {
+        tui_path_clear(&w->path);
+        snprintf(w->path_key, sizeof w->path_key, "%s", key);
+        w->path_iter = -1;
+        w->path_start = s->start;
+    }
+    if (s->have_problem && s->x && (size_t)d0 < s->n && (size_t)d1 < s->n &&
+        s->iter != w->path_iter) {
+        tui_path_push(&w->path, s->x[d0], s->x[d1]);
+        w->path_iter = s->iter;
+    }
+}
+
+/* Copy what the panels show out of the interpreter (worker thread only). */
+static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
+{
+    tui_snap *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->seq = seq;
+    snprintf(s->reg, sizeof s->reg, "%s", cs_view_reg_name(w->in));
+    cs_interp_prompt(w->in, s->prompt, sizeof s->prompt);
+    cs_view_get(w->in, &s->box);
+    cs_solve_view v;
+    if (cs_interp_solve_view(w->in, &v) == 0) {
+        s->have_problem = 1;
+        snprintf(s->kind, sizeof s->kind, "%s", v.kind ? v.kind : "?");
+        s->N = v.N;
+        s->M = v.M;
+        s->K = v.K;
+        s->n = v.n;
+        s->x = dup_vec(v.x, v.n);
+        s->xstar = dup_vec(v.xstar, v.n);
+        s->iter = v.iter;
+        s->start = v.start;
+        s->objective = v.objective;
+        s->residual = v.residual;
+        s->tau = v.tau;
+        s->rel_err = v.rel_err;
+        s->backtracks = v.backtracks;
+        s->success = v.success;
+        s->done = v.done;
+        s->hist_len = v.hist_len;
+        s->hist_from = v.hist_len > TUI_RING_CAP ? v.hist_len - TUI_RING_CAP : 0;
+        size_t tail = v.hist_len - s->hist_from;
+        if (tail && v.hist_objective && v.hist_rel_err) {
+            s->hobj = dup_vec(v.hist_objective + s->hist_from, tail);
+            s->herr = dup_vec(v.hist_rel_err + s->hist_from, tail);
+        }
+        if (!s->hobj || !s->herr) {  /* no history (or no memory): no sparkline */
+            free(s->hobj);
+            free(s->herr);
+            s->hobj = s->herr = NULL;
+            s->hist_len = s->hist_from = 0;
+        }
+        if (v.n && !s->x)
+            s->n = 0;
+    }
+    if (nx >= 3 && ny >= 3) {
+        cs_err err;
+        if (cs_view_map_new(w->in, nx, ny, &s->map, &err))
+            snprintf(s->map_err, sizeof s->map_err, "%s", err.msg);
+    }
+    record_path(w, s);
+    s->path = malloc(sizeof *s->path);
+    if (s->path)
+        *s->path = w->path;
+    return s;
+}
+
+/* New bytes of a capture file since `*seen`, into the log. */
+static void drain_fd(tui_worker *w, int fd, off_t *seen, int kind)
+{
+    if (fd < 0)
+        return;
+    char buf[4096];
+    size_t cap = 0, len = 0;
+    char *all = NULL;
+    ssize_t got;
+    while ((got = pread(fd, buf, sizeof buf, *seen)) > 0) {
+        *seen += got;
+        if (len + (size_t)got + 1 > cap) {
+            size_t ncap = 2 * (len + (size_t)got + 1);
+            char *n = realloc(all, ncap);
+            if (!n)
+                break;
+            all = n;
+            cap = ncap;
+        }
+        memcpy(all + len, buf, (size_t)got);
+        len += (size_t)got;
+        all[len] = '\0';
+        if (len > (1u << 20))  /* a megabyte is plenty for a message area */
+            break;
+    }
+    if (all && len) {
+        pthread_mutex_lock(&w->mu);
+        tui_log_add(&w->log, kind, all);
+        pthread_mutex_unlock(&w->mu);
+    }
+    free(all);
+}
+
+/* What the command printed to the capture file; then empty it. */
+static void drain_capture(tui_worker *w, int show)
+{
+    fflush(w->capture);
+    if (show) {
+        off_t seen = 0;
+        drain_fd(w, fileno(w->capture), &seen, TUI_MSG_OUT);
+    }
+    rewind(w->capture);
+    if (ftruncate(fileno(w->capture), 0) != 0)
+        clearerr(w->capture);
+}
+
+static void on_progress(void *ctx, double done, double total, const char *what)
+{
+    tui_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    w->prog.done = done;
+    w->prog.total = total;
+    snprintf(w->prog.what, sizeof w->prog.what, "%s", what ? what : "");
+    double t = now_s();
+    int send = t - w->last_wake > 0.05;
+    if (send)
+        w->last_wake = t;
+    pthread_mutex_unlock(&w->mu);
+    if (send)
+        wake(w);
+}
+
+static void run_job(tui_worker *w, const job *j)
+{
+    cs_err err;
+    int col;
+    if (j->flags & TUI_ECHO) {
+        pthread_mutex_lock(&w->mu);
+        char echo[600];
+        snprintf(echo, sizeof echo, "> %s", j->line);
+        tui_log_add(&w->log, TUI_MSG_CMD, echo);
+        pthread_mutex_unlock(&w->mu);
+    }
+    int rc = cs_interp_exec(w->in, j->line, &col, &err);
+    drain_capture(w, (j->flags & TUI_SHOW_OUTPUT) != 0);
+    drain_fd(w, w->err_fd, &w->err_seen, TUI_MSG_ERR);
+    pthread_mutex_lock(&w->mu);
+    if (rc < 0) {
+        char msg[CS_ERR_MAX + 700];
+        if (col > 0)
+            snprintf(msg, sizeof msg, "error: %s (in '%s', column %d)", err.msg, j->line, col);
+        else
+            snprintf(msg, sizeof msg, "error: %s (in '%s')", err.msg, j->line);
+        tui_log_add(&w->log, TUI_MSG_ERR, msg);
+        if (rc == CS_ECANCEL)  /* a cancelled command drops what was queued behind it */
+            for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
+                free(w->queue[w->qhead].line);
+    }
+    if (rc == 1)
+        w->quit = 1;
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    tui_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && w->qlen == 0 && !w->refresh)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop)
+            break;
+        job j = {0};
+        if (w->qlen) {
+            j = w->queue[w->qhead];
+            w->qhead = (w->qhead + 1) % w->qcap;
+            w->qlen--;
+            w->prog.busy = 1;
+            w->prog.done = w->prog.total = 0;
+            w->prog.what[0] = '\0';
+            snprintf(w->prog.line, sizeof w->prog.line, "%s", j.line);
+            clock_gettime(CLOCK_MONOTONIC, &w->started);
+            pthread_mutex_unlock(&w->mu);
+            wake(w);
+            run_job(w, &j);
+            free(j.line);
+            pthread_mutex_lock(&w->mu);
+            w->seq++;
+        }
+        w->refresh = 0;
+        int quit = w->quit;
+        long seq = w->seq;
+        size_t nx = w->nx, ny = w->ny;
+        pthread_mutex_unlock(&w->mu);
+        tui_snap *s = quit ? NULL : snap_build(w, seq, nx, ny);
+        pthread_mutex_lock(&w->mu);
+        if (s) {
+            tui_snap_free(w->fresh);
+            w->fresh = s;
+        }
+        w->prog.busy = 0;
+        pthread_mutex_unlock(&w->mu);
+        wake(w);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+int tui_worker_start(tui_worker **out, cs_interp *in, FILE *capture, int wake_fd)
+{
+    tui_worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    w->in = in;
+    w->capture = capture;
+    w->wake_fd = wake_fd;
+    w->err_fd = -1;
+    w->path_iter = -1;
+    w->cancel = cs_interp_cancel_flag(in);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    cs_interp_set_progress(in, on_progress, w);
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        cs_interp_set_progress(in, NULL, NULL);
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+void tui_worker_set_stderr(tui_worker *w, int fd)
+{
+    pthread_mutex_lock(&w->mu);
+    w->err_fd = fd;
+    w->err_seen = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_stop(tui_worker *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    *w->cancel = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    cs_interp_set_progress(w->in, NULL, NULL);
+    for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
+        free(w->queue[w->qhead].line);
+    free(w->queue);
+    tui_snap_free(w->fresh);
+    tui_log_free(&w->log);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+void tui_worker_submit(tui_worker *w, const char *line, int flags)
+{
+    char *copy = strdup(line);
+    if (!copy)
+        return;
+    pthread_mutex_lock(&w->mu);
+    if (w->qlen == w->qcap) {
+        size_t cap = w->qcap ? 2 * w->qcap : 16;
+        job *q = malloc(cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&w->mu);
+            free(copy);
+            return;
+        }
+        for (size_t i = 0; i < w->qlen; i++)
+            q[i] = w->queue[(w->qhead + i) % w->qcap];
+        free(w->queue);
+        w->queue = q;
+        w->qhead = 0;
+        w->qcap = cap;
+    }
+    w->queue[(w->qhead + w->qlen) % w->qcap] = (job){copy, flags};
+    w->qlen++;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_refresh(tui_worker *w, size_t nx, size_t ny)
+{
+    pthread_mutex_lock(&w->mu);
+    w->nx = nx;
+    w->ny = ny;
+    w->refresh = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_cancel(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
+        free(w->queue[w->qhead].line);
+    if (w->prog.busy)
+        *w->cancel = 1;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int tui_worker_idle(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int idle = !w->prog.busy && w->qlen == 0 && !w->refresh;
+    pthread_mutex_unlock(&w->mu);
+    return idle;
+}
+
+tui_snap *tui_worker_take_snap(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    tui_snap *s = w->fresh;
+    w->fresh = NULL;
+    pthread_mutex_unlock(&w->mu);
+    return s;
+}
+
+void tui_worker_take_log(tui_worker *w, tui_log *into)
+{
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < w->log.len; i++) {
+        int kind;
+        const char *line = tui_log_at(&w->log, i, &kind);
+        tui_log_add(into, kind, line[0] ? line : " ");
+    }
+    tui_log_free(&w->log);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void tui_worker_progress(tui_worker *w, tui_progress *p)
+{
+    pthread_mutex_lock(&w->mu);
+    *p = w->prog;
+    p->queued = w->qlen;
+    if (p->busy) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        p->seconds = (double)(ts.tv_sec - w->started.tv_sec) +
+                     1e-9 * (double)(ts.tv_nsec - w->started.tv_nsec);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+int tui_worker_quit_requested(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int q = w->quit;
+    pthread_mutex_unlock(&w->mu);
+    return q;
+}
