@@ -50,8 +50,12 @@ static const cs_cmd_spec core_commands[] = {
      .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off)",
      .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
      .journal = 1},
-    {.name = "save", .topic = "sessions", .usage = "save session FILE.csr [force=on]",
-     .summary = "write the session journal as a runnable script", .example =
+    /* .journal = 0: `save session` is not journaled; `save model` asks for
+     * journaling per invocation (cs_interp_journal_this) */
+    {.name = "save", .topic = "sessions",
+     .usage = "save session FILE.csr [force=on] | save model FILE [force=on]",
+     .summary = "write the session journal as a runnable script, or the network as a "
+                "checkpoint", .example =
      "save session mywork.csr", .min_pos = 1, .max_pos = 2, .keys = save_keys,
      .run = cs_cmd_save},
     {.name = "source", .topic = "sessions", .usage = "source FILE",
@@ -154,8 +158,12 @@ static void help_overview(cs_result *res)
         cs_result_text(res, "\n%s:\n", topic);
         for (size_t i = t; i < n; i++) {
             const cs_cmd_spec *c = cs_command_at(i);
-            if (strcmp(c->topic, topic) == 0)
+            if (strcmp(c->topic, topic) != 0)
+                continue;
+            if (strlen(c->usage) <= 34)
                 cs_result_text(res, "  %-34s %s\n", c->usage, c->summary);
+            else  /* long usage: the summary goes on its own line */
+                cs_result_text(res, "  %s\n  %-34s %s\n", c->usage, "", c->summary);
         }
     }
 }
