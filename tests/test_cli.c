@@ -28,7 +28,7 @@ static const char *binary(void)
     return b ? b : "./csreg";
 }
 
-static void slurp(int fd, char *buf, size_t cap)
+static void read_fd(int fd, char *buf, size_t cap)
 {
     size_t len = 0;
     ssize_t got;
@@ -67,8 +67,8 @@ static void run(run_result *r, const char *stdin_text, const char *const *args)
     r->status = WEXITSTATUS(st);
     lseek(ofd, 0, SEEK_SET);
     lseek(efd, 0, SEEK_SET);
-    slurp(ofd, r->out, sizeof r->out);
-    slurp(efd, r->err, sizeof r->err);
+    read_fd(ofd, r->out, sizeof r->out);
+    read_fd(efd, r->err, sizeof r->err);
     close(ofd);
     close(efd);
     close(ifd);

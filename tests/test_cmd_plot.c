@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cs_interp.h"
+#include "interp_util.h"
 #include "cs_plotstore.h"
 #include "cs_reg.h"
 #include "gp.h"
@@ -28,87 +29,14 @@
 static int have_gnuplot;
 static char workdir[64];
 
-typedef struct fixture {
-    cs_interp *in;
-    char *buf;
-    size_t len;
-    FILE *out;
-} fixture;
-
-static int setup(void **state, int json, const char *sandbox)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->out = open_memstream(&f->buf, &f->len);
-    cs_interp_opts o = {.json = json, .seed = 7, .out = f->out, .sandbox_dir = sandbox};
-    cs_err err;
-    if (cs_interp_new(&f->in, &o, &err))
-        return -1;
-    *state = f;
-    return 0;
-}
-static int setup_json(void **state) { return setup(state, 1, NULL); }
-static int setup_text(void **state) { return setup(state, 0, NULL); }
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    cs_interp_free(f->in);
-    fclose(f->out);
-    free(f->buf);
-    free(f);
-    return 0;
-}
-
-/* Run a line that must succeed; return what it printed. */
-static const char *ok(fixture *f, const char *line)
-{
-    cs_err err;
-    int col;
-    fflush(f->out);
-    size_t before = f->len;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc < 0)
-        fail_msg("'%s' failed: %s", line, err.msg);
-    fflush(f->out);
-    return f->buf + before;
-}
-
-/* Run a line that must fail with `needle` in the message at column want_col. */
-static void fails(fixture *f, const char *line, const char *needle, int want_col)
-{
-    cs_err err;
-    int col;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc >= 0)
-        fail_msg("'%s' unexpectedly succeeded", line);
-    if (!strstr(err.msg, needle))
-        fail_msg("'%s': message '%s' lacks '%s'", line, err.msg, needle);
-    assert_null(strchr(err.msg, '\n'));
-    if (want_col >= 0 && col != want_col)
-        fail_msg("'%s': column %d, want %d (%s)", line, col, want_col, err.msg);
-}
+static int setup_json(void **state) { return fixture_setup_json(state); }
+static int setup_text(void **state) { return fixture_setup_text(state); }
+#define teardown fixture_teardown
 
 static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, fp);
-    s[got] = '\0';
-    fclose(fp);
-    if (len)
-        *len = got;
-    return s;
 }
 
 /* A valid PNG: signature, IHDR first, the size asked for. */
@@ -562,10 +490,9 @@ static void test_plot_key(void **state)
 static void test_sandbox(void **state)
 {
     (void)state;
-    char sb[] = "/tmp/cs_cmdplot_sb_XXXXXX";
-    assert_non_null(mkdtemp(sb));
-    fixture *f;
-    assert_int_equal(setup((void **)&f, 1, sb), 0);
+    fixture *f = fixture_new(1, 7, 0, 1);
+    assert_non_null(f);
+    const char *sb = f->dir;
     const char *out = ok(f, "landscape res=5 out=/nonexistent/dir/sb.csv");
     char want[128];
     snprintf(want, sizeof want, "\"out\":\"%s/sb.csv\"", sb);
@@ -577,10 +504,11 @@ static void test_sandbox(void **state)
         snprintf(want, sizeof want, "%s/sb.png", sb);
         assert_png(want, 1000, 700);
     }
-    void *st = f;
-    teardown(&st);
-    clear_dir(sb);
-    assert_int_equal(rmdir(sb), 0);
+    char dir[64];
+    snprintf(dir, sizeof dir, "%s", sb);
+    fixture_free(f);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), -1); /* the folder and its files are gone */
 }
 
 /* ---- errors, each with its column ------------------------------------------------ */

@@ -11,73 +11,8 @@
 #include <string.h>
 
 #include "cs_interp.h"
+#include "interp_util.h"
 #include "cs_reg.h"
-
-typedef struct fixture {
-    cs_interp *in;
-    char *buf;
-    size_t len;
-    FILE *out;
-} fixture;
-
-static int setup(void **state, int json)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->out = open_memstream(&f->buf, &f->len);
-    cs_interp_opts o = {.json = json, .seed = 7, .out = f->out};
-    cs_err err;
-    if (cs_interp_new(&f->in, &o, &err))
-        return -1;
-    *state = f;
-    return 0;
-}
-static int setup_json(void **state) { return setup(state, 1); }
-static int setup_text(void **state) { return setup(state, 0); }
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    cs_interp_free(f->in);
-    fclose(f->out);
-    free(f->buf);
-    free(f);
-    return 0;
-}
-
-/* Run a line that must succeed; return the output it printed. */
-static const char *ok(fixture *f, const char *line)
-{
-    cs_err err;
-    int col;
-    fflush(f->out);
-    size_t before = f->len;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc < 0)
-        print_error("'%s' failed: %s\n", line, err.msg);
-    assert_true(rc >= 0);
-    fflush(f->out);
-    return f->buf + before;
-}
-
-/* Run a line that must fail; check the message has `needle` and the column. */
-static void fails(fixture *f, const char *line, const char *needle, int want_col)
-{
-    cs_err err;
-    int col;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc >= 0)
-        print_error("'%s' unexpectedly succeeded\n", line);
-    assert_true(rc < 0);
-    if (!strstr(err.msg, needle))
-        print_error("'%s': message '%s' lacks '%s'\n", line, err.msg, needle);
-    assert_non_null(strstr(err.msg, needle));
-    assert_null(strchr(err.msg, '\n'));  /* one line */
-    if (want_col >= 0) {
-        if (col != want_col)
-            print_error("'%s': column %d, want %d\n", line, col, want_col);
-        assert_int_equal(col, want_col);
-    }
-}
 
 static void test_eval_bin_exact_json(void **state)
 {
@@ -265,25 +200,25 @@ static void test_error_json_object(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_eval_bin_exact_json, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_eval_matrix_row_major, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_reg_json_fields, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_command, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_regularizer, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_reg_bad_key, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_positional_counts, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_keys_on_keyless_command, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_eval_bad_numbers, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_parse_errors_have_columns, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_seed_and_set, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_duplicate_key, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_quit_returns_1, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_journal, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_help, setup_text, teardown),
-        cmocka_unit_test_setup_teardown(test_regs_lists_every_regularizer, setup_json, teardown),
-        cmocka_unit_test_setup_teardown(test_text_mode, setup_text, teardown),
-        cmocka_unit_test_setup_teardown(test_prompt, setup_text, teardown),
-        cmocka_unit_test_setup_teardown(test_error_json_object, setup_json, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_bin_exact_json, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_eval_matrix_row_major, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_reg_json_fields, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_command, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_regularizer, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_reg_bad_key, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_positional_counts, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_keys_on_keyless_command, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_eval_bad_numbers, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_parse_errors_have_columns, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_seed_and_set, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_key, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_quit_returns_1, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_journal, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_help, fixture_setup_text, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_regs_lists_every_regularizer, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_text_mode, fixture_setup_text, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_prompt, fixture_setup_text, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_error_json_object, fixture_setup_json, fixture_teardown),
     };
     return cmocka_run_group_tests_name("interp", tests, NULL, NULL);
 }

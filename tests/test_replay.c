@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cs_interp.h"
+#include "interp_util.h"
 
 extern char **environ;
 
@@ -26,37 +27,6 @@ static const char *binary(void)
 {
     const char *b = getenv("CSREG_BIN");
     return b ? b : "./csreg";
-}
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = '\0';
-    fclose(fp);
-    return b;
-}
-
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[1024];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* csreg run --threads T SCRIPT in dir (its relative file names land there). */
@@ -152,7 +122,7 @@ static void test_replay_identical(void **state)
 
     char script[256], copy1[256], copy2[256];
     snprintf(script, sizeof script, "%s/s.csr", a);
-    char *text = slurp(script);
+    char *text = slurp(script, NULL);
     assert_non_null(text);
     assert_non_null(strstr(text, "seed 11\n"));
     assert_non_null(strstr(text, "\nsweep kind=osb methods=osb,l1 "));
@@ -173,7 +143,7 @@ static void test_replay_identical(void **state)
         snprintf(pa, sizeof pa, "%s/%s", a, outputs[i]);
         snprintf(p1, sizeof p1, "%s/%s", b1, outputs[i]);
         snprintf(p2, sizeof p2, "%s/%s", b2, outputs[i]);
-        char *ta = slurp(pa), *t1 = slurp(p1), *t2 = slurp(p2);
+        char *ta = slurp(pa, NULL), *t1 = slurp(p1, NULL), *t2 = slurp(p2, NULL);
         if (!ta || !t1 || !t2)
             print_error("%s missing (interactive %d, threads=1 %d, threads=2 %d)\n",
                         outputs[i], !!ta, !!t1, !!t2);
