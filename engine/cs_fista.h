@@ -79,6 +79,12 @@ typedef struct cs_fista_fns {
     void *ctx;
     /* f and ∇f at x (grad may be NULL). CS_ENONFINITE ends the run as diverged. */
     int (*fg)(void *ctx, const double *x, double *f, double *grad, cs_err *err);
+    /* Optional: fg with a gradient that also returns *gnorm = ‖∇f(x)‖, saving
+     * the stepper a pass over the gradient each iteration. It must give the
+     * same bits as the stepper's own norm (two 4-wide accumulators over
+     * blocks of 8, then the scalar tail), so results do not depend on it. */
+    int (*fg_gnorm)(void *ctx, const double *x, double *f, double *grad, double *gnorm,
+                    cs_err *err);
     /* x = prox_{t·g}(z) of the nonsmooth term (here always a projection, g = 0 on
      * its set); NULL: identity. x never aliases z. */
     void (*prox)(void *ctx, const double *z, double *x, double t);

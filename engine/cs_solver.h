@@ -93,6 +93,10 @@ void cs_solver_result(const cs_solver *s, cs_solve_result *res);
 const double *cs_solver_x(cs_solver *s, size_t *n);
 /* The full variable of the current start's latest iterate (with extras; 2bit y1,y2). */
 const double *cs_solver_iterate(const cs_solver *s, size_t *n);
+/* The point the current start began from (same layout and length as
+ * cs_solver_iterate, before any projection FISTA makes on its first step);
+ * NULL before the first start. For drawing trajectories. */
+const double *cs_solver_start_point(const cs_solver *s, size_t *n);
 const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len);
 const char *cs_solver_method(const cs_solver *s);   /* canonical method text */
 int cs_solver_algo(const cs_solver *s);              /* FISTA or DR */

@@ -12,6 +12,7 @@ struct cs_dr {
     cs_dr_fns fns;
     cs_dr_opts o;
     double *x, *z, *w, *xn;
+    double max_resid;  /* largest fixed-point residual so far (ratio rule) */
     long it;
     int end, started, hit;
     cs_trace_rec last;
@@ -90,6 +91,7 @@ int cs_dr_start(cs_dr *s, const double *x0, cs_err *err)
     memcpy(s->x, x0, s->n * sizeof *s->x);
     memset(s->z, 0, s->n * sizeof *s->z);
     s->it = 0;
+    s->max_resid = 0.0;
     s->end = CS_END_RUNNING;
     s->hit = 0;
     memset(&s->last, 0, sizeof s->last);
@@ -269,9 +271,22 @@ int cs_dr_step(cs_dr *s, cs_err *err)
         s->end = CS_END_DIVERGED;
         return 1;
     }
-    int stop = s->o.stop == CS_STOP_ORACLE ? s->hit
-               : s->o.stop == CS_STOP_MAXIT ? 0
-                                            : s->last.norm_residual < s->o.tol;
+    /* FASTA's rules on the DR fixed-point residual r = ‖z⁺ − z‖ = ‖y − x‖
+     * (nonincreasing for DR; it bounds ‖x⁺ − x‖ = ‖P₀(z⁺ − z)‖, the change of
+     * x): residual r < tol; normalized r/(‖x‖ + 1e-8) < tol; hybrid (FASTA's
+     * default) ratio r/(max r + 1e-8) < tol or normalized < tol. */
+    if (resid > s->max_resid)
+        s->max_resid = resid;
+    int stop = 0;
+    switch (s->o.stop) {
+    case CS_STOP_ORACLE: stop = s->hit; break;
+    case CS_STOP_HYBRID:
+        stop = resid / (s->max_resid + 1e-8) < s->o.tol || s->last.norm_residual < s->o.tol;
+        break;
+    case CS_STOP_RESIDUAL: stop = resid < s->o.tol; break;
+    case CS_STOP_NORMALIZED: stop = s->last.norm_residual < s->o.tol; break;
+    default: break;
+    }
     if (stop) {
         s->end = s->o.stop == CS_STOP_ORACLE ? CS_END_ORACLE : CS_END_TOL;
         return 1;

@@ -570,14 +570,21 @@ int cs_fista_step(cs_fista *s, cs_err *err)
         s->x1 = t;
         s->alpha = alpha1;
         double fy;
-        rc = eval_f(s, y, &fy, s->g0, err);
+        if (s->fns.fg_gnorm) {
+            rc = s->fns.fg_gnorm(s->fns.ctx, y, &fy, s->g0, &s->g0norm, err);
+            if (rc == CS_ENONFINITE)
+                rc = 1;
+        } else {
+            rc = eval_f(s, y, &fy, s->g0, err);
+            if (rc == 0)
+                s->g0norm = nrm2_v(s->g0, n, s->avx2);
+        }
         if (rc < 0)
             return rc;
         if (rc > 0) {
             s->end = CS_END_DIVERGED;
             return 1;
         }
-        s->g0norm = nrm2_v(s->g0, n, s->avx2);
         s->fwin[(i - 1) % o->window] = fy;
     } else if (o->adaptive) {
         /* Barzilai–Borwein: Δg = ∇f(x1) − ∇f(x0). */

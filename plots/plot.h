@@ -137,7 +137,10 @@ int cs_plot_maxcut(const cs_plot_maxcut_data *d, const cs_plot_opts *o, cs_err *
 int cs_plot_term_from_path(const char *path, cs_plot_term *term, cs_err *err);
 
 /* The gnuplot enhanced-text label of a method/regularizer name ("bin" ->
- * "ℓ_{bin}", "linf" -> "ℓ^∞"), or NULL when the name is not known. */
+ * "ℓ_{bin}", "linf" -> "ℓ^∞", "holder" -> "ℓ_{bin,H}"), also with keys as
+ * sweeps write them ("beta:beta=learn" -> "ℓ_{β}, learned β"), or NULL when
+ * the name is not known. A label with keys lives in a per-thread buffer
+ * until the next call. */
 const char *cs_plot_method_label(const char *name);
 
 /* 0 when plots can be drawn; else CS_ENOTFOUND with the install hint. */

@@ -16,6 +16,9 @@ const char *const plot_okabe_ito[PLOT_LINECOLOURS] = {
 /* Point types: filled circle, square, triangle up/down, diamond, open... */
 static const int line_pt[PLOT_LINECOLOURS] = {7, 5, 9, 11, 13, 6, 4, 8};
 
+/* Legend labels in the paper's notation (appendix figures: ℓ_{bin,H},
+ * ℓ_{bin,si}, ℓ̃_{bin}, ℓ_{bin,exp}, ℓ_μ, ...). `enh` is gnuplot enhanced
+ * text, `plain` the same for terminals without it. */
 static const struct {
     const char *name, *enh, *plain;
 } method_labels[] = {
@@ -26,11 +29,12 @@ static const struct {
     {"om", "ℓ_{om}", "ℓ_om"},
     {"equ", "ℓ_{equ}", "ℓ_equ"},
     {"bbin", "ℓ_{bbin}", "ℓ_bbin"},
-    {"binexp", "ℓ_{binexp}", "ℓ_binexp"},
-    {"holder", "ℓ_{Hölder}", "ℓ_Hölder"},
-    {"si", "ℓ_{si}", "ℓ_si"},
-    {"l2l1", "ℓ_{ℓ2/ℓ1}", "ℓ_l2l1"},
-    {"l2l1h", "ℓ_{ℓ2/ℓ1,h}", "ℓ_l2l1h"},
+    {"binexp", "ℓ_{bin,exp}", "ℓ_bin,exp"},
+    {"holder", "ℓ_{bin,H}", "ℓ_bin,H"},
+    {"si", "ℓ_{bin,si}", "ℓ_bin,si"},
+    /* the paper's \tilde\ell_bin: a tilde overprinted on ℓ */
+    {"l2l1", "~ℓ{.8\\~}_{bin}", "ℓ~_bin"},
+    {"l2l1h", "~ℓ{.8\\~}_{bin,H}", "ℓ~_bin,H"},
     {"fixed", "ℓ_{fixed}", "ℓ_fixed"},
     {"beta", "ℓ_{β}", "ℓ_β"},
     {"linf", "ℓ^{∞}", "ℓ^∞"},
@@ -43,13 +47,114 @@ static const struct {
     {"dr", "Douglas–Rachford", "Douglas–Rachford"},
 };
 
+enum { N_METHOD_LABELS = sizeof method_labels / sizeof method_labels[0] };
+
+static int find_label(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_METHOD_LABELS; i++)
+        if (strlen(method_labels[i].name) == len && !strncmp(method_labels[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+/* Text that means the same in enhanced and plain text (no markup
+ * characters ^ _ { } @ & ~ \ and nothing a reader would not expect). */
+static int safe_word(const char *s, size_t len)
+{
+    if (len == 0 || len > 32)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-",
+                    s[i]))
+            return 0;
+    return 1;
+}
+
+static const char *key_symbol(const char *key, size_t len)
+{
+    static const struct { const char *key, *sym; } syms[] = {
+        {"beta", "β"}, {"alpha", "α"}, {"eps", "ε"}, {"lambda", "λ"}, {"mu", "μ"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (strlen(syms[i].key) == len && !strncmp(syms[i].key, key, len))
+            return syms[i].sym;
+    return NULL;
+}
+
+/* The label of a method with keys, "NAME:k=v[:k=v...]" as sweeps write
+ * them (methods=beta:beta=learn,holder:base=ter:p=3): the base label, with
+ * base=osb|ter of holder/si in the subscript, then ", k=v" per other key
+ * (Greek letters for beta, alpha, eps; "learned β" for beta=learn). 0 and
+ * the label in buf, or -1 when NAME is unknown or a key or value is not a
+ * plain word (the caller then shows the text literally). */
+static int keyed_label(const char *name, int enhanced, char *buf, size_t cap)
+{
+    const char *colon = strchr(name, ':');
+    if (!colon)
+        return -1;
+    int idx = find_label(name, (size_t)(colon - name));
+    if (idx < 0)
+        return -1;
+    const char *basename = method_labels[idx].name;
+    int hs = !strcmp(basename, "holder") || !strcmp(basename, "si");
+    char base[64];
+    snprintf(base, sizeof base, "%s", enhanced ? method_labels[idx].enh : method_labels[idx].plain);
+    char tail[256] = "";
+    size_t used = 0;
+    for (const char *p = colon + 1; *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq)
+            return -1;
+        size_t kl = (size_t)(eq - p), vl = len - kl - 1;
+        const char *v = eq + 1;
+        if (!safe_word(p, kl) || !safe_word(v, vl))
+            return -1;
+        if (hs && kl == 4 && !strncmp(p, "base", 4)) {
+            if (!(vl == 3 && (!strncmp(v, "bin", 3) || !strncmp(v, "osb", 3) ||
+                              !strncmp(v, "ter", 3))))
+                return -1;
+            /* "ℓ_{bin,H}" -> "ℓ_{ter,H}": the base sits right after "_{" or "_" */
+            char *b = strstr(base, "bin");
+            if (b)
+                memcpy(b, v, 3);
+        } else {
+            const char *sym = key_symbol(p, kl);
+            int n;
+            if (sym && !strcmp(sym, "β") && vl == 5 && !strncmp(v, "learn", 5))
+                n = snprintf(tail + used, sizeof tail - used, ", learned β");
+            else if (sym)
+                n = snprintf(tail + used, sizeof tail - used, ", %s=%.*s", sym, (int)vl, v);
+            else
+                n = snprintf(tail + used, sizeof tail - used, ", %.*s=%.*s", (int)kl, p,
+                             (int)vl, v);
+            if (n < 0 || (size_t)n >= sizeof tail - used)
+                return -1;
+            used += (size_t)n;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    if ((size_t)snprintf(buf, cap, "%s%s", base, tail) >= cap)
+        return -1;
+    return 0;
+}
+
+/* Labels with keys are built per call: the text lives in a per-thread
+ * buffer until the next call on the same thread. */
+static _Thread_local char keyed_buf[384];
+
 const char *cs_plot_method_label(const char *name)
 {
     if (!name)
         return NULL;
-    for (size_t i = 0; i < sizeof method_labels / sizeof method_labels[0]; i++)
-        if (strcmp(method_labels[i].name, name) == 0)
-            return method_labels[i].enh;
+    int idx = find_label(name, strlen(name));
+    if (idx >= 0)
+        return method_labels[idx].enh;
+    if (keyed_label(name, 1, keyed_buf, sizeof keyed_buf) == 0)
+        return keyed_buf;
     return NULL;
 }
 
@@ -60,11 +165,15 @@ const char *plot_method_label(const plot_ctx *c, const char *name, const char *f
         *literal = 1;
         return fallback;
     }
-    for (size_t i = 0; i < sizeof method_labels / sizeof method_labels[0]; i++)
-        if (strcmp(method_labels[i].name, name) == 0) {
-            *literal = 0;
-            return c->enhanced ? method_labels[i].enh : method_labels[i].plain;
-        }
+    int idx = find_label(name, strlen(name));
+    if (idx >= 0) {
+        *literal = 0;
+        return c->enhanced ? method_labels[idx].enh : method_labels[idx].plain;
+    }
+    if (keyed_label(name, c->enhanced, keyed_buf, sizeof keyed_buf) == 0) {
+        *literal = 0;
+        return keyed_buf;
+    }
     *literal = 1;
     return name;
 }

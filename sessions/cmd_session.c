@@ -1,5 +1,7 @@
 /* cmd_session.c — sessions as scripts: `source FILE` runs one inside the
- * session, `save session FILE.csr` writes the journal as a runnable script. */
+ * session, `save session FILE.csr` writes the journal as a runnable script
+ * (not journaled itself), `save model FILE` writes a network checkpoint
+ * (journaled, so a replay writes it again). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,6 +118,8 @@ int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err
             return mrc;
         }
         cs_result_str(res, "file", file->value);
+        /* the checkpoint is an output file: a replay must write it again */
+        cs_interp_journal_this(in);
         return CS_OK;
     }
     if (strcmp(what->value, "session") != 0) {

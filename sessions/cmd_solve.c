@@ -15,6 +15,7 @@
 
 #include "cs_args.h"
 #include "cs_file.h"
+#include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_solve_view.h"
@@ -40,7 +41,18 @@ typedef struct solve_state {
     /* scratch for the view */
     double *view_x, *view_obj, *view_err;
     size_t view_cap, hist_cap;
+    /* 2-dimensional problems: the iterates of the current start, its start
+     * point first, interleaved x,y (ntraj points); traj_start is the start
+     * they belong to (0: none yet) */
+    double *traj;
+    size_t ntraj, captraj;
+    int traj_start;
+    long seq;               /* when it last changed, for front ends (cs_solve_view.h) */
 } solve_state;
+
+/* A stamp comparable with the network's (cmd_train.c): one more than the
+ * commands journaled before this one. */
+static long stamp(const cs_interp *in) { return (long)in->njournal + 1; }
 
 static void state_free(void *p)
 {
@@ -52,6 +64,7 @@ static void state_free(void *p)
     free(st->view_x);
     free(st->view_obj);
     free(st->view_err);
+    free(st->traj);
     free(st);
 }
 
@@ -285,6 +298,8 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
     }
     cs_solver_free(st->solver);
     st->solver = NULL;
+    st->ntraj = 0;
+    st->traj_start = 0;
     st->sig[0] = '\0';
     cs_problem_free(st->prob);
     st->prob = prob;
@@ -314,6 +329,7 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
     }
     cs_result_int(res, "trial", trial);
     cs_result_str(res, "method", kind_default_method(st->kind));
+    st->seq = stamp(in);
     return CS_OK;
 }
 
@@ -427,6 +443,8 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
         return rc;
     cs_solver_free(st->solver);
     st->solver = s;
+    st->ntraj = 0;
+    st->traj_start = 0;
     snprintf(st->sig, sizeof st->sig, "%s", sig);
     snprintf(st->method, sizeof st->method, "%s", a->method);
     *fresh = 1;
@@ -461,6 +479,194 @@ static int store_trace(cs_interp *in, solve_state *st, cs_err *err)
     int rc = cs_plotstore_trace(in, &d, err);
     free(buf);
     return rc;
+}
+
+/* ------------------------------------------------------------ trajectory (N = 2) */
+
+/* Iterates are recorded when x is a 2-vector: the landscape then shows the
+ * whole problem. */
+static int traj_wanted(const solve_state *st)
+{
+    return st->prob && strcmp(st->kind, "maxcut") != 0 &&
+           st->N * cs_problem_cols(st->prob) == 2;
+}
+
+/* The 2-vector x of a full variable v (2bit: y1 + y2; extras left out). */
+static void traj_xy(const solve_state *st, const double *v, double xy[2])
+{
+    int two = !strcmp(st->kind, "2bit");
+    for (int k = 0; k < 2; k++)
+        xy[k] = two ? v[k] + v[2 + k] : v[k];
+}
+
+static int traj_push(solve_state *st, const double *v, cs_err *err)
+{
+    if (!v)
+        return CS_OK;
+    if (st->ntraj == st->captraj) {
+        size_t cap = st->captraj ? 2 * st->captraj : 256;
+        double *t = realloc(st->traj, 2 * cap * sizeof *t);
+        if (!t)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        st->traj = t;
+        st->captraj = cap;
+    }
+    traj_xy(st, v, st->traj + 2 * st->ntraj);
+    st->ntraj++;
+    return CS_OK;
+}
+
+/* Up to n steps (solve: until done), one at a time when the trajectory is
+ * recorded (the same iterations as one call: the solver is a stepper);
+ * polls the cancel flag. *done_steps gets the count. */
+static int run_steps(cs_interp *in, solve_state *st, long n, int until_done, long *done_steps,
+                     cs_err *err)
+{
+    cs_solver *s = st->solver;
+    *done_steps = 0;
+    if (!traj_wanted(st)) {
+        if (until_done)
+            return cs_solver_solve(s, NULL, err);
+        return cs_solver_step(s, n, done_steps, err);
+    }
+    volatile int *cancel = cs_interp_cancel_flag(in);
+    while (until_done ? !cs_solver_done(s) : *done_steps < n) {
+        if (until_done && *cancel)
+            return cs_fail(err, CS_ECANCEL, "interrupted");
+        long d = 0;
+        int rc = cs_solver_step(s, 1, &d, err);
+        if (rc)
+            return rc;
+        if (d == 0)
+            break;   /* done */
+        (*done_steps)++;
+        cs_solve_result r;
+        cs_solver_result(s, &r);
+        if (r.starts != st->traj_start) {   /* a new start: a new path */
+            st->ntraj = 0;
+            st->traj_start = r.starts;
+            if ((rc = traj_push(st, cs_solver_start_point(s, NULL), err)))
+                return rc;
+        }
+        if ((rc = traj_push(st, cs_solver_iterate(s, NULL), err)))
+            return rc;
+    }
+    return CS_OK;
+}
+
+/* The regularizer the run minimizes, when it is one the landscape can show
+ * in the plane (no auxiliary coordinates, not a matrix); else NULL. */
+static cs_reg *traj_reg(cs_interp *in, solve_state *st)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", cs_solver_method(st->solver));
+    char *save = NULL, *name = strtok_r(buf, " :\t", &save);
+    cs_param params[16];
+    size_t np = 0;
+    for (char *tok; name && (tok = strtok_r(NULL, " :\t", &save));) {
+        char *eq = strchr(tok, '=');
+        if (!eq || np == 16)
+            return NULL;
+        *eq = '\0';
+        params[np++] = (cs_param){.key = tok, .text = eq + 1};
+    }
+    const cs_reg_info *li = name ? cs_reg_lookup(name) : NULL;
+    if (!li || li->matrix_arg)
+        return NULL;
+    int takes_c = 0, gives_c = 0;
+    for (size_t i = 0; i < li->nparams; i++)
+        takes_c |= !strcmp(li->params[i].key, "C");
+    for (size_t i = 0; i < np; i++)
+        gives_c |= !strcmp(params[i].key, "C");
+    /* eig/ns on an eig problem: the problem's C, as the solver uses */
+    int problem_c = takes_c && !gives_c && !strcmp(st->kind, "eig") && np < 16;
+    if (problem_c)
+        params[np++] = (cs_param){.key = "C", .text = "random"};
+    cs_reg *reg = NULL;
+    cs_err sub;
+    if (cs_reg_new(&reg, name, params, np, cs_interp_seed(in), &sub))
+        return NULL;
+    if (cs_reg_extra(reg) ||
+        (problem_c && cs_reg_set_matrix(reg, cs_problem_C(st->prob), 2, 2, &sub))) {
+        cs_reg_free(reg);
+        return NULL;
+    }
+    return reg;
+}
+
+/* Deposit the recorded path over the landscape of the run's regularizer
+ * (the current one when the run's cannot be drawn in the plane), on a
+ * square box about 0 that holds the path and x*. */
+static int store_trajectory(cs_interp *in, solve_state *st, cs_err *err)
+{
+    if (!traj_wanted(st) || st->ntraj == 0)
+        return CS_OK;
+    double r = 0.0;
+    for (size_t i = 0; i < 2 * st->ntraj; i++)
+        if (isfinite(st->traj[i]) && fabs(st->traj[i]) > r)
+            r = fabs(st->traj[i]);
+    const double *xs = cs_problem_xstar(st->prob);
+    for (size_t k = 0; xs && k < 2; k++)
+        if (isfinite(xs[k]) && fabs(xs[k]) > r)
+            r = fabs(xs[k]);
+    r = r > 0.0 ? 1.15 * r : 1.0;
+    if (!(r < 1e150))
+        return cs_fail(err, CS_ENONFINITE, "trajectory: the iterates are too large to draw");
+    cs_landscape_spec spec = {.x0 = -r, .x1 = r, .y0 = -r, .y1 = r, .nx = 201, .ny = 201,
+                              .cancel = cs_interp_cancel_flag(in)};
+    cs_reg *own = traj_reg(in, st);
+    cs_reg *reg = own ? own : in->reg;
+    cs_landscape *l = NULL;
+    int rc = cs_landscape_new(&l, reg, &spec, err);
+    if (rc && own) {   /* fall back to the current regularizer */
+        cs_reg_free(own);
+        own = NULL;
+        reg = in->reg;
+        rc = cs_landscape_new(&l, reg, &spec, err);
+    }
+    if (rc) {
+        cs_reg_free(own);
+        return rc;
+    }
+    cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
+    for (size_t k = 0; k < l->ntarget; k++)
+        tc[k] = (cs_plot_curve){l->target[k].x, l->target[k].y, l->target[k].n};
+    cs_plot_trajectory_data d = {
+        .land = {.reg = cs_reg_get_info(reg)->name, .nx = l->nx, .ny = l->ny, .x0 = l->x0,
+                 .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = l->z,
+                 .log_scale = l->zmax > 0 && l->zmin >= 0,
+                 .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget},
+        .xy = st->traj, .n = st->ntraj, .name = cs_solver_method(st->solver)};
+    rc = cs_plotstore_trajectory(in, &d, err);
+    cs_landscape_free(l);
+    cs_reg_free(own);
+    return rc;
+}
+
+/* After solve/step: the trace, and on a 2-dimensional problem the
+ * trajectory (a failure to compute its landscape only matters when plot=
+ * asks for the drawing); then plot= draws the trajectory (N = 2) or the
+ * trace. */
+static int store_run(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_result *res,
+                     cs_err *err)
+{
+    int rc = store_trace(in, st, err);
+    if (rc)
+        return rc;
+    const char *kind = "trace";
+    if (traj_wanted(st) && st->ntraj > 0) {
+        cs_result_int(res, "trajectory", (long long)st->ntraj);
+        rc = store_trajectory(in, st, err);
+        if (rc) {
+            if (cs_cmdline_key(cl, "plot"))
+                return rc;
+            cs_result_str(res, "trajectory_skipped", err->msg);
+            cs_err_clear(err);
+        } else {
+            kind = "trajectory";
+        }
+    }
+    return plot_after(in, cl, kind, res, err);
 }
 
 static void put_run(cs_result *res, solve_state *st)
@@ -501,17 +707,21 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     if ((rc = ensure_solver(in, st, &a, &fresh, err)))
         return rc;
     /* a finished run is solved again from its start (same stream, same result) */
-    if (!fresh && cs_solver_done(st->solver) && (rc = cs_solver_reset(st->solver, err)))
-        return rc;
-    rc = cs_solver_solve(st->solver, NULL, err);
+    if (!fresh && cs_solver_done(st->solver)) {
+        if ((rc = cs_solver_reset(st->solver, err)))
+            return rc;
+        st->ntraj = 0;
+        st->traj_start = 0;
+    }
+    long steps;
+    st->seq = stamp(in);
+    rc = run_steps(in, st, 0, 1, &steps, err);
     if (rc == CS_ECANCEL)
         return cs_fail(err, CS_ECANCEL, "solve interrupted (step or solve continues the run)");
     if (rc)
         return rc;
     put_run(res, st);
-    if ((rc = store_trace(in, st, err)))
-        return rc;
-    return plot_after(in, cl, "trace", res, err);
+    return store_run(in, cl, st, res, err);
 }
 
 static void put_last(cs_result *res, solve_state *st, long steps)
@@ -550,14 +760,17 @@ static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     if ((rc = cs_arg_long(in, cl, "n", 1, 1, 100000000L, &n, err)))
         return rc;
+    if ((rc = cs_plot_key_check(in, cl, "plot", err)))
+        return rc;
     if ((rc = ensure_solver(in, st, &a, &fresh, err)))
         return rc;
     long done = 0;
-    rc = cs_solver_step(st->solver, n, &done, err);
+    st->seq = stamp(in);
+    rc = run_steps(in, st, n, 0, &done, err);
     if (rc)
         return rc;
     put_last(res, st, done);
-    return store_trace(in, st, err);
+    return store_run(in, cl, st, res, err);
 }
 
 static int cmd_reset(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -568,6 +781,9 @@ static int cmd_reset(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return rc;
     if (st->solver && (rc = cs_solver_reset(st->solver, err)))
         return rc;
+    st->ntraj = 0;
+    st->traj_start = 0;
+    st->seq = stamp(in);
     cs_result_str(res, "kind", st->kind);
     if (st->solver)
         cs_result_str(res, "method", cs_solver_method(st->solver));
@@ -1103,6 +1319,7 @@ int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
     if (!st || !st->prob)
         return -1;
     v->kind = st->kind;
+    v->seq = st->seq;
     v->N = st->N;
     v->M = st->M;
     v->K = st->K;
@@ -1110,6 +1327,10 @@ int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
     v->xstar = cs_problem_xstar(st->prob);
     if (!st->solver)
         return 0;
+    if (traj_wanted(st) && st->ntraj) {
+        v->traj_xy = st->traj;
+        v->traj_len = st->ntraj;
+    }
     size_t n;
     const double *it = cs_solver_iterate(st->solver, &n);
     if (it) {
@@ -1201,13 +1422,17 @@ static const cs_key_spec problem_keys[] = {
 
 static const cs_key_spec solve_keys[] = {
     SOLVE_KEYS,
-    {"plot", NULL, "draw the trace into this image (.png .svg .pdf .gif)", NULL, CS_KEY_FILE},
+    {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
+     "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 
 static const cs_key_spec step_keys[] = {
     {"n", "1", "iterations to take (a new start begins as needed)", NULL, CS_KEY_INT},
     SOLVE_KEYS,
+    {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
+     "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},
+    {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 
 static const cs_key_spec no_keys[] = {{0}};

@@ -11,6 +11,7 @@
 #include "cs_file.h"
 #include "cs_nn.h"
 #include "cs_plotstore.h"
+#include "cs_train_view.h"
 #include "interp_internal.h"
 
 #define NN_MAX_STAGES 256
@@ -32,7 +33,19 @@ typedef struct nn_state {
     cs_nn_exclude excl;     /* of the last training/quantization */
     nn_stage st[NN_MAX_STAGES];
     size_t nst;
+    /* for front ends (cs_train_view.h): the layer/row `hist` chose last,
+     * when the network last changed, and scratch for its weights */
+    char sel_layer[64];
+    long sel_row;
+    long seq;
+    float *view_w;
+    size_t view_cap;
+    char view_model[128];
 } nn_state;
+
+/* A stamp comparable with the solver's (cmd_solve.c): one more than the
+ * commands journaled before this one. */
+static long stamp(const cs_interp *in) { return (long)in->njournal + 1; }
 
 static void state_free(void *p)
 {
@@ -40,6 +53,7 @@ static void state_free(void *p)
     cs_nn_free(s->net);
     cs_nn_data_free(&s->train);
     cs_nn_data_free(&s->test);
+    free(s->view_w);
     free(s);
 }
 
@@ -65,6 +79,7 @@ static nn_state *get_state(cs_interp *in, cs_err *err)
         cs_fail(err, CS_ENOMEM, "out of memory");
         return NULL;
     }
+    s->sel_row = -1;
     cs_interp_set_ext(in, CS_EXT_NN, s, state_free, state_describe);
     return s;
 }
@@ -319,6 +334,9 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     cs_reg_free(reg);
+    if (rebuild)   /* another network: its layers may differ */
+        s->sel_layer[0] = '\0';
+    s->seq = stamp(in);   /* also when interrupted: the weights moved */
     if (rc)
         return rc;
     s->excl = excl;
@@ -428,6 +446,7 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     rc = cs_nn_quantize(s->net, ternary, excl, &q, err);
     if (rc)
         return rc;
+    s->seq = stamp(in);
     s->excl = excl;
     if (skip_eval && (rc = evaluate_into(in, cl, s, limit, &acc1, &loss1, err)))
         return rc;
@@ -490,6 +509,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
                           .cancel = cs_interp_cancel_flag(in)};
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
+    s->seq = stamp(in);
     if (rc)
         return rc;
     double acc = -1, loss = 0;
@@ -601,6 +621,9 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     if (cs_nn_snapshot_count(s->net) == 0 && (rc = cs_nn_snapshot_take(s->net, 0, err)))
         return rc;
+    snprintf(s->sel_layer, sizeof s->sel_layer, "%s", li.name);
+    s->sel_row = row;
+    s->seq = stamp(in);
     size_t ns = cs_nn_snapshot_count(s->net);
     size_t off = row < 0 ? 0 : (size_t)row * li.cols, n = row < 0 ? li.rows * li.cols : li.cols;
     double maxabs = 0;
@@ -734,6 +757,9 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     }
     cs_nn_free(s->net);
     s->net = net;
+    s->sel_layer[0] = '\0';
+    s->sel_row = -1;
+    s->seq = stamp(in);
     char desc[128];
     cs_nn_describe(net, desc, sizeof desc);
     cs_result_str(res, "file", file->value);
@@ -742,6 +768,63 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     int q = cs_nn_is_quantized(net);
     cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
     return CS_OK;
+}
+
+/* ------------------------------------------------------------------ the view */
+
+int cs_interp_train_view(cs_interp *in, cs_train_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->row = -1;
+    nn_state *s = cs_interp_ext(in, CS_EXT_NN);
+    if (!s || !s->net)
+        return -1;
+    cs_nn_describe(s->net, s->view_model, sizeof s->view_model);
+    v->model = s->view_model;
+    v->seq = s->seq;
+    size_t nl = cs_nn_wlayer_count(s->net);
+    int layer = s->sel_layer[0] ? cs_nn_wlayer_find(s->net, s->sel_layer) : -1;
+    for (size_t i = 0; i < nl && layer < 0; i++) {
+        cs_nn_wlayer_info li;
+        cs_nn_wlayer(s->net, i, &li);
+        if (!li.excluded_default)
+            layer = (int)i;
+    }
+    if (layer < 0 && nl > 0)
+        layer = 0;
+    size_t ns = cs_nn_snapshot_count(s->net);
+    v->snapshots = ns;
+    if (ns) {
+        const float *w;
+        size_t step;
+        cs_nn_snapshot(s->net, ns - 1, 0, &w, &step, &v->epoch);
+    }
+    if (layer < 0)
+        return 0;
+    cs_nn_wlayer_info li;
+    cs_nn_wlayer(s->net, (size_t)layer, &li);
+    v->layer = li.name;
+    v->quantized = li.quantized;
+    size_t total = li.rows * li.cols;
+    if (s->view_cap < total) {
+        float *b = realloc(s->view_w, total * sizeof *b);
+        if (!b)
+            return 0;
+        s->view_w = b;
+        s->view_cap = total;
+    }
+    cs_err err;
+    if (cs_nn_wlayer_get(s->net, (size_t)layer, s->view_w, &err))
+        return 0;
+    if (s->sel_row >= 0 && (size_t)s->sel_row < li.rows && !strcmp(s->sel_layer, li.name)) {
+        v->row = s->sel_row;
+        v->w = s->view_w + (size_t)s->sel_row * li.cols;
+        v->n = li.cols;
+    } else {
+        v->w = s->view_w;
+        v->n = total;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ nnreport */

@@ -22,6 +22,14 @@ typedef struct cs_solve_view {
     /* history of the current run, oldest first, for sparklines */
     const double *hist_objective, *hist_rel_err;
     size_t hist_len;
+    /* 2-dimensional problems: the iterates of the current start recorded by
+     * solve and step, its start point first, interleaved x,y (traj_len
+     * points); NULL otherwise */
+    const double *traj_xy;
+    size_t traj_len;
+    /* when the problem or run last changed (problem, solve, step, reset):
+     * comparable with cs_train_view.seq, the larger is the more recent */
+    long seq;
 } cs_solve_view;
 
 /* Fill v; returns 0 when a problem is set up, -1 otherwise. */

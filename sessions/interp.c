@@ -117,6 +117,7 @@ void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void
     e->describe = describe;
 }
 
+void cs_interp_journal_this(cs_interp *in) { in->journal_this = 1; }
 uint64_t cs_interp_seed(const cs_interp *in) { return in->seed; }
 int cs_interp_threads(const cs_interp *in) { return in->threads; }
 const cs_reg *cs_interp_reg(const cs_interp *in) { return in->reg; }
@@ -234,6 +235,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     const cs_cmd_spec *cmd = cs_command_find(cl.name);
     cs_result_reset(in->res, cl.name);
     in->cancel = 0;
+    in->journal_this = 0;
     if (!cmd) {
         in->err_col = cl.name_col;
         rc = unknown_command(cl.name, err);
@@ -242,6 +244,10 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
         if (!rc)
             rc = cmd->run(in, &cl, in->res, err);
     }
+    /* read and clear: a nested exec (source) must not leak the request to
+     * the command that contains it */
+    int journal_this = in->journal_this;
+    in->journal_this = 0;
     if (rc < 0) {
         *err_col = in->err_col;
     } else {
@@ -249,7 +255,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
             cs_result_print_json(in->res, in->opts.out);
         else if (!cs_result_empty(in->res))
             cs_result_print_text(in->res, in->opts.out);
-        if (cmd->journal) {
+        if (cmd->journal || journal_this) {
             int jrc = journal_add(in, line, err);
             if (jrc)
                 rc = jrc;

@@ -28,6 +28,11 @@ struct cs_interp {
     cs_result *res;
     int err_col;          /* column of the offending argument, set by cs_arg_* */
     int quit;             /* set by `quit` */
+    /* Set by a handler whose command table entry is not journaled but whose
+     * invocation must be (e.g. `save model FILE`, whose output a replay must
+     * reproduce, unlike `save session`). Read and cleared by cs_interp_exec
+     * after a successful run; see cs_interp_journal_this(). */
+    int journal_this;
     uint64_t initial_seed;  /* for the header of a saved session */
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
@@ -41,6 +46,9 @@ void *cs_interp_ext(cs_interp *in, int slot);
 /* Replace the module state (the old one is freed). */
 void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void *),
                        void (*describe)(const void *, char *, size_t));
+/* Ask that the command now running be journaled when it succeeds, even
+ * though its table entry says .journal = 0. */
+void cs_interp_journal_this(cs_interp *in);
 uint64_t cs_interp_seed(const cs_interp *in);
 int cs_interp_threads(const cs_interp *in);
 const cs_reg *cs_interp_reg(const cs_interp *in);

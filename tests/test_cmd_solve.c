@@ -277,6 +277,77 @@ static void test_step_reset_trace(void **state)
     assert_int_equal((int)jnum(o, "iter"), 2);
 }
 
+/* A PNG file of a plausible size (or gnuplot is missing: the command said
+ * plot_skipped). */
+static void png_written(fixture *f, const char *out, const char *name)
+{
+    if (strstr(out, "\"plot_skipped\""))
+        return;
+    char *b = slurp(in_dir(f, name));
+    assert_non_null(b);
+    assert_memory_equal(b, "\x89PNG\r\n\x1a\n", 8);
+    free(b);
+    struct stat sb;
+    assert_int_equal(stat(in_dir(f, name), &sb), 0);
+    assert_true(sb.st_size > 2000);
+}
+
+/* 2-dimensional problems: solve and step record the iterates of the
+ * current start (start point first) and deposit them over the landscape. */
+static void test_trajectory_2d(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=2 M=1");
+    fails(f, "plot trajectory out=t0.png", "nothing to plot", -1);
+    const char *o = ok(f, "step n=1");
+    assert_int_equal((int)jnum(o, "trajectory"), 2);
+    cs_solve_view v;
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.traj_len, 2);
+    double x0[2] = {v.traj_xy[0], v.traj_xy[1]}, x1[2] = {v.traj_xy[2], v.traj_xy[3]};
+    assert_true(x1[0] == v.x[0] && x1[1] == v.x[1]);   /* ends at the iterate */
+    assert_true(x0[0] != x1[0] || x0[1] != x1[1]);
+    /* more steps extend the same path */
+    o = ok(f, "step n=4 plot=s.png");
+    assert_non_null(strstr(o, "\"trajectory\":6"));
+    png_written(f, o, "s.png");
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.traj_len, 6);
+    assert_true(v.traj_xy[0] == x0[0] && v.traj_xy[1] == x0[1]);
+    assert_true(v.traj_xy[2] == x1[0] && v.traj_xy[3] == x1[1]);
+    assert_true(v.traj_xy[10] == v.x[0] && v.traj_xy[11] == v.x[1]);
+    /* reset forgets it; solve runs from the same start point to the end */
+    ok(f, "reset");
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.traj_len, 0);
+    assert_null(v.traj_xy);
+    o = ok(f, "solve restarts=1 maxit=300 plot=t.png");
+    png_written(f, o, "t.png");
+    long iters = (long)jnum(o, "iters");
+    assert_int_equal((long)jnum(o, "trajectory"), iters + 1);
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.traj_len, (size_t)iters + 1);
+    assert_true(v.traj_xy[0] == x0[0] && v.traj_xy[1] == x0[1]);
+    assert_true(v.traj_xy[2] == x1[0] && v.traj_xy[3] == x1[1]);
+    size_t e = 2 * (v.traj_len - 1);
+    assert_true(v.traj_xy[e] == v.x[0] && v.traj_xy[e + 1] == v.x[1]);
+    /* a run with restarts keeps the path of its last start */
+    o = ok(f, "solve plot=r.png");
+    png_written(f, o, "r.png");
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_true(v.traj_len >= 2);
+    e = 2 * (v.traj_len - 1);
+    assert_true(v.traj_xy[e] == v.x[0] && v.traj_xy[e + 1] == v.x[1]);
+    o = ok(f, "plot trajectory out=u.png");
+    png_written(f, o, "u.png");
+    /* larger problems record none */
+    ok(f, "problem bin N=10 M=5");
+    o = ok(f, "step n=2");
+    assert_null(strstr(o, "\"trajectory\""));
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.traj_len, 0);
+}
+
 /* problem trial=T is the sweep's trial T: a sweep of one trial and one
  * point agrees with solve on trial=1. */
 static void test_trial_matches_sweep(void **state)
@@ -489,6 +560,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_solve_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_solve_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_reset_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trajectory_2d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trial_matches_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_threads_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_axes_and_errors, setup, teardown),

@@ -339,7 +339,37 @@ static void test_dr_direct(void **state)
     const double *x = cs_dr_x(s);
     assert_true(fabs(x[0] - 1.0) < 1e-6 && fabs(x[1] - 1.0) < 1e-6);
     assert_int_equal(cs_dr_end(s), CS_END_TOL);
+    /* the residual rule is absolute: ‖z⁺ − z‖ < tol at the end */
+    assert_true(cs_dr_last(s)->residual < 1e-12);
     cs_dr_free(s);
+    /* hybrid (FASTA's): ratio to the largest residual or normalized residual */
+    for (int rule = CS_STOP_HYBRID; rule <= CS_STOP_NORMALIZED; rule++) {
+        o.stop = rule;
+        o.tol = 1e-6;
+        assert_int_equal(cs_dr_new(&s, 2, &fns, &o, &err), 0);
+        assert_int_equal(cs_dr_start(s, x0, &err), 0);
+        long its = 0;
+        double maxr = 0.0;
+        int st;
+        do {
+            st = cs_dr_step(s, &err);
+            maxr = fmax(maxr, cs_dr_last(s)->residual);
+            its++;
+        } while (st == 0);
+        assert_int_equal(cs_dr_end(s), CS_END_TOL);
+        assert_true(its < 1000);
+        x = cs_dr_x(s);
+        assert_true(fabs(x[0] - 1.0) < 1e-4 && fabs(x[1] - 1.0) < 1e-4);
+        const cs_trace_rec *lr = cs_dr_last(s);
+        if (rule == CS_STOP_RESIDUAL)
+            assert_true(lr->residual < 1e-6);
+        else if (rule == CS_STOP_NORMALIZED)
+            assert_true(lr->norm_residual < 1e-6);
+        else
+            assert_true(lr->norm_residual < 1e-6 || lr->residual / (maxr + 1e-8) < 1e-6);
+        cs_dr_free(s);
+    }
+    o.stop = CS_STOP_RESIDUAL;
     o.t = -1;
     assert_int_equal(cs_dr_new(&s, 2, &fns, &o, &err), CS_EINVAL);
 }

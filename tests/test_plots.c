@@ -654,12 +654,38 @@ static void test_labels(void **state)
     assert_string_equal(cs_plot_method_label("l1"), "ℓ^{1}");
     assert_null(cs_plot_method_label("nonsense"));
     assert_null(cs_plot_method_label(NULL));
+    /* the paper's names of the variants, and methods with keys */
+    assert_string_equal(cs_plot_method_label("holder"), "ℓ_{bin,H}");
+    assert_string_equal(cs_plot_method_label("si"), "ℓ_{bin,si}");
+    assert_string_equal(cs_plot_method_label("binexp"), "ℓ_{bin,exp}");
+    assert_string_equal(cs_plot_method_label("l2l1"), "~ℓ{.8\\~}_{bin}");
+    assert_string_equal(cs_plot_method_label("mu"), "ℓ_{μ}");
+    assert_string_equal(cs_plot_method_label("beta:beta=1"), "ℓ_{β}, β=1");
+    assert_string_equal(cs_plot_method_label("beta:beta=learn"), "ℓ_{β}, learned β");
+    assert_string_equal(cs_plot_method_label("holder:base=ter:p=3"), "ℓ_{ter,H}, p=3");
+    assert_string_equal(cs_plot_method_label("si:eps=0.1"), "ℓ_{bin,si}, ε=0.1");
+    assert_string_equal(cs_plot_method_label("equ:B=3"), "ℓ_{equ}, B=3");
+    assert_null(cs_plot_method_label("nonsense:beta=1"));
+    assert_null(cs_plot_method_label("beta:beta=a_{b}"));   /* markup: shown literally */
+    assert_null(cs_plot_method_label("holder:base=xyz"));
+    assert_null(cs_plot_method_label("beta:beta"));
     plot_call p = {.kind = K_SUCCESS, .succ = success_data()};
     char *s = script_of(&p, (cs_plot_opts){.out = "x.png"});
     assert_non_null(strstr(s, "title 'ℓ_{bin}' enhanced"));
     assert_non_null(strstr(s, "title 'ℓ^{∞}' enhanced"));
     assert_non_null(strstr(s, "title 'my_method{x}' noenhanced")); /* unknown: literal */
     assert_non_null(strstr(s, "with yerrorlines"));
+    free(s);
+    /* a sweep of methods with keys: math labels in the legend */
+    double gx[2] = {0.3, 0.5}, gy[2] = {0.1, 0.9};
+    cs_plot_series ks[2] = {{.name = "beta:beta=1", .x = gx, .y = gy, .n = 2},
+                            {.name = "beta:beta=learn", .x = gx, .y = gy, .n = 2}};
+    plot_call kp = {.kind = K_SUCCESS,
+                    .succ = {.xvar = "gamma", .series = ks, .nseries = 2}};
+    s = script_of(&kp, (cs_plot_opts){.out = "x.png"});
+    assert_non_null(strstr(s, "title 'ℓ_{β}, β=1' enhanced"));
+    assert_non_null(strstr(s, "title 'ℓ_{β}, learned β' enhanced"));
+    assert_null(strstr(s, "beta:beta"));
     free(s);
     /* terminals by extension */
     cs_plot_term t;

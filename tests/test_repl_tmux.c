@@ -41,6 +41,8 @@ static int teardown(void **state)
     char p[128];
     snprintf(p, sizeof p, "%s/csreg/history", state_dir);
     unlink(p);
+    snprintf(p, sizeof p, "%s/x.csv", state_dir);
+    unlink(p);
     snprintf(p, sizeof p, "%s/csreg", state_dir);
     rmdir(p);
     rmdir(state_dir);
@@ -117,12 +119,59 @@ static void test_ctrl_c_drops_line(void **state)
     tmux_stop(&t);
 }
 
+/* Ctrl-C while a sweep runs: the sweep stops (its partial results kept),
+ * the prompt comes back within seconds, the REPL lives on and the next
+ * command works. */
+static void test_ctrl_c_interrupts_sweep(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t);
+    char line[256];
+    snprintf(line, sizeof line,
+             "sweep kind=bin methods=bin N=100 gamma=0.3:0.02:0.9 trials=1000 restarts=10 "
+             "threads=1 out=%s/x.csv",
+             state_dir);
+    tmux_literal(&t, line);
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    usleep(1000000);
+    /* still running: no second prompt yet */
+    assert_int_equal(tmux_screen(&t, screen, sizeof screen), 0);
+    const char *first = strstr(screen, "csreg[bin]>");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "csreg[bin]>"));
+    tmux_keys(&t, (const char *[]){"C-c", NULL});
+    /* the prompt comes back, after a message saying it was interrupted */
+    int back = 0;
+    for (int i = 0; i < 50 && !back; i++) {
+        usleep(100000);
+        assert_int_equal(tmux_screen(&t, screen, sizeof screen), 0);
+        first = strstr(screen, "csreg[bin]>");
+        back = first && strstr(first + 1, "csreg[");
+    }
+    if (!back)
+        fail_msg("no prompt 5 s after Ctrl-C:\n%s", screen);
+    assert_non_null(strstr(screen, "interrupted"));
+    assert_true(tmux_pane_alive(&t));
+    tmux_literal(&t, "eval 1,2,3");
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    assert_int_equal(tmux_wait_for(&t, "value: 98", 3000, screen, sizeof screen), 0);
+    tmux_keys(&t, (const char *[]){"C-d", NULL});
+    for (int i = 0; i < 100 && tmux_pane_alive(&t); i++)
+        usleep(20000);
+    assert_false(tmux_pane_alive(&t));
+    tmux_stop(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_completion_in_terminal),
         cmocka_unit_test(test_history_survives_restart),
         cmocka_unit_test(test_ctrl_c_drops_line),
+        cmocka_unit_test(test_ctrl_c_interrupts_sweep),
     };
     if (!tmux_available())
         fprintf(stderr, "tmux not installed: terminal tests skipped (apt-get install tmux)\n");

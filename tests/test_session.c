@@ -150,7 +150,7 @@ static void fx_free(fx *f)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "%s", f->dir);
     /* remove the few files the tests made */
-    const char *names[] = {"s.csr", "t.csr", "loop.csr", NULL};
+    const char *names[] = {"s.csr", "t.csr", "loop.csr", "m.bin", "m2.bin", NULL};
     for (size_t i = 0; names[i]; i++) {
         char p[160];
         snprintf(p, sizeof p, "%s/%s", f->dir, names[i]);
@@ -239,6 +239,78 @@ static void test_replay_same_output(void **state)
     fx_free(a);
 }
 
+static int file_equal(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        int ca = fgetc(fa), cb = fgetc(fb);
+        if (ca != cb)
+            same = 0;
+        if (ca == EOF || cb == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* `save model FILE` writes an output file, so it is journaled (a replay writes
+ * it again); `save session` is not, nor is the `source` that ran a save model. */
+static void test_save_model_journaled(void **state)
+{
+    (void)state;
+    if (access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", R_OK) != 0) {
+        skip();
+        return;
+    }
+    fx *f = fx_new(1);
+    cs_err err;
+    assert_int_equal(run(f, "train model=mlp limit=256 epochs=1 hidden=16", &err), 0);
+    assert_int_equal(run(f, "save model m.bin", &err), 0);
+    assert_int_equal(run(f, "save session s.csr", &err), 0);
+    /* a save model that fails (file exists) is not journaled */
+    assert_true(run(f, "save model m.bin", &err) < 0);
+    /* a sourced script's save model is journaled once, the source line not */
+    char path[160];
+    snprintf(path, sizeof path, "%s/t.csr", f->dir);
+    FILE *fp = fopen(path, "w");
+    fputs("save model m2.bin\n", fp);
+    fclose(fp);
+    assert_int_equal(run(f, "source t.csr", &err), 0);
+    size_t n = cs_interp_journal_len(f->in);
+    assert_int_equal(n, 3);
+    assert_string_equal(cs_interp_journal_line(f->in, 0),
+                        "train model=mlp limit=256 epochs=1 hidden=16");
+    assert_string_equal(cs_interp_journal_line(f->in, 1), "save model m.bin");
+    assert_string_equal(cs_interp_journal_line(f->in, 2), "save model m2.bin");
+    snprintf(path, sizeof path, "%s/s.csr", f->dir);
+    char *text = slurp(path);
+    assert_non_null(strstr(text, "\ntrain model=mlp limit=256 epochs=1 hidden=16\n"
+                                 "save model m.bin\n"));
+    assert_null(strstr(text, "save session"));
+    /* replaying the saved session in a fresh folder writes the same checkpoint */
+    fx *b = fx_new(1);
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s/s.csr", b->dir);
+    fp = fopen(copy, "w");
+    fputs(text, fp);
+    fclose(fp);
+    assert_int_equal(run(b, "source s.csr", &err), 0);
+    char ma[160], mb[160];
+    snprintf(ma, sizeof ma, "%s/m.bin", f->dir);
+    snprintf(mb, sizeof mb, "%s/m.bin", b->dir);
+    assert_true(file_equal(ma, mb));
+    /* help shows both forms */
+    assert_int_equal(run(f, "help save", &err), 0);
+    fflush(f->out);
+    assert_non_null(strstr(f->buf, "save session FILE.csr [force=on] | save model FILE [force=on]"));
+    fx_free(b);
+    fx_free(f);
+}
+
 static void test_source_errors(void **state)
 {
     (void)state;
@@ -285,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_complete_files),
         cmocka_unit_test(test_save_session_contents),
         cmocka_unit_test(test_replay_same_output),
+        cmocka_unit_test(test_save_model_journaled),
         cmocka_unit_test(test_source_errors),
         cmocka_unit_test(test_sandbox_maps_paths),
     };

@@ -290,6 +290,39 @@ static void test_tui_long_command_cancels(void **state)
     quit_and_check_terminal(&t);
 }
 
+/* The Histogram panel shows the network's weights after training (the
+ * layer named), the iterate again after a step, and the layer/row that
+ * `hist` chose. */
+static void command(tmux_session *t, const char *line)
+{
+    keys(t, (const char *[]){":", NULL});
+    assert_int_equal(tmux_literal(t, line), 0);
+    keys(t, (const char *[]){"Enter", NULL});
+}
+
+static void test_tui_hist_weights(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    if (access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", R_OK) != 0)
+        skip();
+    tmux_session t;
+    start(&t, 120, 40, "");
+    command(&t, "problem bin N=20 M=10");
+    keys(&t, (const char *[]){"s", NULL});
+    assert_int_equal(tmux_wait_for(&t, "20 entries, peak", 5000, screen, sizeof screen), 0);
+    command(&t, "train model=mlp limit=256 epochs=1 hidden=16");
+    assert_int_equal(tmux_wait_for(&t, "weights fc1: 12544 values", 20000, screen,
+                                   sizeof screen), 0);
+    keys(&t, (const char *[]){"s", NULL});
+    assert_int_equal(tmux_wait_for(&t, "20 entries, peak", 5000, screen, sizeof screen), 0);
+    command(&t, "hist layer=fc2 row=3");
+    assert_int_equal(tmux_wait_for(&t, "weights fc2 row 3: 16 values", 5000, screen,
+                                   sizeof screen), 0);
+    quit_and_check_terminal(&t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -321,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_tui_80x24_ascii),
         cmocka_unit_test(test_tui_demo_runs_and_zooms),
         cmocka_unit_test(test_tui_long_command_cancels),
+        cmocka_unit_test(test_tui_hist_weights),
     };
     if (!tmux_available())
         fprintf(stderr, "tmux not installed: TUI tests skipped (apt-get install tmux)\n");

@@ -16,6 +16,9 @@ void cs_progress_install(cs_interp *in);
 /* The callback itself (ctx unused), for front ends that draw elsewhere. */
 void cs_progress_draw(void *ctx, double done, double total, const char *what);
 
+/* Erase a bar left on screen (a command that ended early: error, Ctrl-C). */
+void cs_progress_end(void);
+
 /* Format "1h02m", "3m20s", "42s" into buf. */
 void cs_progress_fmt_time(double seconds, char *buf, size_t len);
 

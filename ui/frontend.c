@@ -1,5 +1,6 @@
 /* frontend.c — scripts, -e lines and the REPL on top of the interpreter. */
 #include "cs_frontend.h"
+#include "cs_progress.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, 
     cs_err err;
     int col;
     int rc = cs_interp_exec(in, line, &col, &err);
+    cs_progress_end(); /* so a message never lands on the bar's line */
     if (rc < 0) {
         report(in, line, where, lineno, &err, json);
         return 1;
@@ -44,6 +46,7 @@ static void report_script_error(void *ctx, const char *file, int line, int col,
 {
     report_ctx *rc = ctx;
     rc->reported = 1;
+    cs_progress_end();
     if (rc->json) {
         cs_interp_print_error(rc->in, text, err, stdout);
         return;

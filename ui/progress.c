@@ -38,6 +38,15 @@ void cs_progress_fmt_time(double s, char *buf, size_t len)
         snprintf(buf, len, "%lds", t);
 }
 
+void cs_progress_end(void)
+{
+    if (bar.shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        bar.shown = 0;
+    }
+}
+
 void cs_progress_draw(void *ctx, double done, double total, const char *what)
 {
     (void)ctx;

@@ -1,44 +1,41 @@
-/* tui_hist.c — the Histogram panel: the entries of the current iterate as
- * vertical bars (eighth-block tops), over a range symmetric about 0, redrawn
- * after every step so clusters forming at the target values show live. */
+/* tui_hist.c — the Histogram panel: the entries of the current iterate (or,
+ * after training, the weights of the selected layer/row) as vertical bars
+ * (eighth-block tops), over a range symmetric about 0, redrawn after every
+ * command so clusters forming at the target values show live. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tui_internal.h"
 
-void tui_hist_draw(tui *t, WINDOW *w)
+/* Bars of the values v (n of them) below a header line. */
+static void draw_bars(WINDOW *w, int h, int wd, const double *v, size_t n, const char *what)
 {
-    int h, wd;
-    getmaxyx(w, h, wd);
-    tui_panel_box(w, "Histogram", t->focus == TUI_FOCUS_HIST);
-    const tui_snap *s = t->snap;
     int width = wd - 2, rows = h - 4;
-    if (!s || !s->have_problem || !s->x || s->n == 0) {
-        tui_putn(w, 1, 2, wd - 3, "entries of the iterate");
-        return;
-    }
     if (width < 3 || rows < 1)
         return;
     double m = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (isfinite(s->x[i]))
-            m = fmax(m, fabs(s->x[i]));
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            m = fmax(m, fabs(v[i]));
     m = m > 0 ? 1.05 * m : 1;
     int bins = width;
     int *count = calloc((size_t)bins, sizeof *count);
     if (!count)
         return;
     int top = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (!isfinite(s->x[i]))
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
             continue;
-        int b = (int)floor((s->x[i] + m) / (2 * m) * bins);
+        int b = (int)floor((v[i] + m) / (2 * m) * bins);
         b = b < 0 ? 0 : b >= bins ? bins - 1 : b;
         if (++count[b] > top)
             top = count[b];
     }
-    tui_putf(w, 1, 2, "%zu entries, peak %d", s->n, top);
+    char head[256];
+    snprintf(head, sizeof head, "%s%zu %s, peak %d", what, n, what[0] ? "values" : "entries",
+             top);
+    tui_putn(w, 1, 2, wd - 3, head);
     if (tui_cap.color)
         wattron(w, COLOR_PAIR(TUI_PAIR_HIST));
     for (int b = 0; b < bins; b++) {
@@ -60,4 +57,27 @@ void tui_hist_draw(tui *t, WINDOW *w)
     if (width > (int)(strlen(lo) + strlen(hi)) + 3)
         tui_put(w, h - 2, 1 + width / 2, "0");
     tui_put(w, h - 2, 1 + width - (int)strlen(hi), hi);
+}
+
+void tui_hist_draw(tui *t, WINDOW *w)
+{
+    int h, wd;
+    getmaxyx(w, h, wd);
+    tui_panel_box(w, "Histogram", t->focus == TUI_FOCUS_HIST);
+    const tui_snap *s = t->snap;
+    if (s && s->show_weights && s->w && s->nw) {
+        /* "weights fc1 row 3: 784 values, peak 40" */
+        char what[128];
+        if (s->wrow >= 0)
+            snprintf(what, sizeof what, "weights %.40s row %ld: ", s->wlayer, s->wrow);
+        else
+            snprintf(what, sizeof what, "weights %.40s: ", s->wlayer);
+        draw_bars(w, h, wd, s->w, s->nw, what);
+        return;
+    }
+    if (!s || !s->have_problem || !s->x || s->n == 0) {
+        tui_putn(w, 1, 2, wd - 3, "entries of the iterate");
+        return;
+    }
+    draw_bars(w, h, wd, s->x, s->n, "");
 }

@@ -11,6 +11,7 @@
 
 #include "cs_interp.h"
 #include "cs_solve_view.h"
+#include "cs_train_view.h"
 #include "cs_view.h"
 
 /* ---- ring buffers (sparklines, the trajectory, the message log) ---------- */
@@ -65,6 +66,15 @@ typedef struct tui_snap {
     cs_view_map *map;      /* NULL when it could not be computed */
     tui_path *path;        /* the iterate's trajectory in the map's coordinates */
     char map_err[CS_ERR_MAX];
+    /* the network's weights, shown by the Histogram panel instead of the
+     * iterate when the network changed after the problem/run did */
+    int show_weights;
+    char wlayer[64], wmodel[128];
+    long wrow;             /* -1: all rows */
+    double *w;             /* nw values */
+    size_t nw;
+    double wepoch;
+    size_t wsnapshots;
 } tui_snap;
 void tui_snap_free(tui_snap *s);
 

@@ -68,6 +68,7 @@ void tui_snap_free(tui_snap *s)
     free(s->xstar);
     free(s->hobj);
     free(s->herr);
+    free(s->w);
     cs_view_map_free(s->map);
     free(s->path);
     free(s);
@@ -119,7 +120,25 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
     cs_interp_prompt(w->in, s->prompt, sizeof s->prompt);
     cs_view_get(w->in, &s->box);
     cs_solve_view v;
-    if (cs_interp_solve_view(w->in, &v) == 0) {
+    int have_view = cs_interp_solve_view(w->in, &v) == 0;
+    /* the network's weights, when it changed after the problem or run did */
+    cs_train_view tv;
+    if (cs_interp_train_view(w->in, &tv) == 0 && tv.w && tv.n &&
+        (!have_view || tv.seq > v.seq)) {
+        s->w = malloc(tv.n * sizeof *s->w);
+        if (s->w) {
+            for (size_t i = 0; i < tv.n; i++)
+                s->w[i] = tv.w[i];
+            s->nw = tv.n;
+            s->show_weights = 1;
+            snprintf(s->wlayer, sizeof s->wlayer, "%s", tv.layer ? tv.layer : "?");
+            snprintf(s->wmodel, sizeof s->wmodel, "%s", tv.model ? tv.model : "");
+            s->wrow = tv.row;
+            s->wepoch = tv.epoch;
+            s->wsnapshots = tv.snapshots;
+        }
+    }
+    if (have_view) {
         s->have_problem = 1;
         snprintf(s->kind, sizeof s->kind, "%s", v.kind ? v.kind : "?");
         s->N = v.N;
