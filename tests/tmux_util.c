@@ -67,7 +67,9 @@ int tmux_available(void)
 
 int tmux_start(tmux_session *t, int w, int h, const char *cmd)
 {
-    snprintf(t->socket, sizeof t->socket, "csreg_test_%d_%ld", (int)getpid(), (long)time(NULL));
+    /* a fresh server per session: pid and a counter, never reused */
+    static int serial;
+    snprintf(t->socket, sizeof t->socket, "csreg_test_%d_%d", (int)getpid(), ++serial);
     snprintf(t->name, sizeof t->name, "t");
     char ws[16], hs[16];
     snprintf(ws, sizeof ws, "%d", w);
