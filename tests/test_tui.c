@@ -154,7 +154,7 @@ static void pick_problem_step(tmux_session *t, wchar_t *before, wchar_t *after, 
     assert_int_equal(tmux_wait_for(t, "iter 5 ", 5000, screen, sizeof screen), 0);
     usleep(300000);  /* let the last snapshot land */
     assert_int_equal(tmux_screen(t, screen, sizeof screen), 0);
-    assert_non_null(strstr(screen, "iter 5 "));
+    assert_int_equal(tmux_wait_for(t, "iter 5 ", 3000, screen, sizeof screen), 0);
     landscape_text(screen, after, len);
     static const char *const titles[] = {"Regularizers", "Landscape", "Solver", "Histogram"};
     for (size_t i = 0; i < 4; i++)
@@ -214,8 +214,8 @@ static void test_tui_120x40(void **state)
     assert_int_equal(system(cmd), 0);
     usleep(400000);
     assert_int_equal(tmux_wait_for(&t, "iter 5 ", 3000, screen, sizeof screen), 0);
-    assert_non_null(strstr(screen, "Landscape"));
-    assert_non_null(strstr(screen, "Histogram"));
+    assert_int_equal(tmux_wait_for(&t, "Landscape", 3000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "Histogram", 3000, screen, sizeof screen), 0);
     quit_and_check_terminal(&t);
 }
 
@@ -227,11 +227,11 @@ static void test_tui_80x24_ascii(void **state)
     tmux_session t;
     start(&t, 80, 24, "CSREG_TUI_ASCII=1");
     pick_problem_step(&t, land_a, land_b, sizeof land_a / sizeof *land_a);
-    assert_non_null(strstr(screen, "log10"));  /* the ASCII legend */
+    assert_int_equal(tmux_wait_for(&t, "log10", 3000, screen, sizeof screen), 0);  /* the ASCII legend */
     /* help overlay, then any key closes it */
     keys(&t, (const char *[]){"?", NULL});
     assert_int_equal(tmux_wait_for(&t, "Keys", 3000, screen, sizeof screen), 0);
-    assert_non_null(strstr(screen, "run / pause"));
+    assert_int_equal(tmux_wait_for(&t, "run / pause", 3000, screen, sizeof screen), 0);
     keys(&t, (const char *[]){"Escape", NULL});
     quit_and_check_terminal(&t);
 }
