@@ -1,5 +1,6 @@
 /* dr.c — Douglas–Rachford for ℓ∞ / ℓ1 minimization on an affine set. */
 #include "cs_dr.h"
+#include "cs_simd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -172,41 +173,25 @@ AI void norms_body(size_t n, const double *restrict x, int linf, double *obj, do
     *xx = s;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
-#define HAVE_AVX2_CLONE 1
-#define AVX2_FN __attribute__((target("avx2")))
-static AVX2_FN void reflect_avx2(size_t n, const double *x, const double *z, double *w)
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN void reflect_avx2(size_t n, const double *x, const double *z, double *w)
 {
     reflect_body(n, x, z, w);
 }
-static AVX2_FN double update_avx2(size_t n, const double *w, const double *x, double *z)
+static CS_AVX2_FN double update_avx2(size_t n, const double *w, const double *x, double *z)
 {
     return update_body(n, w, x, z);
 }
-static AVX2_FN void norms_avx2(size_t n, const double *x, int linf, double *obj, double *xx)
+static CS_AVX2_FN void norms_avx2(size_t n, const double *x, int linf, double *obj, double *xx)
 {
     norms_body(n, x, linf, obj, xx);
 }
 #endif
 
-static int dr_avx2(void)
-{
-#ifdef HAVE_AVX2_CLONE
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
-
 static void reflect(size_t n, const double *x, const double *z, double *w)
 {
-#ifdef HAVE_AVX2_CLONE
-    if (dr_avx2()) {
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2()) {
         reflect_avx2(n, x, z, w);
         return;
     }
@@ -216,8 +201,8 @@ static void reflect(size_t n, const double *x, const double *z, double *w)
 
 static double update(size_t n, const double *w, const double *x, double *z)
 {
-#ifdef HAVE_AVX2_CLONE
-    if (dr_avx2())
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2())
         return update_avx2(n, w, x, z);
 #endif
     return update_body(n, w, x, z);
@@ -225,8 +210,8 @@ static double update(size_t n, const double *w, const double *x, double *z)
 
 static void norms(size_t n, const double *x, int linf, double *obj, double *xx)
 {
-#ifdef HAVE_AVX2_CLONE
-    if (dr_avx2()) {
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2()) {
         norms_avx2(n, x, linf, obj, xx);
         return;
     }

@@ -1,11 +1,10 @@
 /* fista.c — FASTA-equivalent forward–backward splitting stepper. */
 #include "cs_fista.h"
+#include "cs_simd.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int have_avx2(void);
 
 struct cs_fista {
     size_t n;
@@ -135,7 +134,7 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
     if (!s)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     s->n = n;
-    s->avx2 = have_avx2();
+    s->avx2 = cs_cpu_avx2();
     s->fns = *fns;
     s->o = o;
     double **bufs[] = {&s->x0, &s->g0, &s->x1, &s->g1, &s->xa0, &s->xa1, &s->d, &s->base,
@@ -258,45 +257,29 @@ AI void extrap_body(size_t n, double c, const double *restrict x1, const double 
         y[i] = x1[i] + c * (x1[i] - x0[i]);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
-#define HAVE_AVX2_CLONE 1
-#define AVX2_FN __attribute__((target("avx2")))
-static AVX2_FN double nrm2_avx2(const double *x, size_t n) { return nrm2_body(x, n); }
-static AVX2_FN void cand_dir_avx2(size_t n, double tau, const double *b, const double *d,
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN double nrm2_avx2(const double *x, size_t n) { return nrm2_body(x, n); }
+static CS_AVX2_FN void cand_dir_avx2(size_t n, double tau, const double *b, const double *d,
                                   const double *x0, const double *g0, const double *xa,
                                   double *x1, double st[4])
 {
     cand_dir_body(n, tau, b, d, x0, g0, xa, x1, st);
 }
-static AVX2_FN void cand_stats_avx2(size_t n, double tau, const double *x1, const double *x0,
+static CS_AVX2_FN void cand_stats_avx2(size_t n, double tau, const double *x1, const double *x0,
                                     const double *g0, const double *xa, double st[4])
 {
     cand_stats_body(n, tau, x1, x0, g0, xa, st);
 }
-static AVX2_FN void extrap_avx2(size_t n, double c, const double *x1, const double *x0,
+static CS_AVX2_FN void extrap_avx2(size_t n, double c, const double *x1, const double *x0,
                                 double *y)
 {
     extrap_body(n, c, x1, x0, y);
 }
 #endif
 
-static int have_avx2(void)
-{
-#ifdef HAVE_AVX2_CLONE
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
-
 static double nrm2_v(const double *x, size_t n, int avx2)
 {
-#ifdef HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2)
         return nrm2_avx2(x, n);
 #endif
@@ -308,7 +291,7 @@ static void cand_dir(int avx2, size_t n, double tau, const double *b, const doub
                      const double *x0, const double *g0, const double *xa, double *x1,
                      double st[4])
 {
-#ifdef HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2) {
         cand_dir_avx2(n, tau, b, d, x0, g0, xa, x1, st);
         return;
@@ -321,7 +304,7 @@ static void cand_dir(int avx2, size_t n, double tau, const double *b, const doub
 static void cand_stats(int avx2, size_t n, double tau, const double *x1, const double *x0,
                        const double *g0, const double *xa, double st[4])
 {
-#ifdef HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2) {
         cand_stats_avx2(n, tau, x1, x0, g0, xa, st);
         return;
@@ -333,7 +316,7 @@ static void cand_stats(int avx2, size_t n, double tau, const double *x1, const d
 
 static void extrap(int avx2, size_t n, double c, const double *x1, const double *x0, double *y)
 {
-#ifdef HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2) {
         extrap_avx2(n, c, x1, x0, y);
         return;

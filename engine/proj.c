@@ -1,6 +1,7 @@
 /* proj.c — affine projector (Cholesky / range basis / null-space basis),
  * box projection and the proximal operators of ‖·‖∞ and ‖·‖₁. */
 #include "cs_proj.h"
+#include "cs_simd.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -28,16 +29,6 @@ struct cs_affine {
     size_t Np;
     double *Vt, *gp, *dp, *xpp, *tp;
 };
-
-static int cpu_has_avx2(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CS_SIMD_FN __attribute__((target("avx2,fma")))
@@ -522,7 +513,7 @@ int cs_affine_new(cs_affine **out, const double *A, size_t M, size_t N, const do
     memcpy(P->A, A, M * N * sizeof *P->A);
     memcpy(P->b, b, M * K * sizeof *P->b);
     int rc = P->method == CS_AFFINE_CHOL ? factor_chol(P, err) : factor_qr(P, err);
-    if (!rc && K == 1 && P->method != CS_AFFINE_CHOL && P->r > 0 && cpu_has_avx2())
+    if (!rc && K == 1 && P->method != CS_AFFINE_CHOL && P->r > 0 && cs_cpu_avx2_fma())
         rc = setup_simd(P, err);
     if (rc) {
         cs_affine_free(P);
@@ -600,38 +591,23 @@ AI void clip_body(const double *restrict w, size_t n, double alpha, double *rest
         out[i] = w[i] > alpha ? alpha : (w[i] < -alpha ? -alpha : w[i]);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
-#define HAVE_AVX2_CLONE 1
-__attribute__((target("avx2"))) static double active_avx2(const double *w, size_t n,
+#ifdef CS_AVX2_CLONE
+CS_AVX2_FN static double active_avx2(const double *w, size_t n,
                                                           double theta, size_t *cnt)
 {
     return active_body(w, n, theta, cnt);
 }
-__attribute__((target("avx2"))) static void clip_avx2(const double *w, size_t n, double alpha,
+CS_AVX2_FN static void clip_avx2(const double *w, size_t n, double alpha,
                                                       double *out)
 {
     clip_body(w, n, alpha, out);
 }
 #endif
 
-static int vec_avx2(void)
-{
-#ifdef HAVE_AVX2_CLONE
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
-
 static double active_sum(const double *w, size_t n, double theta, size_t *cnt)
 {
-#ifdef HAVE_AVX2_CLONE
-    if (vec_avx2())
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2())
         return active_avx2(w, n, theta, cnt);
 #endif
     return active_body(w, n, theta, cnt);
@@ -643,8 +619,8 @@ static void clip_to(const double *w, size_t n, double alpha, double *out)
         memset(out, 0, n * sizeof *out);
         return;
     }
-#ifdef HAVE_AVX2_CLONE
-    if (vec_avx2()) {
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2()) {
         clip_avx2(w, n, alpha, out);
         return;
     }

@@ -1,5 +1,6 @@
 /* solver.c — problem + method → FISTA / Douglas–Rachford with restarts. */
 #include "cs_solver.h"
+#include "cs_simd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -293,22 +294,20 @@ static inline __attribute__((always_inline)) double dist2_body(const double *res
     return s;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
-#define CS_HAVE_AVX2_CLONE 1
-#define AVX2_FN __attribute__((target("avx2")))
-static AVX2_FN int bin_avx2(const double *x, size_t n, double *f, double *grad)
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN int bin_avx2(const double *x, size_t n, double *f, double *grad)
 {
     return bin_body(x, n, f, grad, NULL);
 }
-static AVX2_FN int bin_gn_avx2(const double *x, size_t n, double *f, double *grad, double *gn)
+static CS_AVX2_FN int bin_gn_avx2(const double *x, size_t n, double *f, double *grad, double *gn)
 {
     return bin_body(x, n, f, grad, gn);
 }
-static AVX2_FN int osb_ter_avx2(const double *x, size_t n, int p3, double *f, double *grad)
+static CS_AVX2_FN int osb_ter_avx2(const double *x, size_t n, int p3, double *f, double *grad)
 {
     return osb_ter_body(x, n, p3, f, grad);
 }
-static AVX2_FN double dist2_avx2(const double *x, const double *y, size_t n)
+static CS_AVX2_FN double dist2_avx2(const double *x, const double *y, size_t n)
 {
     return dist2_body(x, y, n);
 }
@@ -330,23 +329,9 @@ static double dist2_base(const double *x, const double *y, size_t n)
     return dist2_body(x, y, n);
 }
 
-static int use_avx2(void)
-{
-#ifdef CS_HAVE_AVX2_CLONE
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
-
 static int fast_bin(const double *x, size_t n, double *f, double *grad, int avx2)
 {
-#ifdef CS_HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2)
         return bin_avx2(x, n, f, grad);
 #endif
@@ -357,7 +342,7 @@ static int fast_bin(const double *x, size_t n, double *f, double *grad, int avx2
 static int fast_bin_gn(const double *x, size_t n, double *f, double *grad, double *gn,
                        int avx2)
 {
-#ifdef CS_HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2)
         return bin_gn_avx2(x, n, f, grad, gn);
 #endif
@@ -367,7 +352,7 @@ static int fast_bin_gn(const double *x, size_t n, double *f, double *grad, doubl
 
 static int fast_osb_ter(const double *x, size_t n, int p, double *f, double *grad, int avx2)
 {
-#ifdef CS_HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2)
         return osb_ter_avx2(x, n, p == 3, f, grad);
 #endif
@@ -377,7 +362,7 @@ static int fast_osb_ter(const double *x, size_t n, int p, double *f, double *gra
 
 static double fast_dist2(const double *x, const double *y, size_t n, int avx2)
 {
-#ifdef CS_HAVE_AVX2_CLONE
+#ifdef CS_AVX2_CLONE
     if (avx2)
         return dist2_avx2(x, y, n);
 #endif
@@ -652,7 +637,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
     s->cols = cs_problem_cols(prob);
     s->nx = s->N * s->cols;
     s->tol_ok = s->o.success_tol > 0 ? s->o.success_tol : 1e-2;
-    s->avx2 = use_avx2();
+    s->avx2 = cs_cpu_avx2();
     if (s->cols == 1 && s->kind != CS_PROB_2BIT && s->kind != CS_PROB_MAXCUT &&
         s->kind != CS_PROB_ORTH) {
         s->xstar = cs_problem_xstar(prob);
