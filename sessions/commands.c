@@ -47,7 +47,8 @@ static const cs_cmd_spec core_commands[] = {
      .summary = "set the seed that drives every random draw", .example = "seed 42",
      .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cmd_seed, .journal = 1},
     {.name = "set", .topic = "basics", .usage = "set KEY VALUE",
-     .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off)",
+     .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off), "
+                "plot (window|file)",
      .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
      .journal = 1},
     /* .journal = 0: `save session` is not journaled; `save model` asks for
@@ -299,9 +300,19 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
         cs_result_bool(res, "json", in->opts.json);
         return CS_OK;
     }
+    if (strcmp(k->value, "plot") == 0) {
+        if (strcmp(v->value, "window") && strcmp(v->value, "file")) {
+            in->err_col = v->col;
+            return cs_fail(err, CS_EINVAL, "plot %s: expected window (a live gnuplot window, "
+                           "needs DISPLAY) or file", v->value);
+        }
+        in->plot_window = strcmp(v->value, "window") == 0;
+        cs_result_str(res, "plot", v->value);
+        return CS_OK;
+    }
     in->err_col = k->col;
-    return cs_fail(err, CS_EINVAL, "unknown setting '%s' (settings: seed, threads, device, json)",
-                   k->value);
+    return cs_fail(err, CS_EINVAL,
+                   "unknown setting '%s' (settings: seed, threads, device, json, plot)", k->value);
 }
 
 static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)

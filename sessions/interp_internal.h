@@ -37,6 +37,7 @@ struct cs_interp {
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
     cs_ext ext[CS_EXT_COUNT];
+    int plot_window;      /* `set plot window`: plots without out= open a window */
     cs_interp_progress_fn progress;
     void *progress_ctx;
 };

@@ -340,10 +340,12 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
         o.term = CS_PLOT_TERM_WINDOW;
     } else if (term) {
         return cs_fail(err, CS_EINVAL, "term=%s: expected auto, dumb or window", term);
+    } else if (!out && in->plot_window) {
+        o.term = CS_PLOT_TERM_WINDOW;  /* set plot window */
     } else {
         if (!out)
-            return cs_fail(err, CS_EINVAL, "%s: give a file (out=FILE.png|svg|pdf|gif) or "
-                           "term=dumb", kind);
+            return cs_fail(err, CS_EINVAL, "%s: give a file (out=FILE.png|svg|pdf|gif), "
+                           "term=dumb, or set plot window", kind);
         cs_plot_term t;
         int rc = cs_plot_term_from_path(out, &t, err);
         if (!rc)

@@ -486,6 +486,25 @@ static void test_plot_key(void **state)
     }
 }
 
+/* `set plot window`: plots without a file open a live window (needs DISPLAY). */
+static void test_set_plot_window(void **state)
+{
+    fixture *f = *state;
+    ok(f, "landscape res=5");
+    fails(f, "plot landscape", "give a file", -1);
+    fails(f, "set plot tv", "expected window", 10);
+    ok(f, "set plot window");
+    char *display = getenv("DISPLAY") ? strdup(getenv("DISPLAY")) : NULL;
+    unsetenv("DISPLAY");
+    fails(f, "plot landscape", "DISPLAY is not set", -1);
+    if (display) {
+        setenv("DISPLAY", display, 1);
+        free(display);
+    }
+    ok(f, "set plot file");
+    fails(f, "plot landscape", "give a file", -1);
+}
+
 /* File names go through the interpreter's path mapping (the sandbox). */
 static void test_sandbox(void **state)
 {
@@ -555,7 +574,7 @@ static void test_errors(void **state)
     fails(f, "plot foo out=a.png", "unknown plot kind 'foo' (one of landscape|trajectory|", 6);
     fails(f, "plot landscape out=a.png", "nothing to plot: run landscape first", 6);
     ok(f, "landscape res=5");
-    fails(f, "plot landscape", "landscape: give a file (out=FILE.png|svg|pdf|gif) or term=dumb",
+    fails(f, "plot landscape", "landscape: give a file (out=FILE.png|svg|pdf|gif), term=dumb, or set plot window",
           6);
     fails(f, "plot landscape out=a.xyz", "out=a.xyz: cannot tell the plot format", 16);
     fails(f, "plot landscape out=a.png term=dumb", "term=dumb draws on the screen", 26);
@@ -621,6 +640,7 @@ int main(void)
         T(test_gnuplot_missing, setup_json),
         T(test_store_every_kind, setup_json),
         T(test_plot_key, setup_json),
+        T(test_set_plot_window, setup_json),
         cmocka_unit_test(test_sandbox),
         T(test_errors, setup_json),
         T(test_help, setup_text),
