@@ -99,6 +99,22 @@ static int write_session(cs_interp *in, FILE *f)
 
 int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
                         cs_err *err);
+/* `save model FILE force=on`, FILE quoted when it needs to be. */
+static int journal_line_force(char *buf, size_t len, const char *file)
+{
+    int plain = *file && !strpbrk(file, " \t\"'#\\");
+    size_t used = (size_t)snprintf(buf, len, "save model %s", plain ? "" : "\"");
+    for (const char *p = file; *p && used + 4 < len; p++) {
+        if (!plain && (*p == '"' || *p == '\\'))
+            buf[used++] = '\\';
+        buf[used++] = *p;
+    }
+    if (used + 16 >= len)
+        return -1;
+    snprintf(buf + used, len - used, "%s force=on", plain ? "" : "\"");
+    return 0;
+}
+
 int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     const cs_arg *what = cs_cmdline_pos(cl, 0), *file = cs_cmdline_pos(cl, 1);
@@ -118,8 +134,11 @@ int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err
             return mrc;
         }
         cs_result_str(res, "file", file->value);
-        /* the checkpoint is an output file: a replay must write it again */
-        cs_interp_journal_this(in);
+        /* the checkpoint is an output file: a replay must write it again,
+         * over the one this session wrote */
+        char line[4200];
+        if (journal_line_force(line, sizeof line, file->value) == 0)
+            cs_interp_journal_as(in, line);
         return CS_OK;
     }
     if (strcmp(what->value, "session") != 0) {

@@ -118,6 +118,13 @@ void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void
 }
 
 void cs_interp_journal_this(cs_interp *in) { in->journal_this = 1; }
+
+void cs_interp_journal_as(cs_interp *in, const char *line)
+{
+    free(in->journal_as);
+    in->journal_as = strdup(line);
+    in->journal_this = 1;
+}
 uint64_t cs_interp_seed(const cs_interp *in) { return in->seed; }
 int cs_interp_threads(const cs_interp *in) { return in->threads; }
 const cs_reg *cs_interp_reg(const cs_interp *in) { return in->reg; }
@@ -247,7 +254,9 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     /* read and clear: a nested exec (source) must not leak the request to
      * the command that contains it */
     int journal_this = in->journal_this;
+    char *journal_as = in->journal_as;
     in->journal_this = 0;
+    in->journal_as = NULL;
     if (rc < 0) {
         *err_col = in->err_col;
     } else {
@@ -256,11 +265,12 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
         else if (!cs_result_empty(in->res))
             cs_result_print_text(in->res, in->opts.out);
         if (cmd->journal || journal_this) {
-            int jrc = journal_add(in, line, err);
+            int jrc = journal_add(in, journal_as ? journal_as : line, err);
             if (jrc)
                 rc = jrc;
         }
     }
+    free(journal_as);
     cs_cmdline_free(&cl);
     if (rc == CS_OK && in->quit)
         return 1;

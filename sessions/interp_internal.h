@@ -33,6 +33,7 @@ struct cs_interp {
      * reproduce, unlike `save session`). Read and cleared by cs_interp_exec
      * after a successful run; see cs_interp_journal_this(). */
     int journal_this;
+    char *journal_as;     /* the line to journal instead of the typed one */
     uint64_t initial_seed;  /* for the header of a saved session */
     int source_depth;     /* nesting of `source`, bounded */
     volatile int cancel;  /* set from a signal handler */
@@ -50,6 +51,9 @@ void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void
 /* Ask that the command now running be journaled when it succeeds, even
  * though its table entry says .journal = 0. */
 void cs_interp_journal_this(cs_interp *in);
+/* Journal `line` (copied) instead of what was typed, e.g. with force=on added
+ * so that a replay can write its output file again. */
+void cs_interp_journal_as(cs_interp *in, const char *line);
 uint64_t cs_interp_seed(const cs_interp *in);
 int cs_interp_threads(const cs_interp *in);
 const cs_reg *cs_interp_reg(const cs_interp *in);

@@ -284,12 +284,13 @@ static void test_save_model_journaled(void **state)
     assert_int_equal(n, 3);
     assert_string_equal(cs_interp_journal_line(f->in, 0),
                         "train model=mlp limit=256 epochs=1 hidden=16");
-    assert_string_equal(cs_interp_journal_line(f->in, 1), "save model m.bin");
-    assert_string_equal(cs_interp_journal_line(f->in, 2), "save model m2.bin");
+    /* journaled with force=on: a replay overwrites the checkpoint it wrote */
+    assert_string_equal(cs_interp_journal_line(f->in, 1), "save model m.bin force=on");
+    assert_string_equal(cs_interp_journal_line(f->in, 2), "save model m2.bin force=on");
     snprintf(path, sizeof path, "%s/s.csr", f->dir);
     char *text = slurp(path);
     assert_non_null(strstr(text, "\ntrain model=mlp limit=256 epochs=1 hidden=16\n"
-                                 "save model m.bin\n"));
+                                 "save model m.bin force=on\n"));
     assert_null(strstr(text, "save session"));
     /* replaying the saved session in a fresh folder writes the same checkpoint */
     fx *b = fx_new(1);
@@ -303,6 +304,19 @@ static void test_save_model_journaled(void **state)
     snprintf(ma, sizeof ma, "%s/m.bin", f->dir);
     snprintf(mb, sizeof mb, "%s/m.bin", b->dir);
     assert_true(file_equal(ma, mb));
+    /* and a fresh session again in the same folder, over the files it wrote */
+    cs_interp_free(b->in);
+    cs_interp_opts o = {.json = 1, .seed = 11, .out = b->out, .sandbox_dir = b->dir};
+    assert_int_equal(cs_interp_new(&b->in, &o, &err), 0);
+    assert_int_equal(run(b, "source s.csr", &err), 0);
+    assert_true(file_equal(ma, mb));
+    /* a name that needs quotes keeps them in the journal */
+    size_t before = cs_interp_journal_len(b->in);
+    assert_int_equal(run(b, "save model \"a b.bin\"", &err), 0);
+    assert_string_equal(cs_interp_journal_line(b->in, before), "save model \"a b.bin\" force=on");
+    char ab[160];
+    snprintf(ab, sizeof ab, "%s/a b.bin", b->dir);
+    unlink(ab);
     /* help shows both forms */
     assert_int_equal(run(f, "help save", &err), 0);
     fflush(f->out);
