@@ -11,15 +11,11 @@ int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
     const cs_arg *name = cs_cmdline_pos(cl, 0);
     if (!cs_reg_lookup(name->value)) {
         in->err_col = name->col;
-        const char *best = NULL;
-        int bestd = 3;
-        for (size_t i = 0; i < cs_reg_count(); i++) {
-            int d = cs_edit_distance(name->value, cs_reg_info_at(i)->name);
-            if (d < bestd) {
-                bestd = d;
-                best = cs_reg_info_at(i)->name;
-            }
-        }
+        const char *names[64];
+        size_t n = 0;
+        for (size_t i = 0; i < cs_reg_count() && n < 64; i++)
+            names[n++] = cs_reg_info_at(i)->name;
+        const char *best = cs_closest_name(name->value, names, n);
         if (best)
             return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s' (did you mean '%s'?)",
                            name->value, best);

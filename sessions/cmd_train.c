@@ -165,9 +165,13 @@ static int ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err 
     return CS_OK;
 }
 
-static int need_net(nn_state *s, cs_err *err)
+/* The state of a session that has a network (commands after train/load). */
+static int net_state(cs_interp *in, nn_state **out, cs_err *err)
 {
-    if (!s->net)
+    *out = get_state(in, err);
+    if (!*out)
+        return CS_ENOMEM;
+    if (!(*out)->net)
         return cs_fail(err, CS_ESTATE, "no network: run train model=mlp|cnn ... (or load model FILE)");
     return CS_OK;
 }
@@ -370,11 +374,9 @@ static int evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long 
 
 static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    nn_state *s = get_state(in, err);
-    if (!s)
-        return CS_ENOMEM;
+    nn_state *s;
     long limit;
-    int rc = need_net(s, err);
+    int rc = net_state(in, &s, err);
     if (rc || (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)))
         return rc;
     double acc, loss;
@@ -420,10 +422,8 @@ static void put_quant_report(cs_result *res, const cs_nn_quant_report *q, int te
 
 static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    nn_state *s = get_state(in, err);
-    if (!s)
-        return CS_ENOMEM;
-    int rc = need_net(s, err);
+    nn_state *s;
+    int rc = net_state(in, &s, err);
     if (rc)
         return rc;
     const cs_arg *kind = cs_cmdline_pos(cl, 0);
@@ -483,10 +483,8 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
 
 static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    nn_state *s = get_state(in, err);
-    if (!s)
-        return CS_ENOMEM;
-    int rc = need_net(s, err);
+    nn_state *s;
+    int rc = net_state(in, &s, err);
     if (rc)
         return rc;
     long epochs, batch, limit, tlimit;
@@ -576,10 +574,8 @@ static int hist_edges(cs_interp *in, const cs_cmdline *cl, double maxabs, double
 
 static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    nn_state *s = get_state(in, err);
-    if (!s)
-        return CS_ENOMEM;
-    int rc = need_net(s, err);
+    nn_state *s;
+    int rc = net_state(in, &s, err);
     if (rc)
         return rc;
     if ((rc = cs_plot_key_check(in, cl, "plot", err)))

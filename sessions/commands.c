@@ -323,3 +323,19 @@ static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     in->quit = 1;
     return CS_OK;
 }
+
+/* The closest name by edit distance, if close enough to be a likely typo. */
+const char *cs_closest_name(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int bestd = 1 << 30;
+    for (size_t i = 0; i < n; i++) {
+        int d = cs_edit_distance(word, names[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = names[i];
+        }
+    }
+    int limit = strlen(word) <= 3 ? 1 : 2;
+    return bestd <= limit ? best : NULL;
+}

@@ -52,5 +52,7 @@ const cs_key_spec *cs_command_key(const cs_cmd_spec *cmd, const char *key);
 
 /* Edit distance for "did you mean" (Levenshtein, capped). */
 int cs_edit_distance(const char *a, const char *b);
+/* The name closest to `word` if it is a likely typo of it, else NULL. */
+const char *cs_closest_name(const char *word, const char *const *names, size_t n);
 
 #endif

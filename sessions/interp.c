@@ -141,29 +141,13 @@ void cs_interp_prompt(const cs_interp *in, char *buf, size_t len)
     snprintf(buf, len, "csreg[%s%s]> ", cs_reg_get_info(in->reg)->name, extra);
 }
 
-/* The closest name by edit distance, if close enough to be a likely typo. */
-static const char *closest(const char *word, const char *const *names, size_t n)
-{
-    const char *best = NULL;
-    int bestd = 1 << 30;
-    for (size_t i = 0; i < n; i++) {
-        int d = cs_edit_distance(word, names[i]);
-        if (d < bestd) {
-            bestd = d;
-            best = names[i];
-        }
-    }
-    int limit = strlen(word) <= 3 ? 1 : 2;
-    return bestd <= limit ? best : NULL;
-}
-
 static int unknown_command(const char *name, cs_err *err)
 {
     const char *names[128] = {0};
     size_t n = 0;
     for (size_t i = 0; i < cs_command_count() && n < 128; i++)
         names[n++] = cs_command_at(i)->name;
-    const char *guess = closest(name, names, n);
+    const char *guess = cs_closest_name(name, names, n);
     if (guess)
         return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (did you mean '%s'?)", name,
                        guess);
@@ -182,7 +166,7 @@ static int unknown_key(const cs_cmd_spec *cmd, const char *key, cs_err *err)
         used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0,
                                  "%s%s", used ? ", " : "", k->key);
     }
-    const char *guess = closest(key, names, n);
+    const char *guess = cs_closest_name(key, names, n);
     if (n == 0)
         return cs_fail(err, CS_EINVAL, "%s takes no keys (got '%s')", cmd->name, key);
     if (guess)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cs_interp.h"
+#include "interp_util.h"
 #include "cs_solve_view.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -29,90 +30,12 @@
 #define SANITIZED 0
 #endif
 
-typedef struct fixture {
-    cs_interp *in;
-    char *buf;
-    size_t len;
-    FILE *out;
-    char dir[64];
-} fixture;
-
-static int setup_opts(void **state, int json, int threads)
+static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/csreg_cmdsolve_XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    f->out = open_memstream(&f->buf, &f->len);
-    cs_interp_opts o = {.json = json, .seed = 3, .out = f->out, .sandbox_dir = f->dir,
-                        .threads = threads};
-    cs_err err;
-    if (cs_interp_new(&f->in, &o, &err))
-        return -1;
-    *state = f;
-    return 0;
+    *state = fixture_new(1, 3, 2, 1);
+    return *state ? 0 : -1;
 }
-static int setup(void **state) { return setup_opts(state, 1, 2); }
-
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    cs_interp_free(f->in);
-    fclose(f->out);
-    free(f->buf);
-    rm_dir(f->dir);
-    free(f);
-    return 0;
-}
-
-static const char *ok(fixture *f, const char *line)
-{
-    cs_err err;
-    int col;
-    fflush(f->out);
-    size_t before = f->len;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc < 0)
-        print_error("'%s' failed: %s\n", line, err.msg);
-    assert_true(rc >= 0);
-    fflush(f->out);
-    return f->buf + before;
-}
-
-static void fails(fixture *f, const char *line, const char *needle, int want_col)
-{
-    cs_err err;
-    int col;
-    int rc = cs_interp_exec(f->in, line, &col, &err);
-    if (rc >= 0)
-        print_error("'%s' unexpectedly succeeded\n", line);
-    assert_true(rc < 0);
-    if (!strstr(err.msg, needle))
-        print_error("'%s': message '%s' lacks '%s'\n", line, err.msg, needle);
-    assert_non_null(strstr(err.msg, needle));
-    assert_null(strchr(err.msg, '\n'));
-    if (want_col >= 0) {
-        if (col != want_col)
-            print_error("'%s': column %d, want %d\n", line, col, want_col);
-        assert_int_equal(col, want_col);
-    }
-}
+#define teardown fixture_teardown
 
 /* The number after "key": in a JSON line (NAN when absent). */
 static double jnum(const char *json, const char *key)
@@ -128,21 +51,6 @@ static double jnum(const char *json, const char *key)
     if (!strncmp(p, "false", 5))
         return 0;
     return strtod(p, NULL);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = '\0';
-    fclose(fp);
-    return b;
 }
 
 static char *in_dir(fixture *f, const char *name)
@@ -252,7 +160,7 @@ static void test_step_reset_trace(void **state)
     assert_true(jnum(o, "objective") == obj5); /* same stream: same numbers */
     o = ok(f, "trace out=t.csv");
     assert_int_equal((int)jnum(o, "records"), 5);
-    char *csv = slurp(in_dir(f, "t.csv"));
+    char *csv = slurp(in_dir(f, "t.csv"), NULL);
     assert_non_null(csv);
     assert_true(!strncmp(csv, "iter,start,objective,residual,norm_residual,tau,backtracks,"
                               "rel_err\n1,1,", 69));
@@ -283,7 +191,7 @@ static void png_written(fixture *f, const char *out, const char *name)
 {
     if (strstr(out, "\"plot_skipped\""))
         return;
-    char *b = slurp(in_dir(f, name));
+    char *b = slurp(in_dir(f, name), NULL);
     assert_non_null(b);
     assert_memory_equal(b, "\x89PNG\r\n\x1a\n", 8);
     free(b);
@@ -372,7 +280,7 @@ static void test_sweep_threads_identical(void **state)
           "out=a.csv");
     ok(f, "sweep kind=bin methods=bin,linf N=60 gamma=0.4:0.2:0.8 trials=6 threads=2 "
           "out=b.csv");
-    char *a = slurp(in_dir(f, "a.csv")), *b = slurp(in_dir(f, "b.csv"));
+    char *a = slurp(in_dir(f, "a.csv"), NULL), *b = slurp(in_dir(f, "b.csv"), NULL);
     assert_non_null(a);
     assert_non_null(b);
     assert_string_equal(a, b);
@@ -425,7 +333,7 @@ static void test_sweep_cancel_partial(void **state)
              "out=p.csv",
           "interrupted", -1);
     cs_interp_set_progress(f->in, NULL, NULL);
-    char *csv = slurp(in_dir(f, "p.csv"));
+    char *csv = slurp(in_dir(f, "p.csv"), NULL);
     assert_non_null(csv);
     assert_non_null(strstr(csv, "# partial"));
     free(csv);
@@ -447,7 +355,7 @@ static void test_maxcut(void **state)
     assert_int_equal((int)jnum(o, "best_cut"), 120);
     assert_int_equal((int)jnum(o, "known_best"), 120);
     ok(f, "maxcut graph=toy5 trials=3 out=m.csv append=on");
-    char *csv = slurp(in_dir(f, "m.csv"));
+    char *csv = slurp(in_dir(f, "m.csv"), NULL);
     assert_non_null(strstr(csv, "\ntoy4,4,5,5,1,120,0,120,120,"));
     assert_non_null(strstr(csv, "\ntoy5,5,7,3,1,"));
     free(csv);
@@ -470,7 +378,7 @@ static void test_maxcut(void **state)
 
 static int copy_file(const char *from, const char *to)
 {
-    char *b = slurp(from);
+    char *b = slurp(from, NULL);
     if (!b)
         return -1;
     FILE *o = fopen(to, "w");
@@ -525,7 +433,7 @@ static void test_quick_scripts(void **state)
             continue;
         char from[1024];
         snprintf(from, sizeof from, "%s/%s", sdir, e->d_name);
-        char *text = slurp(from);
+        char *text = slurp(from, NULL);
         assert_non_null(text);
         assert_int_equal(copy_file(from, in_dir(f, e->d_name)), 0);
         cs_err err;
@@ -537,7 +445,7 @@ static void test_quick_scripts(void **state)
         size_t n = script_outputs(text, outs, 8);
         assert_true(n >= 1);
         for (size_t i = 0; i < n; i++) {
-            char *csv = slurp(in_dir(f, outs[i]));
+            char *csv = slurp(in_dir(f, outs[i]), NULL);
             if (!csv)
                 print_error("%s did not write %s\n", e->d_name, outs[i]);
             assert_non_null(csv);
