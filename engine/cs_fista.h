@@ -94,6 +94,12 @@ typedef struct cs_fista_fns {
     /* Optional oracle: returns 1 when x is a success; *metric gets the error
      * shown in the trace (NaN when none). */
     int (*oracle)(void *ctx, const double *x, double *metric);
+    /* Optional, with dir: the oracle as a distance, measured in the step's
+     * candidate pass instead of calling `oracle` (one pass less):
+     * metric = ‖x − xstar‖/xstar_norm over all n entries, a hit when
+     * metric < oracle_tol. xstar_norm > 0. */
+    const double *xstar;
+    double xstar_norm, oracle_tol;
 } cs_fista_fns;
 
 typedef struct cs_fista cs_fista;
@@ -110,6 +116,13 @@ int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, 
 /* One iteration. Returns 0 while running, 1 when the run has ended (see
  * cs_fista_end), <0 on error. Stepping an ended run returns 1 again. */
 int cs_fista_step(cs_fista *s, cs_err *err);
+/* The same iteration in two halves, for stepping several runs in lockstep:
+ * begin returns (0) in *g the gradient whose P₀ image the step needs and in
+ * *d where it goes (both NULL without a `dir` function); the caller fills d
+ * as fns.dir would, then calls end, which returns what cs_fista_step does.
+ * begin returns 1 on an ended run, <0 on error. */
+int cs_fista_step_begin(cs_fista *s, const double **g, double **d, cs_err *err);
+int cs_fista_step_end(cs_fista *s, cs_err *err);
 
 int cs_fista_end(const cs_fista *s);                   /* enum cs_end */
 long cs_fista_iters(const cs_fista *s);

@@ -42,6 +42,12 @@ void cs_affine_project(cs_affine *P, const double *z, double *x);
 /* d = P₀(g), the projection onto {Ax = 0} (the linear part of P):
  * P(x − τg) = x − τ·P₀(g) whenever Ax = b. d may alias g. */
 void cs_affine_project_dir(cs_affine *P, const double *g, double *d);
+/* d_k = P₀(g_k) for k < nv, bit for bit what cs_affine_project_dir gives
+ * each one; the vectors go through the basis four at a time (one pass of
+ * its memory for four directions: restarts run in lockstep). d_k must not
+ * alias another g_j. */
+void cs_affine_project_dir_many(cs_affine *P, size_t nv, const double *const *g,
+                                double *const *d);
 /* Vector kernels: on CPUs with AVX2+FMA, RANGE and NULL with K = 1 use a
  * built-in kernel (3× faster than OpenBLAS gemv at N = 100); off: OpenBLAS.
  * Results differ in the last bits between the two (FMA rounding). */

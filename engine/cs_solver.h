@@ -49,6 +49,8 @@ typedef struct cs_solve_opts {
     double dr_t;        /* 0: 10 for linf, 1 for l1 */
     double success_tol; /* 0: 1e-2 */
     int trace;          /* keep every step's record */
+    int sequential_starts; /* 1: restarts one after another, never in lockstep
+                              (same results; for tests and benchmarks) */
     int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
                            fast kernel for bin/osb/ter) */
     const volatile sig_atomic_t *cancel; /* solve returns CS_ECANCEL when set */

@@ -188,12 +188,14 @@ AI double nrm2_body(const double *restrict x, size_t n)
 }
 
 /* x1 = b − τd (the affine fast path) and the candidate's statistics:
- * ⟨Δx, g0⟩, ‖Δx‖², ‖x1 − (x0 − τg0)‖², −Δxᵀ(x1 − xa), Δx = x1 − x0. */
+ * ⟨Δx, g0⟩, ‖Δx‖², ‖x1 − (x0 − τg0)‖², −Δxᵀ(x1 − xa), Δx = x1 − x0, and
+ * ‖x1 − xs‖² when xs (the oracle's x*) is given. */
 AI void cand_dir_body(size_t n, double tau, const double *restrict b, const double *restrict d,
                       const double *restrict x0, const double *restrict g0,
-                      const double *restrict xa, double *restrict x1, double st[4])
+                      const double *restrict xa, const double *restrict xs,
+                      double *restrict x1, double st[5])
 {
-    v4d A = splat(0), B = A, C = A, R = A, T = splat(tau);
+    v4d A = splat(0), B = A, C = A, R = A, E = A, T = splat(tau);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         v4d xv = ld4(b + i) - T * ld4(d + i);
@@ -204,8 +206,12 @@ AI void cand_dir_body(size_t n, double tau, const double *restrict b, const doub
         B += dx * dx;
         C += h * h;
         R -= dx * (xv - ld4(xa + i));
+        if (xs) {
+            v4d e = xv - ld4(xs + i);
+            E += e * e;
+        }
     }
-    double a = hsum(A), bb = hsum(B), c = hsum(C), r = hsum(R);
+    double a = hsum(A), bb = hsum(B), c = hsum(C), r = hsum(R), e2 = hsum(E);
     for (; i < n; i++) {
         x1[i] = b[i] - tau * d[i];
         double dx = x1[i] - x0[i], h = dx + tau * g0[i];
@@ -213,8 +219,10 @@ AI void cand_dir_body(size_t n, double tau, const double *restrict b, const doub
         bb += dx * dx;
         c += h * h;
         r -= dx * (x1[i] - xa[i]);
+        if (xs)
+            e2 += (x1[i] - xs[i]) * (x1[i] - xs[i]);
     }
-    st[0] = a, st[1] = bb, st[2] = c, st[3] = r;
+    st[0] = a, st[1] = bb, st[2] = c, st[3] = r, st[4] = e2;
 }
 
 /* the same statistics for an x1 already computed */
@@ -261,9 +269,15 @@ AI void extrap_body(size_t n, double c, const double *restrict x1, const double 
 static CS_AVX2_FN double nrm2_avx2(const double *x, size_t n) { return nrm2_body(x, n); }
 static CS_AVX2_FN void cand_dir_avx2(size_t n, double tau, const double *b, const double *d,
                                   const double *x0, const double *g0, const double *xa,
-                                  double *x1, double st[4])
+                                  double *x1, double st[5])
 {
-    cand_dir_body(n, tau, b, d, x0, g0, xa, x1, st);
+    cand_dir_body(n, tau, b, d, x0, g0, xa, NULL, x1, st);
+}
+static CS_AVX2_FN void cand_dir_xs_avx2(size_t n, double tau, const double *b, const double *d,
+                                     const double *x0, const double *g0, const double *xa,
+                                     const double *xs, double *x1, double st[5])
+{
+    cand_dir_body(n, tau, b, d, x0, g0, xa, xs, x1, st);
 }
 static CS_AVX2_FN void cand_stats_avx2(size_t n, double tau, const double *x1, const double *x0,
                                     const double *g0, const double *xa, double st[4])
@@ -288,17 +302,20 @@ static double nrm2_v(const double *x, size_t n, int avx2)
 }
 
 static void cand_dir(int avx2, size_t n, double tau, const double *b, const double *d,
-                     const double *x0, const double *g0, const double *xa, double *x1,
-                     double st[4])
+                     const double *x0, const double *g0, const double *xa, const double *xs,
+                     double *x1, double st[5])
 {
 #ifdef CS_AVX2_CLONE
     if (avx2) {
-        cand_dir_avx2(n, tau, b, d, x0, g0, xa, x1, st);
+        if (xs)
+            cand_dir_xs_avx2(n, tau, b, d, x0, g0, xa, xs, x1, st);
+        else
+            cand_dir_avx2(n, tau, b, d, x0, g0, xa, x1, st);
         return;
     }
 #endif
     (void)avx2;
-    cand_dir_body(n, tau, b, d, x0, g0, xa, x1, st);
+    cand_dir_body(n, tau, b, d, x0, g0, xa, xs, x1, st);
 }
 
 static void cand_stats(int avx2, size_t n, double tau, const double *x1, const double *x0,
@@ -403,7 +420,7 @@ int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, 
  * ‖x1 − x̂1‖² with x̂1 = x0 − τ·g0, and the restart product
  * (x0 − x1)ᵀ(x1 − xa1), all in one pass with split accumulators. */
 typedef struct fb_stats {
-    double dxg, dxx, dhat, rst;
+    double dxg, dxx, dhat, rst, err2; /* err2: ‖x1 − x*‖² (fns.xstar), else NaN */
 } fb_stats;
 
 static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
@@ -411,9 +428,12 @@ static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
     size_t n = s->n;
     const double *x0 = s->x0, *g0 = s->g0, *xa = s->xa1;
     double *x1 = s->x1;
-    double v[4];
+    double v[5] = {0, 0, 0, 0, NAN};
     if (s->fns.dir) {
-        cand_dir(s->avx2, n, tau, s->feasible ? x0 : s->base, s->d, x0, g0, xa, x1, v);
+        cand_dir(s->avx2, n, tau, s->feasible ? x0 : s->base, s->d, x0, g0, xa, s->fns.xstar, x1,
+                 v);
+        if (!s->fns.xstar)
+            v[4] = NAN;
     } else {
         if (s->fns.prox) {
             double *xh = s->base;
@@ -430,6 +450,7 @@ static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
     st->dxx = v[1];
     st->dhat = v[2];
     st->rst = v[3];
+    st->err2 = v[4];
 }
 
 static int eval_f(cs_fista *s, const double *x, double *f, double *g, cs_err *err)
@@ -442,23 +463,42 @@ static int eval_f(cs_fista *s, const double *x, double *f, double *g, cs_err *er
     return rc;
 }
 
-int cs_fista_step(cs_fista *s, cs_err *err)
+int cs_fista_step_begin(cs_fista *s, const double **g, double **d, cs_err *err)
 {
+    *g = NULL;
+    *d = NULL;
     if (!s->started)
         return cs_fail(err, CS_ESTATE, "FISTA has no start point (call start first)");
     if (s->end != CS_END_RUNNING)
         return 1;
+    if (s->fns.dir) {
+        if (!s->feasible)
+            s->fns.prox(s->fns.ctx, s->x0, s->base, s->tau);
+        *g = s->g0;
+        *d = s->d;
+    }
+    return 0;
+}
+
+int cs_fista_step(cs_fista *s, cs_err *err)
+{
+    const double *g;
+    double *d;
+    int rc = cs_fista_step_begin(s, &g, &d, err);
+    if (rc)
+        return rc;
+    if (g)
+        s->fns.dir(s->fns.ctx, g, d);
+    return cs_fista_step_end(s, err);
+}
+
+int cs_fista_step_end(cs_fista *s, cs_err *err)
+{
     size_t n = s->n;
     const cs_fista_opts *o = &s->o;
     long i = s->it + 1;
     double tau = s->tau;
     int bfg = o->adaptive && !o->accelerate; /* need ∇f(x1) */
-
-    if (s->fns.dir) {
-        if (!s->feasible)
-            s->fns.prox(s->fns.ctx, s->x0, s->base, tau);
-        s->fns.dir(s->fns.ctx, s->g0, s->d);
-    }
     double f1;
     fb_stats fs;
     fb_candidate(s, tau, &fs);
@@ -501,7 +541,13 @@ int cs_fista_step(cs_fista *s, cs_err *err)
         memcpy(s->best, s->x1, n * sizeof *s->best);
     }
     double metric = NAN;
-    int hit = s->fns.oracle ? s->fns.oracle(s->fns.ctx, s->x1, &metric) : 0;
+    int hit = 0;
+    if (!isnan(fs.err2)) {
+        metric = sqrt(fs.err2) / s->fns.xstar_norm;
+        hit = metric < s->fns.oracle_tol;
+    } else if (s->fns.oracle) {
+        hit = s->fns.oracle(s->fns.ctx, s->x1, &metric);
+    }
     s->oracle_hit = hit;
     s->it = i;
     s->tau = tau;

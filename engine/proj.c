@@ -28,6 +28,7 @@ struct cs_affine {
     int simd;
     size_t Np;
     double *Vt, *gp, *dp, *xpp, *tp;
+    double *gb, *db, *tb; /* four padded vectors and their t's (batched P₀) */
 };
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -40,91 +41,135 @@ CS_SIMD_FN static inline double hsum4(__m256d v)
     return _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
 }
 
-/* t_j = Σ_i Vt[j·Np + i]·g[i] (g padded with zeros); eight independent
- * FMA chains hide the FMA latency. */
-CS_SIMD_FN static void simd_t(const double *Vt, size_t Np, size_t r, const double *g, double *t)
+/* The two passes of P₀ over the basis Vt (r rows of Np, padded, aligned),
+ * for V vectors at once:
+ *   T:     t_k[j] = Σ_i Vt[j·Np + i]·g_k[i]          (g_k padded with zeros)
+ *   APPLY: out_k = base_k + s·Σ_j t_k[j]·Vt[j]      (base_k NULL: 0)
+ * Each value has one FMA chain (T: over i in steps of 4, then hsum4; APPLY:
+ * over j per 4 entries, then ·s + base), whatever the blocking, so a
+ * vector's result does not depend on how many came with it. The blocks
+ * (R rows or C chunks × V vectors) keep ≥ 8 chains in flight to cover the
+ * FMA latency; batches share each load of Vt. */
+#define U _Pragma("GCC unroll 16")
+#define T_BLOCK(R, V)                                                                      \
+    do {                                                                                   \
+        __m256d acc[R][V];                                                                 \
+        U for (int q = 0; q < R; q++) U for (int k = 0; k < V; k++) acc[q][k] =            \
+            _mm256_setzero_pd();                                                           \
+        for (size_t i = 0; i < Np; i += 4) {                                               \
+            __m256d x[R];                                                                  \
+            U for (int q = 0; q < R; q++) x[q] = _mm256_load_pd(Vt + (j + q) * Np + i);    \
+            U for (int k = 0; k < V; k++) {                                                \
+                __m256d h = _mm256_load_pd(g[k] + i);                                      \
+                U for (int q = 0; q < R; q++) acc[q][k] = _mm256_fmadd_pd(x[q], h, acc[q][k]); \
+            }                                                                              \
+        }                                                                                  \
+        U for (int q = 0; q < R; q++) U for (int k = 0; k < V; k++) t[k][j + q] =          \
+            hsum4(acc[q][k]);                                                              \
+        j += R;                                                                            \
+    } while (0)
+
+#define APPLY_BLOCK(C, V)                                                                  \
+    do {                                                                                   \
+        __m256d acc[C][V];                                                                 \
+        U for (int c = 0; c < C; c++) U for (int k = 0; k < V; k++) acc[c][k] = zero;     \
+        const double *v = Vt + i;                                                          \
+        for (size_t j = 0; j < r; j++, v += Np) {                                          \
+            __m256d x[C];                                                                  \
+            U for (int c = 0; c < C; c++) x[c] = _mm256_load_pd(v + 4 * c);                \
+            U for (int k = 0; k < V; k++) {                                                \
+                __m256d h = _mm256_broadcast_sd(t[k] + j);                                 \
+                U for (int c = 0; c < C; c++) acc[c][k] = _mm256_fmadd_pd(x[c], h, acc[c][k]); \
+            }                                                                              \
+        }                                                                                  \
+        U for (int k = 0; k < V; k++) U for (int c = 0; c < C; c++) {                      \
+            __m256d bv = base[k] ? _mm256_load_pd(base[k] + i + 4 * c) : zero;             \
+            _mm256_store_pd(out[k] + i + 4 * c, _mm256_fmadd_pd(acc[c][k], sv, bv));       \
+        }                                                                                  \
+        i += 4 * C;                                                                        \
+    } while (0)
+
+CS_SIMD_FN static void simd_t(const double *Vt, size_t Np, size_t r, const double *g1, double *t1)
+{
+    const double *g[1] = {g1};
+    double *t[1] = {t1};
+    size_t j = 0;
+    while (j + 10 <= r)
+        T_BLOCK(10, 1);
+    while (j + 4 <= r)
+        T_BLOCK(4, 1);
+    while (j < r)
+        T_BLOCK(1, 1);
+}
+
+CS_SIMD_FN static void simd_apply(const double *Vt, size_t Np, size_t r, const double *t1,
+                                  double s, const double *base1, double *out1)
+{
+    const double *t[1] = {t1}, *base[1] = {base1};
+    double *out[1] = {out1};
+    __m256d sv = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
+    size_t i = 0;
+    while (i + 40 <= Np)
+        APPLY_BLOCK(10, 1);
+    while (i + 16 <= Np)
+        APPLY_BLOCK(4, 1);
+    while (i < Np)
+        APPLY_BLOCK(1, 1);
+}
+
+/* V = 2, 3, 4 vectors: 10 or 12 chains per block */
+CS_SIMD_FN static void simd_tv(const double *Vt, size_t Np, size_t r, size_t V,
+                               const double *const *g, double *const *t)
 {
     size_t j = 0;
-    for (; j + 8 <= r; j += 8) {
-        const double *v0 = Vt + j * Np, *v1 = v0 + Np, *v2 = v1 + Np, *v3 = v2 + Np;
-        const double *v4 = v3 + Np, *v5 = v4 + Np, *v6 = v5 + Np, *v7 = v6 + Np;
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-                a7 = a0;
-        for (size_t i = 0; i < Np; i += 4) {
-            __m256d gi = _mm256_load_pd(g + i);
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v0 + i), gi, a0);
-            a1 = _mm256_fmadd_pd(_mm256_load_pd(v1 + i), gi, a1);
-            a2 = _mm256_fmadd_pd(_mm256_load_pd(v2 + i), gi, a2);
-            a3 = _mm256_fmadd_pd(_mm256_load_pd(v3 + i), gi, a3);
-            a4 = _mm256_fmadd_pd(_mm256_load_pd(v4 + i), gi, a4);
-            a5 = _mm256_fmadd_pd(_mm256_load_pd(v5 + i), gi, a5);
-            a6 = _mm256_fmadd_pd(_mm256_load_pd(v6 + i), gi, a6);
-            a7 = _mm256_fmadd_pd(_mm256_load_pd(v7 + i), gi, a7);
-        }
-        t[j] = hsum4(a0);
-        t[j + 1] = hsum4(a1);
-        t[j + 2] = hsum4(a2);
-        t[j + 3] = hsum4(a3);
-        t[j + 4] = hsum4(a4);
-        t[j + 5] = hsum4(a5);
-        t[j + 6] = hsum4(a6);
-        t[j + 7] = hsum4(a7);
-    }
-    for (; j < r; j++) {
-        const double *v0 = Vt + j * Np;
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-        size_t i = 0;
-        for (; i + 8 <= Np; i += 8) {
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v0 + i), _mm256_load_pd(g + i), a0);
-            a1 = _mm256_fmadd_pd(_mm256_load_pd(v0 + i + 4), _mm256_load_pd(g + i + 4), a1);
-        }
-        if (i < Np)
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v0 + i), _mm256_load_pd(g + i), a0);
-        t[j] = hsum4(_mm256_add_pd(a0, a1));
+    switch (V) {
+    case 2:
+        while (j + 5 <= r)
+            T_BLOCK(5, 2);
+        while (j < r)
+            T_BLOCK(1, 2);
+        break;
+    case 3:
+        while (j + 4 <= r)
+            T_BLOCK(4, 3);
+        while (j < r)
+            T_BLOCK(1, 3);
+        break;
+    default:
+        while (j + 3 <= r)
+            T_BLOCK(3, 4);
+        while (j < r)
+            T_BLOCK(1, 4);
     }
 }
 
-/* out = base + s·Σ_j t_j·Vt[j] (base NULL: 0); Np-long padded vectors. */
-CS_SIMD_FN static void simd_apply(const double *Vt, size_t Np, size_t r, const double *t, double s,
-                                  const double *base, double *out)
+CS_SIMD_FN static void simd_applyv(const double *Vt, size_t Np, size_t r, size_t V,
+                                   const double *const *t, double s, const double *const *base,
+                                   double *const *out)
 {
-    __m256d sv = _mm256_set1_pd(s);
+    __m256d sv = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
     size_t i = 0;
-    for (; i + 32 <= Np; i += 32) {
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-                a7 = a0;
-        const double *v = Vt + i;
-        for (size_t j = 0; j < r; j++, v += Np) {
-            __m256d tj = _mm256_set1_pd(t[j]);
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v), tj, a0);
-            a1 = _mm256_fmadd_pd(_mm256_load_pd(v + 4), tj, a1);
-            a2 = _mm256_fmadd_pd(_mm256_load_pd(v + 8), tj, a2);
-            a3 = _mm256_fmadd_pd(_mm256_load_pd(v + 12), tj, a3);
-            a4 = _mm256_fmadd_pd(_mm256_load_pd(v + 16), tj, a4);
-            a5 = _mm256_fmadd_pd(_mm256_load_pd(v + 20), tj, a5);
-            a6 = _mm256_fmadd_pd(_mm256_load_pd(v + 24), tj, a6);
-            a7 = _mm256_fmadd_pd(_mm256_load_pd(v + 28), tj, a7);
-        }
-        __m256d acc[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
-        for (int k = 0; k < 8; k++) {
-            __m256d b = base ? _mm256_load_pd(base + i + 4 * k) : _mm256_setzero_pd();
-            _mm256_store_pd(out + i + 4 * k, _mm256_fmadd_pd(acc[k], sv, b));
-        }
-    }
-    for (; i < Np; i += 4) {
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-        const double *v = Vt + i;
-        size_t j = 0;
-        for (; j + 2 <= r; j += 2, v += 2 * Np) {
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v), _mm256_set1_pd(t[j]), a0);
-            a1 = _mm256_fmadd_pd(_mm256_load_pd(v + Np), _mm256_set1_pd(t[j + 1]), a1);
-        }
-        if (j < r)
-            a0 = _mm256_fmadd_pd(_mm256_load_pd(v), _mm256_set1_pd(t[j]), a0);
-        __m256d b0 = base ? _mm256_load_pd(base + i) : _mm256_setzero_pd();
-        _mm256_store_pd(out + i, _mm256_fmadd_pd(_mm256_add_pd(a0, a1), sv, b0));
+    switch (V) {
+    case 2:
+        while (i + 20 <= Np)
+            APPLY_BLOCK(5, 2);
+        while (i < Np)
+            APPLY_BLOCK(1, 2);
+        break;
+    case 3:
+        while (i + 16 <= Np)
+            APPLY_BLOCK(4, 3);
+        while (i < Np)
+            APPLY_BLOCK(1, 3);
+        break;
+    default:
+        while (i + 12 <= Np)
+            APPLY_BLOCK(3, 4);
+        while (i < Np)
+            APPLY_BLOCK(1, 4);
     }
 }
+#undef U
 #else
 static void simd_t(const double *Vt, size_t Np, size_t r, const double *g, double *t)
 {
@@ -134,6 +179,16 @@ static void simd_apply(const double *Vt, size_t Np, size_t r, const double *t, d
                        const double *base, double *out)
 {
     (void)Vt, (void)Np, (void)r, (void)t, (void)s, (void)base, (void)out;
+}
+static void simd_tv(const double *Vt, size_t Np, size_t r, size_t V, const double *const *g,
+                    double *const *t)
+{
+    (void)Vt, (void)Np, (void)r, (void)V, (void)g, (void)t;
+}
+static void simd_applyv(const double *Vt, size_t Np, size_t r, size_t V, const double *const *t,
+                        double s, const double *const *base, double *const *out)
+{
+    (void)Vt, (void)Np, (void)r, (void)V, (void)t, (void)s, (void)base, (void)out;
 }
 #endif
 
@@ -188,6 +243,9 @@ void cs_affine_free(cs_affine *P)
     free(P->dp);
     free(P->xpp);
     free(P->tp);
+    free(P->gb);
+    free(P->db);
+    free(P->tb);
     free(P);
 }
 
@@ -316,6 +374,44 @@ void cs_affine_project_dir(cs_affine *P, const double *g, double *d)
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)P->N, (int)P->K,
                         (int)P->r, 1.0, P->U, (int)P->r, T, (int)P->K, 0.0, d, (int)P->K);
         break;
+    }
+}
+
+/* V ≤ 4 directions through the basis once (simd_tv / simd_applyv). */
+static void simd_dirv(cs_affine *P, size_t V, const double *const *g, double *const *d)
+{
+    size_t N = P->N, r = P->r, Np = P->Np;
+    const double *gk[4], *tk_c[4], *base[4];
+    double *tk[4], *dk[4];
+    for (size_t k = 0; k < V; k++) {
+        double *gp = P->gb + k * Np;
+        memcpy(gp, g[k], N * sizeof *gp);
+        gk[k] = gp;
+        tk[k] = P->tb + k * r;
+        tk_c[k] = tk[k];
+        dk[k] = P->db + k * Np;
+        base[k] = P->method == CS_AFFINE_RANGE ? gp : NULL;
+    }
+    simd_tv(P->Vt, Np, r, V, gk, tk);
+    simd_applyv(P->Vt, Np, r, V, tk_c, P->method == CS_AFFINE_RANGE ? -1.0 : 1.0, base, dk);
+    for (size_t k = 0; k < V; k++)
+        memcpy(d[k], dk[k], N * sizeof *d[k]);
+}
+
+void cs_affine_project_dir_many(cs_affine *P, size_t nv, const double *const *g,
+                                double *const *d)
+{
+    if (!P->simd || P->r == 0 || nv < 2) {
+        for (size_t k = 0; k < nv; k++)
+            cs_affine_project_dir(P, g[k], d[k]);
+        return;
+    }
+    /* batches of 2–4, as even as possible (a lone vector is the slowest) */
+    size_t nb = (nv + 3) / 4, k = 0;
+    for (size_t b = 0; b < nb; b++) {
+        size_t V = (nv - k) / (nb - b);
+        simd_dirv(P, V, g + k, d + k);
+        k += V;
     }
 }
 
@@ -456,7 +552,10 @@ static int setup_simd(cs_affine *P, cs_err *err)
     P->dp = alloc_aligned(Np);
     P->xpp = alloc_aligned(Np);
     P->tp = alloc_aligned(r);
-    if (!P->Vt || !P->gp || !P->dp || !P->xpp || !P->tp)
+    P->gb = alloc_aligned(4 * Np);
+    P->db = alloc_aligned(4 * Np);
+    P->tb = alloc_aligned(4 * r);
+    if (!P->Vt || !P->gp || !P->dp || !P->xpp || !P->tp || !P->gb || !P->db || !P->tb)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     for (size_t i = 0; i < N; i++)
         for (size_t j = 0; j < r; j++)

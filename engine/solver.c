@@ -40,6 +40,10 @@ struct cs_solver {
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
     cs_fista *fista;
+    cs_fista **pool;      /* starts 2.. run in lockstep (lockstep_starts) */
+    int npool;
+    cs_fista_fns ffns;
+    cs_fista_opts fopts;
     cs_dr *dr;
     uint64_t seed, stream;
     cs_rng rng;
@@ -553,6 +557,9 @@ void cs_solver_free(cs_solver *s)
         return;
     cs_reg_free(s->reg);
     cs_fista_free(s->fista);
+    for (int k = 0; k < s->npool; k++)
+        cs_fista_free(s->pool[k]);
+    free(s->pool);
     cs_dr_free(s->dr);
     free(s->x0);
     free(s->xhat);
@@ -765,7 +772,14 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
                 fns.fg_gnorm = fgn_bin;
             fns.prox = prox_affine;
             fns.dir = dir_affine;
+            if (s->xstar && s->xstar_norm > 0.0 && s->n == s->nx) {
+                fns.xstar = s->xstar; /* the oracle, measured in FISTA's own pass */
+                fns.xstar_norm = s->xstar_norm;
+                fns.oracle_tol = s->tol_ok;
+            }
         }
+        s->ffns = fns;
+        s->fopts = fo;
         rc = cs_fista_new(&s->fista, s->n, &fns, &fo, err);
     }
     if (rc)
@@ -863,12 +877,11 @@ static void append_trace(cs_solver *s, const cs_trace_rec *r)
     s->ntrace++;
 }
 
-/* The finished start's solution, success and result fields. */
-static void finish_start(cs_solver *s)
+/* Errors, cuts and success of the solution v of a start, into r. */
+static int judge(cs_solver *s, const double *v, cs_solve_result *r)
 {
-    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
     const double *xp = x_part(s, v);
-    cs_solve_result *r = &s->res;
+    int ok;
     r->rel_err = cs_problem_rel_err(s->prob, xp);
     r->orth_err = cs_problem_orth_err(s->prob, xp);
     r->cut = r->cut_rounded = NAN;
@@ -878,12 +891,21 @@ static void finish_start(cs_solver *s)
         for (size_t i = 0; i < s->N; i++)
             s->gtmp[i] = v[i] > 0 ? 1.0 : (v[i] < 0 ? -1.0 : 0.0);
         r->cut_rounded = cs_graph_cut(g, s->gtmp);
-        s->success = maxcut_hit(s, v);
+        ok = maxcut_hit(s, v);
     } else if (s->kind == CS_PROB_ORTH) {
-        s->success = r->orth_err <= s->tol_ok;
+        ok = r->orth_err <= s->tol_ok;
     } else {
-        s->success = r->rel_err <= s->tol_ok;
+        ok = r->rel_err <= s->tol_ok;
     }
+    return ok;
+}
+
+/* The finished start's solution, success and result fields. */
+static void finish_start(cs_solver *s)
+{
+    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
+    cs_solve_result *r = &s->res;
+    s->success = judge(s, v, r);
     if (s->algo == CS_ALGO_DR) {
         r->objective = cs_dr_last(s->dr)->objective;
         s->end = cs_dr_end(s->dr);
@@ -904,12 +926,13 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Up to n steps; with check_cancel (solve) also returns at the end of a start. */
 static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_err *err)
 {
     long k = 0;
     int rc = CS_OK;
     double t0 = now_s();
-    while (k < n && !s->done) {
+    while (k < n && !s->done && !(check_cancel && k > 0 && !s->in_start)) {
         if (!s->in_start) {
             rc = begin_start(s, err);
             if (rc)
@@ -953,6 +976,136 @@ int cs_solver_step(cs_solver *s, long n, long *done_steps, cs_err *err)
     return step_n(s, n, done_steps, 0, err);
 }
 
+/* Restarts in lockstep: when the first start of a solve has failed, the
+ * remaining ones begin in order from the same stream (so with the same start
+ * points and L estimates as one after another), step together so that their
+ * P₀ images share each pass over the projection basis, and the run ends as
+ * the sequential one would: at the first start that succeeds, every earlier
+ * one having failed, counting only those starts' iterations. Traces and
+ * problems without the affine fast path keep the sequential loop. */
+static int lockstep_ok(const cs_solver *s)
+{
+    return s->algo == CS_ALGO_FISTA && s->ffns.dir && !s->o.trace && !s->o.sequential_starts &&
+           s->start >= 1 && !s->in_start && !s->done && s->max_starts - s->start >= 2;
+}
+
+static void dir_many(cs_solver *s, size_t m, const double **g, double **d)
+{
+    cs_affine_project_dir_many(cs_problem_affine(s->prob), m, g, d);
+    for (size_t k = 0; k < m; k++)
+        for (size_t i = s->nx; i < s->n; i++)
+            d[k][i] = g[k][i];
+}
+
+typedef struct lane {
+    long iters;
+    int state;   /* 0 running, 1 failed, 2 succeeded */
+    cs_rng rng;  /* the stream after this start's draws */
+} lane;
+
+/* Begin the starts after the current one, each in its own FISTA. */
+static int lockstep_begin(cs_solver *s, int K, lane *ln, cs_err *err)
+{
+    if (s->npool < K) {
+        cs_fista **p = realloc(s->pool, (size_t)K * sizeof *p);
+        if (!p)
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        s->pool = p;
+        for (; s->npool < K; s->npool++) {
+            int rc = cs_fista_new(&s->pool[s->npool], s->n, &s->ffns, &s->fopts, err);
+            if (rc)
+                return rc;
+        }
+    }
+    cs_fista *keep = s->fista;
+    int rc = CS_OK;
+    for (int k = 0; k < K && !rc; k++) {
+        s->fista = s->pool[k];
+        rc = begin_start(s, err);
+        ln[k] = (lane){.iters = 0, .state = 0, .rng = s->rng};
+    }
+    s->fista = keep;
+    return rc;
+}
+
+/* Make lane k the solver's current start (its FISTA, iterations, stream). */
+static void lockstep_adopt(cs_solver *s, int base, int k, const lane *ln)
+{
+    cs_fista *t = s->fista;
+    s->fista = s->pool[k];
+    s->pool[k] = t;
+    for (int j = 0; j <= k; j++)
+        s->iters += ln[j].iters;
+    s->start = base + k + 1;
+    s->last_iters = ln[k].iters;
+    s->rng = ln[k].rng;
+}
+
+static int lockstep_starts(cs_solver *s, cs_err *err)
+{
+    int K = s->max_starts - s->start, base = s->start, first = K, m, rc;
+    lane *ln = malloc((size_t)K * sizeof *ln);
+    const double **g = malloc((size_t)K * sizeof *g);
+    double **d = malloc((size_t)K * sizeof *d);
+    int *idx = malloc((size_t)K * sizeof *idx);
+    if (!ln || !g || !d || !idx) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto out;
+    }
+    double t0 = now_s();
+    rc = lockstep_begin(s, K, ln, err);
+    if (rc)
+        goto out; /* as the sequential run: the start that failed to begin ends the solve */
+    for (long round = 1; !rc; round++) {
+        m = 0;
+        for (int k = 0; k < first && !rc; k++)
+            if (ln[k].state == 0) {
+                rc = cs_fista_step_begin(s->pool[k], &g[m], &d[m], err);
+                idx[m++] = k;
+            }
+        if (rc || m == 0)
+            break;
+        dir_many(s, (size_t)m, g, d);
+        for (int q = 0; q < m && !rc; q++) {
+            int k = idx[q], st = cs_fista_step_end(s->pool[k], err);
+            if (st < 0) {
+                rc = st;
+                break;
+            }
+            ln[k].iters++;
+            if (st == 1) {
+                cs_solve_result tmp;
+                ln[k].state = judge(s, cs_fista_best(s->pool[k]), &tmp) ? 2 : 1;
+                if (ln[k].state == 2 && k < first)
+                    first = k;
+            }
+        }
+        if (!rc && s->o.cancel && (round & 255) == 0 && *s->o.cancel)
+            rc = cs_fail(err, CS_ECANCEL, "interrupted");
+    }
+    if (rc) {
+        /* Keep the earliest unfinished start as the current one: stepping on
+         * continues exactly as the sequential run would. */
+        int k = 0;
+        while (k < K - 1 && ln[k].state == 1)
+            k++;
+        lockstep_adopt(s, base, k, ln);
+        s->in_start = ln[k].state == 0;
+        if (!s->in_start)
+            finish_start(s);
+    } else {
+        lockstep_adopt(s, base, first < K ? first : K - 1, ln);
+        finish_start(s);
+    }
+    s->seconds += now_s() - t0;
+out:
+    free(ln);
+    free(g);
+    free(d);
+    free(idx);
+    return rc;
+}
+
 int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err)
 {
     int rc = CS_OK;
@@ -961,7 +1114,7 @@ int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err)
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
             break;
         }
-        rc = step_n(s, 1L << 20, NULL, 1, err);
+        rc = lockstep_ok(s) ? lockstep_starts(s, err) : step_n(s, 1L << 20, NULL, 1, err);
     }
     if (res)
         cs_solver_result(s, res);

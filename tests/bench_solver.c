@@ -139,6 +139,31 @@ static double bench_trial(size_t N, size_t M, int trials, const char *method, do
     return t / trials;
 }
 
+/* µs per iteration of 10 failing starts (maxit 2000 each), restarts in
+ * lockstep (their P₀ images batched) or one after another. */
+static double bench_restarts(size_t M, int sequential)
+{
+    double t = 0.0;
+    long total = 0;
+    for (int k = 0; k < 6; k++) {
+        cs_problem *p = make("bin", 100, M, 300 + (uint64_t)k, 0);
+        cs_solve_opts o = {.maxit = 2000, .restarts = 10, .sequential_starts = sequential};
+        cs_solver *s;
+        cs_err err;
+        if (cs_solver_new(&s, p, "bin", &o, 1, (uint64_t)k, &err)) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            exit(1);
+        }
+        cs_solve_result res;
+        cs_solver_solve(s, &res, &err);
+        t += res.seconds;
+        total += res.iters;
+        cs_solver_free(s);
+        cs_problem_free(p);
+    }
+    return 1e6 * t / (double)total;
+}
+
 static double bench_sweep(int threads, long trials, double *wall)
 {
     const char *m[] = {"bin", "linf"};
@@ -208,6 +233,13 @@ int main(void)
         b = bench_iters(10000, 1000, 30, 1, "bin");
         printf("%-10s %7d %7d %10.3f %10.2f %9.1f%% %12s %9s\n", "fista-bin", 10000, 1000,
                b.us_iter, b.gflops, 100.0 * b.gflops / peak1, "-", "-");
+    }
+    printf("\nrestarts (10 starts of ℓbin at N = 100, 2000 iterations each): µs per iteration\n");
+    printf("%6s %12s %12s %8s\n", "M", "sequential", "lockstep", "ratio");
+    size_t Mr[] = {30, 40, 50};
+    for (size_t i = 0; i < 3; i++) {
+        double a = bench_restarts(Mr[i], 1), b = bench_restarts(Mr[i], 0);
+        printf("%6zu %12.3f %12.3f %8.2f\n", Mr[i], a, b, a / b);
     }
     double w1, wn;
     double t1 = bench_sweep(1, 60, &w1);

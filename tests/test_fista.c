@@ -267,6 +267,43 @@ static void test_step_equals_solve(void **state)
     cs_problem_free(p);
 }
 
+/* Restarts in lockstep give, bit for bit, what one start after another
+ * gives: starts used, iterations, end, objective and solution. */
+static void test_lockstep_equals_sequential(void **state)
+{
+    (void)state;
+    const char *methods[] = {"bin", "beta:beta=learn", "holder", "bin"};
+    size_t Ms[] = {45, 46, 44, 30};
+    int seen_late = 0;
+    for (int t = 0; t < 4; t++)
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            cs_problem *p = make("bin", 100, Ms[t], 0, 300 + seed);
+            cs_solve_opts lo = {.restarts = 10, .maxit = 1500};
+            cs_solve_opts so = lo;
+            so.sequential_starts = 1;
+            cs_solver *a = solver(p, methods[t], &lo, seed), *b = solver(p, methods[t], &so, seed);
+            cs_solve_result ra, rb;
+            cs_err err;
+            assert_int_equal(cs_solver_solve(a, &ra, &err), 0);
+            assert_int_equal(cs_solver_solve(b, &rb, &err), 0);
+            assert_int_equal(ra.starts, rb.starts);
+            assert_int_equal(ra.iters, rb.iters);
+            assert_int_equal(ra.last_iters, rb.last_iters);
+            assert_int_equal(ra.success, rb.success);
+            assert_int_equal(ra.end, rb.end);
+            assert_memory_equal(&ra.objective, &rb.objective, sizeof ra.objective);
+            assert_memory_equal(&ra.rel_err, &rb.rel_err, sizeof ra.rel_err);
+            size_t n;
+            const double *xa = cs_solver_x(a, &n);
+            assert_memory_equal(xa, cs_solver_x(b, NULL), n * sizeof *xa);
+            seen_late += ra.success && ra.starts > 2;
+            cs_solver_free(a);
+            cs_solver_free(b);
+            cs_problem_free(p);
+        }
+    assert_true(seen_late >= 1); /* some run succeeded on a lockstep start */
+}
+
 static void test_dr_linf_l1(void **state)
 {
     (void)state;
@@ -499,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_bin_recovery),
         cmocka_unit_test(test_trace_consistency),
         cmocka_unit_test(test_step_equals_solve),
+        cmocka_unit_test(test_lockstep_equals_sequential),
         cmocka_unit_test(test_dr_linf_l1),
         cmocka_unit_test(test_dr_direct),
         cmocka_unit_test(test_maxcut_toys),

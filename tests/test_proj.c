@@ -130,6 +130,43 @@ static void test_affine_methods(void **state)
                 check_projector(sizes[k][0], sizes[k][1], m, simd);
 }
 
+/* P₀ of many directions at once is, bit for bit, P₀ of each one. */
+static void test_affine_dir_many(void **state)
+{
+    (void)state;
+    size_t sizes[][2] = {{30, 100}, {41, 100}, {70, 100}, {11, 37}, {26, 37}, {3, 5}};
+    cs_rng r;
+    cs_rng_init(&r, 7, 3);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int m = CS_AFFINE_CHOL; m <= CS_AFFINE_NULL; m++)
+            for (int simd = 0; simd <= 1; simd++) {
+                size_t M = sizes[s][0], N = sizes[s][1];
+                double *A = malloc(M * N * sizeof *A), *b = malloc(M * sizeof *b);
+                double *g = malloc(9 * N * sizeof *g), *d = malloc(9 * N * sizeof *d);
+                double *e = malloc(N * sizeof *e);
+                randn(&r, A, M * N);
+                randn(&r, b, M);
+                randn(&r, g, 9 * N);
+                cs_affine *P;
+                cs_err err;
+                assert_int_equal(cs_affine_new(&P, A, M, N, b, 1, m, &err), 0);
+                cs_affine_set_simd(P, simd);
+                for (size_t nv = 1; nv <= 9; nv++) {
+                    const double *gv[9];
+                    double *dv[9];
+                    for (size_t k = 0; k < nv; k++)
+                        gv[k] = g + k * N, dv[k] = d + k * N;
+                    cs_affine_project_dir_many(P, nv, gv, dv);
+                    for (size_t k = 0; k < nv; k++) {
+                        cs_affine_project_dir(P, gv[k], e);
+                        assert_memory_equal(e, dv[k], N * sizeof *e);
+                    }
+                }
+                cs_affine_free(P);
+                free(A), free(b), free(g), free(d), free(e);
+            }
+}
+
 static void test_affine_auto_choice(void **state)
 {
     (void)state;
@@ -296,6 +333,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_affine_methods),
+        cmocka_unit_test(test_affine_dir_many),
         cmocka_unit_test(test_affine_auto_choice),
         cmocka_unit_test(test_affine_matrix_and_square),
         cmocka_unit_test(test_affine_errors),
