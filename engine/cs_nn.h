@@ -144,6 +144,7 @@ typedef struct cs_nn_train_report {
     double train_accuracy;   /* on the batches of the last epoch (train mode) */
     double reg_value;        /* λ Σ η ℓ at the last step */
     double seconds;
+    double reg_seconds;      /* of which in the regularizer's value and gradient */
     double images_per_s;
     size_t steps;
     /* sign flip ratio of the regularized layers' weights between epochs

@@ -901,13 +901,15 @@ static void drop_quant(cs_nn *nn)
 }
 
 static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int regk_ok,
-                      double *regv, cs_err *err)
+                      double *regv, double *reg_s, cs_err *err)
 {
     forward(nn, B, 1);
     backward(nn, B);
     const cs_nn_ops *ops = nn->ops;
     if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
+        double t0 = now_s();
         int rc = reg_apply(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
+        *reg_s += now_s() - t0;
         if (rc)
             return rc;
     }
@@ -1003,7 +1005,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     nn->adam_t = 0;
     if (!rc)
         rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
-    double t0 = now_s(), regv = 0;
+    double t0 = now_s(), regv = 0, reg_s = 0;
     size_t step = 0, images = 0;
     int stop = 0;
     for (int ep = 0; ep < o.epochs && !rc && !stop; ep++) {
@@ -1022,7 +1024,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
             float lr = (float)(o.lr * 0.5 * (1.0 + cos(M_PI * (double)step / (double)total)));
             rc = load_batch(nn, train, perm + b * (size_t)B, B, o.augment ? &arng : NULL, err);
             if (!rc)
-                rc = train_step(nn, &o, B, lr, 1, &regv, err);
+                rc = train_step(nn, &o, B, lr, 1, &regv, &reg_s, err);
             double l = 0;
             int c = 0;
             if (!rc)
@@ -1078,6 +1080,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     rep->steps = step;
     rep->images_per_s = rep->seconds > 0 ? (double)images / rep->seconds : 0;
     rep->reg_value = regv;
+    rep->reg_seconds = reg_s;
     rep->partial = stop;
     free(perm);
     free(s0);
