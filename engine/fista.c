@@ -453,6 +453,14 @@ static void fb_candidate(cs_fista *s, double tau, fb_stats *st)
     st->err2 = v[4];
 }
 
+static double window_max(const double *f, long cnt)
+{
+    double m = -INFINITY;
+    for (long k = 0; k < cnt; k++)
+        m = f[k] > m ? f[k] : m;
+    return m;
+}
+
 static int eval_f(cs_fista *s, const double *x, double *f, double *g, cs_err *err)
 {
     int rc = s->fns.fg(s->fns.ctx, x, f, g, err);
@@ -511,13 +519,9 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
         if (i == 1) {
             Mx = s->f_start;
         } else {
-            long lo = i - o->window > 1 ? i - o->window : 1;
-            Mx = -INFINITY;
-            for (long k = lo; k <= i - 1; k++) {
-                double v = s->fwin[(k - 1) % o->window];
-                if (v > Mx)
-                    Mx = v;
-            }
+            /* iterations max(1, i − window) .. i − 1 fill the ring's first
+             * min(window, i − 1) slots: their max, without a division each */
+            Mx = window_max(s->fwin, i - 1 < o->window ? i - 1 : o->window);
         }
         while (f1 - 1e-12 > Mx + fs.dxg + fs.dxx / (2.0 * tau) && bt < o->max_backtracks) {
             tau *= o->shrink;

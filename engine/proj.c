@@ -60,7 +60,7 @@ CS_SIMD_FN static inline double hsum4(__m256d v)
             __m256d x[R];                                                                  \
             U for (int q = 0; q < R; q++) x[q] = _mm256_load_pd(Vt + (j + q) * Np + i);    \
             U for (int k = 0; k < V; k++) {                                                \
-                __m256d h = _mm256_load_pd(g[k] + i);                                      \
+                __m256d h = _mm256_loadu_pd(g[k] + i);                                     \
                 U for (int q = 0; q < R; q++) acc[q][k] = _mm256_fmadd_pd(x[q], h, acc[q][k]); \
             }                                                                              \
         }                                                                                  \
@@ -83,8 +83,8 @@ CS_SIMD_FN static inline double hsum4(__m256d v)
             }                                                                              \
         }                                                                                  \
         U for (int k = 0; k < V; k++) U for (int c = 0; c < C; c++) {                      \
-            __m256d bv = base[k] ? _mm256_load_pd(base[k] + i + 4 * c) : zero;             \
-            _mm256_store_pd(out[k] + i + 4 * c, _mm256_fmadd_pd(acc[c][k], sv, bv));       \
+            __m256d bv = base[k] ? _mm256_loadu_pd(base[k] + i + 4 * c) : zero;            \
+            _mm256_storeu_pd(out[k] + i + 4 * c, _mm256_fmadd_pd(acc[c][k], sv, bv));      \
         }                                                                                  \
         i += 4 * C;                                                                        \
     } while (0)
@@ -196,17 +196,26 @@ static void simd_applyv(const double *Vt, size_t Np, size_t r, size_t V, const d
 static void simd_project(cs_affine *P, const double *z, double *x, int dir)
 {
     size_t N = P->N, r = P->r, Np = P->Np;
-    memcpy(P->gp, z, N * sizeof *z);
-    simd_t(P->Vt, Np, r, P->gp, P->tp);
+    /* in place (x may alias z: each entry is read before it is written)
+     * unless N needs padding */
+    int pad = Np != N;
+    const double *in = z;
+    double *out = pad ? P->dp : x;
+    if (pad) {
+        memcpy(P->gp, z, N * sizeof *z);
+        in = P->gp;
+    }
+    simd_t(P->Vt, Np, r, in, P->tp);
     if (P->method == CS_AFFINE_RANGE) {
         if (!dir)
             for (size_t j = 0; j < r; j++)
                 P->tp[j] -= P->c[j];
-        simd_apply(P->Vt, Np, r, P->tp, -1.0, P->gp, P->dp);
+        simd_apply(P->Vt, Np, r, P->tp, -1.0, in, out);
     } else {
-        simd_apply(P->Vt, Np, r, P->tp, 1.0, dir ? NULL : P->xpp, P->dp);
+        simd_apply(P->Vt, Np, r, P->tp, 1.0, dir ? NULL : P->xpp, out);
     }
-    memcpy(x, P->dp, N * sizeof *x);
+    if (pad)
+        memcpy(x, P->dp, N * sizeof *x);
 }
 
 void cs_affine_set_simd(cs_affine *P, int on) { P->simd = on && P->Vt != NULL; }
@@ -377,25 +386,32 @@ void cs_affine_project_dir(cs_affine *P, const double *g, double *d)
     }
 }
 
-/* V ≤ 4 directions through the basis once (simd_tv / simd_applyv). */
+/* V ≤ 4 directions through the basis once (simd_tv / simd_applyv); the
+ * vectors are used in place unless N needs padding to a multiple of 4. */
 static void simd_dirv(cs_affine *P, size_t V, const double *const *g, double *const *d)
 {
     size_t N = P->N, r = P->r, Np = P->Np;
     const double *gk[4], *tk_c[4], *base[4];
     double *tk[4], *dk[4];
+    int pad = Np != N;
     for (size_t k = 0; k < V; k++) {
-        double *gp = P->gb + k * Np;
-        memcpy(gp, g[k], N * sizeof *gp);
+        const double *gp = g[k];
+        if (pad) {
+            double *buf = P->gb + k * Np;
+            memcpy(buf, g[k], N * sizeof *buf);
+            gp = buf;
+        }
         gk[k] = gp;
         tk[k] = P->tb + k * r;
         tk_c[k] = tk[k];
-        dk[k] = P->db + k * Np;
+        dk[k] = pad ? P->db + k * Np : d[k];
         base[k] = P->method == CS_AFFINE_RANGE ? gp : NULL;
     }
     simd_tv(P->Vt, Np, r, V, gk, tk);
     simd_applyv(P->Vt, Np, r, V, tk_c, P->method == CS_AFFINE_RANGE ? -1.0 : 1.0, base, dk);
-    for (size_t k = 0; k < V; k++)
-        memcpy(d[k], dk[k], N * sizeof *d[k]);
+    if (pad)
+        for (size_t k = 0; k < V; k++)
+            memcpy(d[k], dk[k], N * sizeof *d[k]);
 }
 
 void cs_affine_project_dir_many(cs_affine *P, size_t nv, const double *const *g,
