@@ -80,6 +80,23 @@ static double bench_proj(size_t N, size_t M, int method, int simd)
     return us;
 }
 
+/* Solve p with method and o; adds the stepping time and iterations. */
+static void solve_timed(cs_problem *p, const char *method, const cs_solve_opts *o,
+                        uint64_t stream, double *t, long *total)
+{
+    cs_solver *s;
+    cs_err err;
+    if (cs_solver_new(&s, p, method, o, 1, stream, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        exit(1);
+    }
+    cs_solve_result res;
+    cs_solver_solve(s, &res, &err);
+    *t += res.seconds;
+    *total += res.iters;
+    cs_solver_free(s);
+}
+
 typedef struct it_res {
     double us_iter, gflops;
 } it_res;
@@ -94,17 +111,7 @@ static it_res bench_iters(size_t N, size_t M, long iters, int trials, const char
         cs_problem *p = make("bin", N, M, 100 + (uint64_t)k, 0);
         r = cs_affine_rank(cs_problem_affine(p));
         cs_solve_opts o = {.maxit = iters, .restarts = 1, .stop = CS_STOP_MAXIT};
-        cs_solver *s;
-        cs_err err;
-        if (cs_solver_new(&s, p, method, &o, 1, (uint64_t)k, &err)) {
-            fprintf(stderr, "bench: %s\n", err.msg);
-            exit(1);
-        }
-        cs_solve_result res;
-        cs_solver_solve(s, &res, &err);
-        t += res.seconds;
-        total += res.iters;
-        cs_solver_free(s);
+        solve_timed(p, method, &o, (uint64_t)k, &t, &total);
         cs_problem_free(p);
     }
     it_res out;
@@ -148,17 +155,7 @@ static double bench_restarts(size_t M, int sequential)
     for (int k = 0; k < 6; k++) {
         cs_problem *p = make("bin", 100, M, 300 + (uint64_t)k, 0);
         cs_solve_opts o = {.maxit = 2000, .restarts = 10, .sequential_starts = sequential};
-        cs_solver *s;
-        cs_err err;
-        if (cs_solver_new(&s, p, "bin", &o, 1, (uint64_t)k, &err)) {
-            fprintf(stderr, "bench: %s\n", err.msg);
-            exit(1);
-        }
-        cs_solve_result res;
-        cs_solver_solve(s, &res, &err);
-        t += res.seconds;
-        total += res.iters;
-        cs_solver_free(s);
+        solve_timed(p, "bin", &o, (uint64_t)k, &t, &total);
         cs_problem_free(p);
     }
     return 1e6 * t / (double)total;
