@@ -154,8 +154,23 @@ int cs_plot_hist(const cs_plot_hist_data *d, const cs_plot_opts *o, cs_err *err)
         cs_gpbuf_num(b, d->marks[m]);
         cs_gpbuf_printf(b, ", graph 1 nohead front lc rgb '#D55E00' lw 1.5 dt 2\n");
     }
-    plot_set_text(&c, "xlabel", d->xlabel ? d->xlabel : "value", d->xlabel != NULL);
-    plot_set_text(&c, "ylabel", "count", 0);
+    /* a dense grid (more than 2×2) keeps its panels readable: three x tics,
+     * no count axis or axis labels (the panels share the x range) */
+    int dense = d->nframes > 4 && !c.animate;
+    if (dense) {
+        double a = fmax(fabs(lo), fabs(hi)) / 2;
+        char t[64];
+        snprintf(t, sizeof t, "%.2g", a);
+        a = atof(t);
+        cs_gpbuf_printf(b, "set xtics (");
+        cs_gpbuf_num(b, -a);
+        cs_gpbuf_printf(b, ", 0, ");
+        cs_gpbuf_num(b, a);
+        cs_gpbuf_printf(b, ") font ',9'\nunset ytics\nset title font ',10'\n");
+    } else {
+        plot_set_text(&c, "xlabel", d->xlabel ? d->xlabel : "value", d->xlabel != NULL);
+        plot_set_text(&c, "ylabel", "count", 0);
+    }
 
     const char *main = o->title;
     if (d->nframes == 1) {
