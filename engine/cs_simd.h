@@ -14,4 +14,28 @@ int cs_cpu_avx2(void);
 /* 1 when it runs AVX2 and FMA code. */
 int cs_cpu_avx2_fma(void);
 
+/* The loops are written once on 4-wide double vectors (GCC vector
+ * extensions); these helpers are always inlined, so they take the ISA of the
+ * function they are used in (the AVX2 clone or the baseline one). */
+#include <string.h>
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+#define CS_AI static inline __attribute__((always_inline))
+CS_AI v4d ld4(const double *p)
+{
+    v4d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+CS_AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
+CS_AI v4d splat(double a) { return (v4d){a, a, a, a}; }
+/* (v0 + v2) + (v1 + v3): the one summation order of every 4-wide reduction */
+CS_AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+CS_AI v4d vabs(v4d v)
+{
+    return (v4d)((v4l)v & (v4l){0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
+                                0x7fffffffffffffffLL, 0x7fffffffffffffffLL});
+}
+
 #endif

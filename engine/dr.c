@@ -101,22 +101,10 @@ int cs_dr_start(cs_dr *s, const double *x0, cs_err *err)
     return CS_OK;
 }
 
-/* The step's vector loops (GCC vector extensions; AVX2 build picked at run time). */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4l __attribute__((vector_size(32)));
-#define AI static inline __attribute__((always_inline))
-AI v4d ld4(const double *p)
-{
-    v4d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
-AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+/* The step's vector loops (cs_simd.h; AVX2 build picked at run time). */
 
 /* w = 2x − z */
-AI void reflect_body(size_t n, const double *restrict x, const double *restrict z,
+CS_AI void reflect_body(size_t n, const double *restrict x, const double *restrict z,
                      double *restrict w)
 {
     v4d two = {2, 2, 2, 2};
@@ -128,7 +116,7 @@ AI void reflect_body(size_t n, const double *restrict x, const double *restrict 
 }
 
 /* z += w − x; returns ‖w − x‖² */
-AI double update_body(size_t n, const double *restrict w, const double *restrict x,
+CS_AI double update_body(size_t n, const double *restrict w, const double *restrict x,
                       double *restrict z)
 {
     v4d a = {0, 0, 0, 0};
@@ -148,13 +136,12 @@ AI double update_body(size_t n, const double *restrict w, const double *restrict
 }
 
 /* ‖x‖∞ (linf) or ‖x‖₁, and ‖x‖² */
-AI void norms_body(size_t n, const double *restrict x, int linf, double *obj, double *xx)
+CS_AI void norms_body(size_t n, const double *restrict x, int linf, double *obj, double *xx)
 {
     v4d m = {0, 0, 0, 0}, q = m;
-    v4l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4d v = ld4(x + i), a = (v4d)((v4l)v & absmask);
+        v4d v = ld4(x + i), a = vabs(v);
         if (linf) {
             v4l gt = a > m;
             m = (v4d)(((v4l)a & gt) | ((v4l)m & ~gt));

@@ -158,21 +158,8 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
 /* Vector loops, written once on 4-wide vectors (GCC vector extensions) and
  * compiled for AVX2 (used when the CPU has it) and for the baseline ISA; a
  * solver uses one build throughout, so results do not depend on threads. */
-/* (static inline helpers only: the vector ABI note does not apply) */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef double v4d __attribute__((vector_size(32)));
-#define AI static inline __attribute__((always_inline))
-AI v4d ld4(const double *p)
-{
-    v4d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
-AI v4d splat(double a) { return (v4d){a, a, a, a}; }
-AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 
-AI double nrm2_body(const double *restrict x, size_t n)
+CS_AI double nrm2_body(const double *restrict x, size_t n)
 {
     v4d a0 = splat(0), a1 = a0;
     size_t i = 0;
@@ -190,7 +177,7 @@ AI double nrm2_body(const double *restrict x, size_t n)
 /* x1 = b − τd (the affine fast path) and the candidate's statistics:
  * ⟨Δx, g0⟩, ‖Δx‖², ‖x1 − (x0 − τg0)‖², −Δxᵀ(x1 − xa), Δx = x1 − x0, and
  * ‖x1 − xs‖² when xs (the oracle's x*) is given. */
-AI void cand_dir_body(size_t n, double tau, const double *restrict b, const double *restrict d,
+CS_AI void cand_dir_body(size_t n, double tau, const double *restrict b, const double *restrict d,
                       const double *restrict x0, const double *restrict g0,
                       const double *restrict xa, const double *restrict xs,
                       double *restrict x1, double st[5])
@@ -226,7 +213,7 @@ AI void cand_dir_body(size_t n, double tau, const double *restrict b, const doub
 }
 
 /* the same statistics for an x1 already computed */
-AI void cand_stats_body(size_t n, double tau, const double *restrict x1,
+CS_AI void cand_stats_body(size_t n, double tau, const double *restrict x1,
                         const double *restrict x0, const double *restrict g0,
                         const double *restrict xa, double st[4])
 {
@@ -252,7 +239,7 @@ AI void cand_stats_body(size_t n, double tau, const double *restrict x1,
 }
 
 /* y = x1 + c(x1 − x0) */
-AI void extrap_body(size_t n, double c, const double *restrict x1, const double *restrict x0,
+CS_AI void extrap_body(size_t n, double c, const double *restrict x1, const double *restrict x0,
                     double *restrict y)
 {
     v4d cv = splat(c);

@@ -654,21 +654,9 @@ void cs_prox_l1(const double *w, size_t n, double t, double *out)
 
 /* Vector forms (GCC vector extensions; an AVX2 build picked at run time):
  * |w| sums over the active set and the clip. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4l __attribute__((vector_size(32)));
-#define AI static inline __attribute__((always_inline))
-AI v4d ld4(const double *p)
-{
-    v4d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
-AI v4d vabs(v4d v) { return (v4d)((v4l)v & (v4l){0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}); }
 
 /* Σ |w_i| over |w_i| > theta, and their count */
-AI double active_body(const double *restrict w, size_t n, double theta, size_t *cnt)
+CS_AI double active_body(const double *restrict w, size_t n, double theta, size_t *cnt)
 {
     v4d S = {0, 0, 0, 0}, C = S, th = {theta, theta, theta, theta};
     v4d one = {1, 1, 1, 1};
@@ -692,7 +680,7 @@ AI double active_body(const double *restrict w, size_t n, double theta, size_t *
 }
 
 /* out = clip(w, −α, α) (= copysign(α, w) where |w| > α) */
-AI void clip_body(const double *restrict w, size_t n, double alpha, double *restrict out)
+CS_AI void clip_body(const double *restrict w, size_t n, double alpha, double *restrict out)
 {
     v4d hi = {alpha, alpha, alpha, alpha}, lo = -hi;
     size_t i = 0;

@@ -148,28 +148,10 @@ enum { FAST_NONE = 0, FAST_BIN, FAST_OSB, FAST_TER };
  * and for the baseline ISA. Each run uses one of them throughout, so a
  * result does not depend on the thread count. `gbad` collects g·0 over the
  * gradient: 0 exactly when every entry is finite (no separate check pass). */
-/* (static inline helpers only: the vector ABI note does not apply) */
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef double v4d __attribute__((vector_size(32)));
-
-static inline __attribute__((always_inline)) v4d ld4(const double *p)
-{
-    v4d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline __attribute__((always_inline)) void st4(double *p, v4d v)
-{
-    memcpy(p, &v, sizeof v);
-}
-static inline __attribute__((always_inline)) double hsum(v4d v)
-{
-    return (v[0] + v[2]) + (v[1] + v[3]);
-}
 
 /* gn (with grad): ‖grad‖ in the summation order of the FISTA stepper's norm
  * (two 4-wide accumulators over blocks of 8, then the scalar tail). */
-static inline __attribute__((always_inline)) int
+CS_AI int
 bin_body(const double *restrict x, size_t n, double *f, double *restrict grad, double *gn)
 {
     v4d a0 = {0, 0, 0, 0}, a1 = a0;
@@ -221,7 +203,7 @@ bin_body(const double *restrict x, size_t n, double *f, double *restrict grad, d
 /* osb (p = 2: g = x², h = x) and ter (p = 3: g = x³, h = x):
  * ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²;
  * ∂ℓ/∂x = 2‖h‖² g' r + 2 (‖r‖² x − β‖h‖² r), r = g − βx. */
-static inline __attribute__((always_inline)) int
+CS_AI int
 osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *restrict grad)
 {
     v4d h0 = {0, 0, 0, 0}, h1 = h0, q0 = h0, q1 = h0;
@@ -281,9 +263,7 @@ osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *rest
 }
 
 /* ‖x − x*‖² */
-static inline __attribute__((always_inline)) double dist2_body(const double *restrict x,
-                                                               const double *restrict y,
-                                                               size_t n)
+CS_AI double dist2_body(const double *restrict x, const double *restrict y, size_t n)
 {
     v4d a0 = {0, 0, 0, 0}, a1 = a0;
     size_t i = 0;

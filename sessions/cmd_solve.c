@@ -85,16 +85,8 @@ static void state_describe(const void *p, char *buf, size_t len)
 
 static solve_state *state_get(cs_interp *in, cs_err *err)
 {
-    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
-    if (st)
-        return st;
-    st = calloc(1, sizeof *st);
-    if (!st) {
-        cs_fail(err, CS_ENOMEM, "out of memory");
-        return NULL;
-    }
-    cs_interp_set_ext(in, CS_EXT_SOLVE, st, state_free, state_describe);
-    return st;
+    return cs_interp_ext_get(in, CS_EXT_SOLVE, sizeof(solve_state), NULL, state_free,
+                             state_describe, err);
 }
 
 /* ------------------------------------------------------------ helpers */

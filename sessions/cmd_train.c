@@ -71,16 +71,11 @@ static void state_describe(const void *p, char *buf, size_t len)
 
 static nn_state *get_state(cs_interp *in, cs_err *err)
 {
-    nn_state *s = cs_interp_ext(in, CS_EXT_NN);
-    if (s)
-        return s;
-    s = calloc(1, sizeof *s);
-    if (!s) {
-        cs_fail(err, CS_ENOMEM, "out of memory");
-        return NULL;
-    }
-    s->sel_row = -1;
-    cs_interp_set_ext(in, CS_EXT_NN, s, state_free, state_describe);
+    int created;
+    nn_state *s = cs_interp_ext_get(in, CS_EXT_NN, sizeof(nn_state), &created, state_free,
+                                    state_describe, err);
+    if (s && created)
+        s->sel_row = -1;
     return s;
 }
 

@@ -117,6 +117,25 @@ void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void
     e->describe = describe;
 }
 
+void *cs_interp_ext_get(cs_interp *in, int slot, size_t size, int *created,
+                        void (*free_fn)(void *),
+                        void (*describe)(const void *, char *, size_t), cs_err *err)
+{
+    if (created)
+        *created = 0;
+    if (in->ext[slot].data)
+        return in->ext[slot].data;
+    void *data = calloc(1, size);
+    if (!data) {
+        cs_fail(err, CS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    cs_interp_set_ext(in, slot, data, free_fn, describe);
+    if (created)
+        *created = 1;
+    return data;
+}
+
 void cs_interp_journal_this(cs_interp *in) { in->journal_this = 1; }
 
 void cs_interp_journal_as(cs_interp *in, const char *line)

@@ -48,6 +48,12 @@ void *cs_interp_ext(cs_interp *in, int slot);
 /* Replace the module state (the old one is freed). */
 void cs_interp_set_ext(cs_interp *in, int slot, void *data, void (*free_fn)(void *),
                        void (*describe)(const void *, char *, size_t));
+/* The module state in `slot`, made (zeroed, `size` bytes) and registered
+ * with free_fn and describe when there is none yet; *created (may be NULL)
+ * says which. NULL only when out of memory. */
+void *cs_interp_ext_get(cs_interp *in, int slot, size_t size, int *created,
+                        void (*free_fn)(void *),
+                        void (*describe)(const void *, char *, size_t), cs_err *err);
 /* Ask that the command now running be journaled when it succeeds, even
  * though its table entry says .journal = 0. */
 void cs_interp_journal_this(cs_interp *in);

@@ -110,16 +110,7 @@ static void store_free(void *data)
 
 static plotstore *store_get(cs_interp *in, cs_err *err)
 {
-    plotstore *ps = cs_interp_ext(in, CS_EXT_PLOT);
-    if (ps)
-        return ps;
-    ps = calloc(1, sizeof *ps);
-    if (!ps) {
-        cs_fail(err, CS_ENOMEM, "out of memory");
-        return NULL;
-    }
-    cs_interp_set_ext(in, CS_EXT_PLOT, ps, store_free, NULL);
-    return ps;
+    return cs_interp_ext_get(in, CS_EXT_PLOT, sizeof(plotstore), NULL, store_free, NULL, err);
 }
 
 static int kind_index(const char *kind)
