@@ -551,7 +551,33 @@ static void forward(cs_nn *nn, int B, int train)
     o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, CS_NN_CLASSES);
 }
 
-static void backward(cs_nn *nn, int B)
+/* The regularizer's part of a training step, run inside backward: a selected
+ * layer's gradient gets its term right after the layer's own backward, while
+ * its weights and gradient are still in cache (after the whole backward they
+ * had been evicted, and the same work took twice as long). */
+typedef struct reg_pass {
+    cs_reg *reg;
+    double lambda;
+    cs_nn_exclude ex;
+    double value[NN_MAX_WL]; /* per weight layer, summed in layer order afterwards */
+    double seconds;
+    int rc;
+    cs_err *err;
+} reg_pass;
+
+static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, double *value,
+                     cs_err *err);
+
+static void reg_pass_layer(cs_nn *nn, reg_pass *rp, int wl)
+{
+    if (!rp || rp->rc || wl < 0 || !selected(nn, wl, rp->ex))
+        return;
+    double t0 = now_s();
+    rp->rc = reg_layer(nn, rp->reg, rp->lambda, wl, 1, &rp->value[wl], rp->err);
+    rp->seconds += now_s() - t0;
+}
+
+static void backward(cs_nn *nn, int B, reg_pass *rp)
 {
     const cs_nn_ops *o = nn->ops;
     float *P = nn->params, *G = nn->grads;
@@ -567,10 +593,12 @@ static void backward(cs_nn *nn, int B)
         case NN_DENSE:
             o->matmul_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
                                P + nn->t[l->tw].off, B, l->C, l->OC);
+            reg_pass_layer(nn, rp, l->wl);
             break;
         case NN_CONV:
             o->conv_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
                              nn->scratch, B, l->C, l->H, l->W, l->OC);
+            reg_pass_layer(nn, rp, l->wl);
             break;
         case NN_BN:
             o->bn_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
@@ -622,57 +650,74 @@ static int check_reg(const cs_reg *reg, cs_err *err)
     return CS_OK;
 }
 
-/* λ Σ_k η_k ℓ(θ_k) over the selected layers; with grad, adds its gradient
- * to the weight gradients. */
-static int reg_apply(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
-                     double *value, cs_err *err)
+/* λ Σ_k η_k ℓ(θ_k) over the rows of weight layer i, added to *value; with
+ * grad, adds its gradient to the layer's weight gradient. */
+static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, double *value,
+                     cs_err *err)
 {
     const cs_nn_ops *o = nn->ops;
     int kind = reg_kernel(reg);
+    nn_wlayer *w = &nn->wl[i];
+    float scale = (float)(lambda / (double)w->cols);
+    const float *W = nn->params + nn->t[w->tw].off;
+    float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
     double total = 0;
-    for (int i = 0; i < nn->nwl; i++) {
-        if (!selected(nn, i, ex))
-            continue;
-        nn_wlayer *w = &nn->wl[i];
-        float scale = (float)(lambda / (double)w->cols);
-        const float *W = nn->params + nn->t[w->tw].off;
-        float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
-        if (kind != CS_NN_REGK_NONE) {
-            if (!grad)
-                o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
-            o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
-            if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
-                return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
-            for (size_t r = 0; r < w->rows; r++)
-                total += lambda / (double)w->cols * nn->hregval[r];
-            continue;
-        }
-        /* generic: cs_reg_eval in double on the host, row by row */
-        if (o->download(nn->hw, W, w->rows * w->cols * sizeof(float)))
+    if (kind != CS_NN_REGK_NONE) {
+        if (!grad)
+            o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
+        o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
+        if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
             return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
-        for (size_t r = 0; r < w->rows; r++) {
-            float *row = nn->hw + r * w->cols;
-            for (size_t j = 0; j < w->cols; j++)
-                nn->hd1[j] = row[j];
-            double v;
-            int rc = cs_reg_eval(reg, nn->hd1, 1, w->cols, &v, grad ? nn->hd2 : NULL, err);
-            if (rc)
-                return rc;
-            total += lambda / (double)w->cols * v;
-            if (grad)
-                for (size_t j = 0; j < w->cols; j++)
-                    row[j] = (float)nn->hd2[j];
-        }
-        if (grad) {
-            if (o->upload(nn->regtmp, nn->hw, w->rows * w->cols * sizeof(float)))
-                return cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
-            o->axpy(dW, nn->regtmp, scale, w->rows * w->cols);
-        }
+        for (size_t r = 0; r < w->rows; r++)
+            total += lambda / (double)w->cols * nn->hregval[r];
+        *value += total;
+        return CS_OK;
     }
+    /* generic: cs_reg_eval in double on the host, row by row */
+    if (o->download(nn->hw, W, w->rows * w->cols * sizeof(float)))
+        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+    for (size_t r = 0; r < w->rows; r++) {
+        float *row = nn->hw + r * w->cols;
+        for (size_t j = 0; j < w->cols; j++)
+            nn->hd1[j] = row[j];
+        double v;
+        int rc = cs_reg_eval(reg, nn->hd1, 1, w->cols, &v, grad ? nn->hd2 : NULL, err);
+        if (rc)
+            return rc;
+        total += lambda / (double)w->cols * v;
+        if (grad)
+            for (size_t j = 0; j < w->cols; j++)
+                row[j] = (float)nn->hd2[j];
+    }
+    if (grad) {
+        if (o->upload(nn->regtmp, nn->hw, w->rows * w->cols * sizeof(float)))
+            return cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+        o->axpy(dW, nn->regtmp, scale, w->rows * w->cols);
+    }
+    *value += total;
+    return CS_OK;
+}
+
+static int reg_finite(double total, cs_err *err)
+{
     if (!isfinite(total))
         return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);
-    *value = total;
     return CS_OK;
+}
+
+/* The value λ Σ_k η_k ℓ(θ_k) over the selected layers. */
+static int reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, double *value,
+                     cs_err *err)
+{
+    double total = 0;
+    for (int i = 0; i < nn->nwl; i++)
+        if (selected(nn, i, ex)) {
+            int rc = reg_layer(nn, reg, lambda, i, 0, &total, err);
+            if (rc)
+                return rc;
+        }
+    *value = total;
+    return reg_finite(total, err);
 }
 
 int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
@@ -681,7 +726,7 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
     int rc = check_reg(reg, err);
     if (rc)
         return rc;
-    return reg_apply(nn, reg, lambda, excl, 0, value, err);
+    return reg_value(nn, reg, lambda, excl, value, err);
 }
 
 /* ------------------------------------------------------------------ batches */
@@ -818,6 +863,25 @@ int cs_nn_snapshot_take(cs_nn *nn, double epoch, cs_err *err)
 
 size_t cs_nn_snapshot_count(const cs_nn *nn) { return nn->ring_count; }
 
+/* Whether the newest snapshot holds the weights as they are now (a run that
+ * starts where the last one ended): its start frame would repeat that one. */
+static int newest_snapshot_is_current(cs_nn *nn)
+{
+    if (nn->ring_count == 0)
+        return 0;
+    const nn_snapshot *s =
+        &nn->ring[(nn->ring_head + nn->ring_count - 1) % CS_NN_HIST_RING];
+    if (s->step != nn->step_total)
+        return 0;
+    for (int i = 0; i < nn->nwl; i++) {
+        const nn_wlayer *w = &nn->wl[i];
+        if (cs_nn_wlayer_get(nn, (size_t)i, nn->hw, NULL) ||
+            memcmp(nn->hw, s->w + w->snap_off, w->rows * w->cols * sizeof(float)))
+            return 0;
+    }
+    return 1;
+}
+
 int cs_nn_snapshot(const cs_nn *nn, size_t i, size_t layer, const float **w, size_t *step,
                    double *epoch)
 {
@@ -903,15 +967,22 @@ static void drop_quant(cs_nn *nn)
 static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int regk_ok,
                       double *regv, double *reg_s, cs_err *err)
 {
+    reg_pass rp = {.reg = o->reg, .lambda = o->lambda, .ex = o->exclude, .err = err};
+    int with_reg = o->reg && o->lambda > 0 && !o->finetune && regk_ok;
     forward(nn, B, 1);
-    backward(nn, B);
+    backward(nn, B, with_reg ? &rp : NULL);
     const cs_nn_ops *ops = nn->ops;
-    if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
-        double t0 = now_s();
-        int rc = reg_apply(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
-        *reg_s += now_s() - t0;
+    if (with_reg) {
+        *reg_s += rp.seconds;
+        if (rp.rc)
+            return rp.rc;
+        double total = 0;
+        for (int i = 0; i < nn->nwl; i++)
+            total += rp.value[i];
+        int rc = reg_finite(total, err);
         if (rc)
             return rc;
+        *regv = total;
     }
     nn->adam_t++;
     for (int i = 0; i < nn->nt; i++) {
@@ -1003,7 +1074,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     nn->ops->zero(nn->v, nn->nparams * sizeof(float));
     nn->ops->zero(nn->grads, nn->nparams * sizeof(float));
     nn->adam_t = 0;
-    if (!rc)
+    if (!rc && !newest_snapshot_is_current(nn))
         rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
     double t0 = now_s(), regv = 0, reg_s = 0;
     size_t step = 0, images = 0;
