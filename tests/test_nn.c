@@ -604,6 +604,15 @@ static void test_train_determinism(void **state)
         assert_int_equal(rx.epochs_done, 2);
         assert_true(rx.reg_value > 0);
         assert_true(cs_nn_snapshot_count(x) == 3);
+        /* a second run starts where the first ended: no second frame of the same weights */
+        o.epochs = 1;
+        assert_int_equal(cs_nn_train(x, &d, &o, &rx, &err), 0);
+        assert_true(cs_nn_snapshot_count(x) == 4);
+        size_t s2, s3;
+        const float *w2, *w3;
+        assert_int_equal(cs_nn_snapshot(x, 2, 0, &w2, &s2, NULL), 0);
+        assert_int_equal(cs_nn_snapshot(x, 3, 0, &w3, &s3, NULL), 0);
+        assert_true(s3 > s2);
         cs_nn_free(x);
         cs_nn_free(y);
     }
