@@ -151,6 +151,7 @@ static void finish_shapes(cs_nn *nn)
         off += nn->wl[i].rows * nn->wl[i].cols;
         /* the first convolution and the last fully-connected layer */
         nn->wl[i].excl_default = (i == 0 && nn->cfg.kind == CS_NN_CNN) || i == nn->nwl - 1;
+        nn->wl[i].poly_kind = -1;
         if (nn->wl[i].rows > nn->maxrows)
             nn->maxrows = nn->wl[i].rows;
         if (nn->wl[i].cols > nn->maxcols)
@@ -272,6 +273,8 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
             DEV_ALLOC(nn->layer[i].rstd, (size_t)nn->layer[i].C * sizeof(float));
         }
     DEV_ALLOC(nn->regval, nn->maxrows * sizeof(double));
+    if (nn->ops->reg_coefs)
+        DEV_ALLOC(nn->regcoef, NN_MAX_WL * nn->maxrows * 3 * sizeof(float));
     DEV_ALLOC(nn->regtmp, nn->maxrows * nn->maxcols * sizeof(float));
     nn->hw = malloc(nn->maxrows * nn->maxcols * sizeof(float));
     nn->hregval = malloc(nn->maxrows * sizeof(double));
@@ -347,6 +350,7 @@ void cs_nn_free(cs_nn *nn)
     o->release(nn->v);
     o->release(nn->bufs);
     o->release(nn->regval);
+    o->release(nn->regcoef);
     o->release(nn->regtmp);
     for (int i = 0; i < nn->nlayers; i++) {
         o->release(nn->layer[i].mean);
@@ -662,10 +666,18 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     const float *W = nn->params + nn->t[w->tw].off;
     float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
     double total = 0;
-    if (kind != CS_NN_REGK_NONE) {
+    int poly = kind == CS_NN_REGK_BIN || kind == CS_NN_REGK_OSB || kind == CS_NN_REGK_TER;
+    if (grad && poly && o->reg_coefs && o->adam_update_poly) {
+        /* the gradient is added in this step's Adam pass (train_step) */
+        o->reg_coefs(nn->regval, nn->regcoef + (size_t)i * nn->maxrows * 3, W, (int)w->rows,
+                     (int)w->cols, kind, scale);
+        w->poly_kind = kind;
+    } else if (kind != CS_NN_REGK_NONE) {
         if (!grad)
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
         o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
+    }
+    if (kind != CS_NN_REGK_NONE) {
         if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
             return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
         for (size_t r = 0; r < w->rows; r++)
@@ -969,6 +981,8 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
 {
     reg_pass rp = {.reg = o->reg, .lambda = o->lambda, .ex = o->exclude, .err = err};
     int with_reg = o->reg && o->lambda > 0 && !o->finetune && regk_ok;
+    for (int i = 0; i < nn->nwl; i++)
+        nn->wl[i].poly_kind = -1;
     forward(nn, B, 1);
     backward(nn, B, with_reg ? &rp : NULL);
     const cs_nn_ops *ops = nn->ops;
@@ -995,6 +1009,14 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
                                   (int)w->rows, (int)w->cols);
         } else if (t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant) {
             continue;   /* signs fixed */
+        } else if (t->kind == NN_T_W && nn->wl[t->wl].poly_kind >= 0) {
+            nn_wlayer *w = &nn->wl[t->wl];
+            ops->adam_update_poly(nn->params + t->off, nn->grads + t->off, nn->m + t->off,
+                                  nn->v + t->off, (int)w->rows, (int)w->cols, w->poly_kind,
+                                  nn->regcoef + (size_t)t->wl * nn->maxrows * 3, lr, ADAM_B1,
+                                  ADAM_B2, ADAM_EPS, nn->adam_t);
+            w->poly_kind = -1;
+            continue;
         }
         ops->adam_update(nn->params + t->off, nn->grads + t->off, nn->m + t->off, nn->v + t->off,
                          t->n, lr, ADAM_B1, ADAM_B2, ADAM_EPS, nn->adam_t);
