@@ -81,16 +81,6 @@ typedef struct cs_nn_ops {
      * dw_r += scale·∇ℓ(w_r); sums in double */
     void (*reg_rows)(float *dw, double *val, const float *w, int rows, int cols, int kind,
                      float scale);
-    /* Optional (NULL: reg_rows, then adam_update): the polynomial kinds (bin,
-     * osb, ter) in two halves, so that their gradient rides on Adam's pass.
-     * reg_coefs: val[r] as reg_rows, coef[3r..3r+2] the row's gradient
-     * coefficients; adam_update_poly: adam_update of a rows×cols weight with
-     * that gradient added to g, the same numbers as reg_rows then adam_update. */
-    void (*reg_coefs)(double *val, float *coef, const float *w, int rows, int cols, int kind,
-                      float scale);
-    void (*adam_update_poly)(float *p, const float *g, float *m, float *v, int rows, int cols,
-                             int kind, const float *coef, float lr, float beta1, float beta2,
-                             float eps, int t);
     /* w = α_r · s (quantized weights from signs s ∈ {−1,0,1}) */
     void (*quant_apply)(float *w, const float *sign, const float *alpha, int rows, int cols);
     /* dα_r = Σ_j dw_rj s_rj */

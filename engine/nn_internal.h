@@ -40,8 +40,6 @@ typedef struct nn_wlayer {
     int excl_default;
     int quant;          /* 0, 1 binary, 2 ternary */
     float *sign;        /* device, rows×cols, when quantized */
-    int poly_kind;      /* this step's Adam adds a polynomial regularizer's gradient
-                         * (coefficients in regcoef), or -1 */
 } nn_wlayer;
 
 typedef struct nn_snapshot {
@@ -68,7 +66,6 @@ struct cs_nn {
     float *x, *probs, *losses, *dlogits, *d0, *d1, *scratch, *regtmp;
     int32_t *y;
     double *regval;
-    float *regcoef;     /* [NN_MAX_WL][maxrows][3]: see nn_wlayer.poly_kind */
     size_t scratch_n, maxrows, maxcols;
     /* host mirrors */
     float *hx, *hprobs, *hlosses, *hw;

@@ -151,7 +151,6 @@ static void finish_shapes(cs_nn *nn)
         off += nn->wl[i].rows * nn->wl[i].cols;
         /* the first convolution and the last fully-connected layer */
         nn->wl[i].excl_default = (i == 0 && nn->cfg.kind == CS_NN_CNN) || i == nn->nwl - 1;
-        nn->wl[i].poly_kind = -1;
         if (nn->wl[i].rows > nn->maxrows)
             nn->maxrows = nn->wl[i].rows;
         if (nn->wl[i].cols > nn->maxcols)
@@ -273,8 +272,6 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
             DEV_ALLOC(nn->layer[i].rstd, (size_t)nn->layer[i].C * sizeof(float));
         }
     DEV_ALLOC(nn->regval, nn->maxrows * sizeof(double));
-    if (nn->ops->reg_coefs)
-        DEV_ALLOC(nn->regcoef, NN_MAX_WL * nn->maxrows * 3 * sizeof(float));
     DEV_ALLOC(nn->regtmp, nn->maxrows * nn->maxcols * sizeof(float));
     nn->hw = malloc(nn->maxrows * nn->maxcols * sizeof(float));
     nn->hregval = malloc(nn->maxrows * sizeof(double));
@@ -350,7 +347,6 @@ void cs_nn_free(cs_nn *nn)
     o->release(nn->v);
     o->release(nn->bufs);
     o->release(nn->regval);
-    o->release(nn->regcoef);
     o->release(nn->regtmp);
     for (int i = 0; i < nn->nlayers; i++) {
         o->release(nn->layer[i].mean);
@@ -555,33 +551,7 @@ static void forward(cs_nn *nn, int B, int train)
     o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, CS_NN_CLASSES);
 }
 
-/* The regularizer's part of a training step, run inside backward: a selected
- * layer's gradient gets its term right after the layer's own backward, while
- * its weights and gradient are still in cache (after the whole backward they
- * had been evicted, and the same work took twice as long). */
-typedef struct reg_pass {
-    cs_reg *reg;
-    double lambda;
-    cs_nn_exclude ex;
-    double value[NN_MAX_WL]; /* per weight layer, summed in layer order afterwards */
-    double seconds;
-    int rc;
-    cs_err *err;
-} reg_pass;
-
-static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, double *value,
-                     cs_err *err);
-
-static void reg_pass_layer(cs_nn *nn, reg_pass *rp, int wl)
-{
-    if (!rp || rp->rc || wl < 0 || !selected(nn, wl, rp->ex))
-        return;
-    double t0 = now_s();
-    rp->rc = reg_layer(nn, rp->reg, rp->lambda, wl, 1, &rp->value[wl], rp->err);
-    rp->seconds += now_s() - t0;
-}
-
-static void backward(cs_nn *nn, int B, reg_pass *rp)
+static void backward(cs_nn *nn, int B)
 {
     const cs_nn_ops *o = nn->ops;
     float *P = nn->params, *G = nn->grads;
@@ -597,12 +567,10 @@ static void backward(cs_nn *nn, int B, reg_pass *rp)
         case NN_DENSE:
             o->matmul_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
                                P + nn->t[l->tw].off, B, l->C, l->OC);
-            reg_pass_layer(nn, rp, l->wl);
             break;
         case NN_CONV:
             o->conv_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
                              nn->scratch, B, l->C, l->H, l->W, l->OC);
-            reg_pass_layer(nn, rp, l->wl);
             break;
         case NN_BN:
             o->bn_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
@@ -666,18 +634,10 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     const float *W = nn->params + nn->t[w->tw].off;
     float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
     double total = 0;
-    int poly = kind == CS_NN_REGK_BIN || kind == CS_NN_REGK_OSB || kind == CS_NN_REGK_TER;
-    if (grad && poly && o->reg_coefs && o->adam_update_poly) {
-        /* the gradient is added in this step's Adam pass (train_step) */
-        o->reg_coefs(nn->regval, nn->regcoef + (size_t)i * nn->maxrows * 3, W, (int)w->rows,
-                     (int)w->cols, kind, scale);
-        w->poly_kind = kind;
-    } else if (kind != CS_NN_REGK_NONE) {
+    if (kind != CS_NN_REGK_NONE) {
         if (!grad)
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
         o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
-    }
-    if (kind != CS_NN_REGK_NONE) {
         if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
             return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
         for (size_t r = 0; r < w->rows; r++)
@@ -710,26 +670,22 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     return CS_OK;
 }
 
-static int reg_finite(double total, cs_err *err)
-{
-    if (!isfinite(total))
-        return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);
-    return CS_OK;
-}
-
-/* The value λ Σ_k η_k ℓ(θ_k) over the selected layers. */
-static int reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, double *value,
-                     cs_err *err)
+/* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
+ * order); with grad, adds its gradient to the weight gradients. */
+static int reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
+                   double *value, cs_err *err)
 {
     double total = 0;
     for (int i = 0; i < nn->nwl; i++)
         if (selected(nn, i, ex)) {
-            int rc = reg_layer(nn, reg, lambda, i, 0, &total, err);
+            int rc = reg_layer(nn, reg, lambda, i, grad, &total, err);
             if (rc)
                 return rc;
         }
+    if (!isfinite(total))
+        return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);
     *value = total;
-    return reg_finite(total, err);
+    return CS_OK;
 }
 
 int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
@@ -738,7 +694,7 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
     int rc = check_reg(reg, err);
     if (rc)
         return rc;
-    return reg_value(nn, reg, lambda, excl, value, err);
+    return reg_all(nn, reg, lambda, excl, 0, value, err);
 }
 
 /* ------------------------------------------------------------------ batches */
@@ -979,24 +935,15 @@ static void drop_quant(cs_nn *nn)
 static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int regk_ok,
                       double *regv, double *reg_s, cs_err *err)
 {
-    reg_pass rp = {.reg = o->reg, .lambda = o->lambda, .ex = o->exclude, .err = err};
-    int with_reg = o->reg && o->lambda > 0 && !o->finetune && regk_ok;
-    for (int i = 0; i < nn->nwl; i++)
-        nn->wl[i].poly_kind = -1;
     forward(nn, B, 1);
-    backward(nn, B, with_reg ? &rp : NULL);
+    backward(nn, B);
     const cs_nn_ops *ops = nn->ops;
-    if (with_reg) {
-        *reg_s += rp.seconds;
-        if (rp.rc)
-            return rp.rc;
-        double total = 0;
-        for (int i = 0; i < nn->nwl; i++)
-            total += rp.value[i];
-        int rc = reg_finite(total, err);
+    if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
+        double t0 = now_s();
+        int rc = reg_all(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
+        *reg_s += now_s() - t0;
         if (rc)
             return rc;
-        *regv = total;
     }
     nn->adam_t++;
     for (int i = 0; i < nn->nt; i++) {
@@ -1009,14 +956,6 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
                                   (int)w->rows, (int)w->cols);
         } else if (t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant) {
             continue;   /* signs fixed */
-        } else if (t->kind == NN_T_W && nn->wl[t->wl].poly_kind >= 0) {
-            nn_wlayer *w = &nn->wl[t->wl];
-            ops->adam_update_poly(nn->params + t->off, nn->grads + t->off, nn->m + t->off,
-                                  nn->v + t->off, (int)w->rows, (int)w->cols, w->poly_kind,
-                                  nn->regcoef + (size_t)t->wl * nn->maxrows * 3, lr, ADAM_B1,
-                                  ADAM_B2, ADAM_EPS, nn->adam_t);
-            w->poly_kind = -1;
-            continue;
         }
         ops->adam_update(nn->params + t->off, nn->grads + t->off, nn->m + t->off, nn->v + t->off,
                          t->n, lr, ADAM_B1, ADAM_B2, ADAM_EPS, nn->adam_t);

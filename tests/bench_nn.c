@@ -184,8 +184,7 @@ int main(void)
         printf("regularizer overhead (bin vs none, fastest epochs): mlp %+.1f%%, cnn %+.1f%% "
                "(target < 5%%)%s\n",
                om, oc, om < 5 && oc < 5 ? "" : "  WARN: over target (shared machine? rerun)");
-        printf("time in the regularizer's own pass (its gradient rides on Adam's), per epoch: "
-               "mlp %.1f%%, cnn %.1f%% of the rest\n",
+        printf("time in the regularizer itself, per epoch: mlp %.1f%%, cnn %.1f%% of the rest\n",
                sm, sc);
     }
     cs_reg_free(bin);

@@ -324,54 +324,6 @@ static void test_adam_step(void **state)
         fail_msg("adam step 2: %.9g, expected %.9g", p[0], p2);
 }
 
-/* The fused path (reg_coefs, then adam_update_poly) must give the weights and
- * moments of reg_rows into the gradient followed by adam_update, bit for bit,
- * and the same row values; odd widths exercise the vector tails. */
-static void test_adam_poly_fused(void **state)
-{
-    (void)state;
-    int kinds[] = {CS_NN_REGK_BIN, CS_NN_REGK_OSB, CS_NN_REGK_TER};
-    int widths[] = {5, 8, 37, 144};
-    cs_rng r;
-    cs_rng_init(&r, 9, 0);
-    for (size_t k = 0; k < 3; k++)
-        for (size_t c = 0; c < 4; c++) {
-            enum { R = 3, NMAX = 144 };
-            int N = widths[c];
-            float p1[R * NMAX], p2[R * NMAX], g[R * NMAX], g1[R * NMAX], m1[R * NMAX],
-                m2[R * NMAX], v1[R * NMAX], v2[R * NMAX], coef[3 * R];
-            double val1[R], val2[R];
-            fill(p1, R * N, &r, 0.3);
-            fill(g, R * N, &r, 0.01);
-            fill(m1, R * N, &r, 0.001);
-            for (int i = 0; i < R * N; i++) {
-                v1[i] = m1[i] * m1[i];
-                p2[i] = p1[i], g1[i] = g[i], m2[i] = m1[i], v2[i] = v1[i];
-            }
-            cpu->reg_rows(g1, val1, p1, R, N, kinds[k], 0.25f);
-            cpu->adam_update(p1, g1, m1, v1, (size_t)(R * N), 1e-3f, 0.9f, 0.999f, 1e-8f, 3);
-            cpu->reg_coefs(val2, coef, p2, R, N, kinds[k], 0.25f);
-            cpu->adam_update_poly(p2, g, m2, v2, R, N, kinds[k], coef, 1e-3f, 0.9f, 0.999f,
-                                  1e-8f, 3);
-            assert_memory_equal(val1, val2, sizeof val1);
-            assert_memory_equal(p1, p2, (size_t)(R * N) * sizeof *p1);
-            assert_memory_equal(m1, m2, (size_t)(R * N) * sizeof *m1);
-            assert_memory_equal(v1, v2, (size_t)(R * N) * sizeof *v1);
-            /* and the regularizer's term does change the step: plain Adam differs */
-            float pa[R * NMAX], ma[R * NMAX], va[R * NMAX];
-            memcpy(pa, p2, sizeof pa);
-            memcpy(ma, m2, sizeof ma);
-            memcpy(va, v2, sizeof va);
-            cpu->adam_update(pa, g, ma, va, (size_t)(R * N), 1e-3f, 0.9f, 0.999f, 1e-8f, 4);
-            cpu->adam_update_poly(p2, g, m2, v2, R, N, kinds[k], coef, 1e-3f, 0.9f, 0.999f,
-                                  1e-8f, 4);
-            int differ = 0;
-            for (int i = 0; i < R * N; i++)
-                differ += pa[i] != p2[i];
-            assert_true(differ > R * N / 2);
-        }
-}
-
 /* ------------------------------------------------------------------ IDX reader */
 
 static char tmpdir[256];
@@ -989,7 +941,6 @@ int main(void)
         cmocka_unit_test(test_grad_softmax_ce),
         cmocka_unit_test(test_reg_kernels),
         cmocka_unit_test(test_adam_step),
-        cmocka_unit_test(test_adam_poly_fused),
         cmocka_unit_test(test_idx_reader),
         cmocka_unit_test(test_quantizers),
         cmocka_unit_test(test_train_determinism),

@@ -406,46 +406,33 @@ static inline float adam_one(float *p, float g, float *m, float *v, float lr, fl
 }
 
 #ifdef CS_HAVE_AVX2_PATH
-typedef struct adam8_k {
-    __m256 b1, b1c, b2, b2c, lr, eps, c1, c2, tiny, zero, absmask;
-} adam8_k;
-
-static inline __attribute__((always_inline, target("avx2"))) adam8_k
-adam8_consts(float lr, float beta1, float beta2, float eps, float c1, float c2)
-{
-    adam8_k k = {_mm256_set1_ps(beta1), _mm256_set1_ps(1.0f - beta1), _mm256_set1_ps(beta2),
-                 _mm256_set1_ps(1.0f - beta2), _mm256_set1_ps(lr), _mm256_set1_ps(eps),
-                 _mm256_set1_ps(c1), _mm256_set1_ps(c2), _mm256_set1_ps(ADAM_TINY),
-                 _mm256_setzero_ps(), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))};
-    return k;
-}
-
-/* adam_one on 8 elements with gradient gi */
-static inline __attribute__((always_inline, target("avx2"))) void
-adam8(float *p, __m256 gi, float *m, float *v, const adam8_k *k)
-{
-    __m256 mi = _mm256_add_ps(_mm256_mul_ps(k->b1, _mm256_loadu_ps(m)), _mm256_mul_ps(k->b1c, gi));
-    __m256 vi = _mm256_add_ps(_mm256_mul_ps(k->b2, _mm256_loadu_ps(v)),
-                              _mm256_mul_ps(k->b2c, _mm256_mul_ps(gi, gi)));
-    mi = _mm256_blendv_ps(mi, k->zero,
-                          _mm256_cmp_ps(_mm256_and_ps(mi, k->absmask), k->tiny, _CMP_LT_OQ));
-    vi = _mm256_blendv_ps(vi, k->zero, _mm256_cmp_ps(vi, k->tiny, _CMP_LT_OQ));
-    _mm256_storeu_ps(m, mi);
-    _mm256_storeu_ps(v, vi);
-    __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, k->c2)), k->eps);
-    __m256 step = _mm256_div_ps(_mm256_mul_ps(k->lr, _mm256_div_ps(mi, k->c1)), den);
-    _mm256_storeu_ps(p, _mm256_sub_ps(_mm256_loadu_ps(p), step));
-}
-
 __attribute__((target("avx2"))) static size_t adam_avx2(float *p, const float *g, float *m,
                                                          float *v, size_t n, float lr,
                                                          float beta1, float beta2, float eps,
                                                          float c1, float c2)
 {
-    adam8_k k = adam8_consts(lr, beta1, beta2, eps, c1, c2);
+    const __m256 b1 = _mm256_set1_ps(beta1), b1c = _mm256_set1_ps(1.0f - beta1);
+    const __m256 b2 = _mm256_set1_ps(beta2), b2c = _mm256_set1_ps(1.0f - beta2);
+    const __m256 vlr = _mm256_set1_ps(lr), ve = _mm256_set1_ps(eps);
+    const __m256 vc1 = _mm256_set1_ps(c1), vc2 = _mm256_set1_ps(c2);
+    const __m256 tiny = _mm256_set1_ps(ADAM_TINY), zero = _mm256_setzero_ps();
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        adam8(p + i, _mm256_loadu_ps(g + i), m + i, v + i, &k);
+    for (; i + 8 <= n; i += 8) {
+        __m256 gi = _mm256_loadu_ps(g + i);
+        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)),
+                                  _mm256_mul_ps(b1c, gi));
+        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
+                                  _mm256_mul_ps(b2c, _mm256_mul_ps(gi, gi)));
+        mi = _mm256_blendv_ps(mi, zero,
+                              _mm256_cmp_ps(_mm256_and_ps(mi, absmask), tiny, _CMP_LT_OQ));
+        vi = _mm256_blendv_ps(vi, zero, _mm256_cmp_ps(vi, tiny, _CMP_LT_OQ));
+        _mm256_storeu_ps(m + i, mi);
+        _mm256_storeu_ps(v + i, vi);
+        __m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_div_ps(vi, vc2)), ve);
+        __m256 step = _mm256_div_ps(_mm256_mul_ps(vlr, _mm256_div_ps(mi, vc1)), den);
+        _mm256_storeu_ps(p + i, _mm256_sub_ps(_mm256_loadu_ps(p + i), step));
+    }
     return i;
 }
 #endif
@@ -467,15 +454,31 @@ static void adam_update(float *p, const float *g, float *m, float *v, size_t n, 
 
 /* Σx², Σx³, Σx⁴, Σx⁶ of one row in double, two sets of four-lane partial sums
  * (the adds' latency, not the loads, bounds the loop): the polynomial
- * regularizers' only reduction, and it must not dominate an epoch. The body
- * is inlined with constant flags so that each regularizer computes only the
- * powers it uses (bin: x², x⁴; osb: x², x³, x⁴; ter: x², x⁴, x⁶); each sum's
- * order is the same in every variant. Named accumulators, not an array: GCC
- * kept an indexed s[h][k] in memory and every add waited on a store. */
+ * regularizers' only reduction, and it must not dominate an epoch. Only the
+ * powers a regularizer uses are summed (bin: x², x⁴; osb: x², x³, x⁴; ter:
+ * x², x⁴, x⁶); each sum's order is the same in every variant and in both
+ * builds. Named accumulators, not an array: GCC kept an indexed s[h][k] in
+ * memory and every add waited on a store. */
+
+/* lanes[k] = the two sets of partial sums of power k added; reduces them and
+ * adds the elements from i on */
+static inline __attribute__((always_inline)) void
+pow_sums_finish(const double lanes[4][4], const float *x, int i, int n, double out[4])
+{
+    for (int k = 0; k < 4; k++)
+        out[k] = (lanes[k][0] + lanes[k][1]) + (lanes[k][2] + lanes[k][3]);
+    for (; i < n; i++) {
+        double a = x[i], a2 = a * a;
+        out[0] += a2;
+        out[1] += a2 * a;
+        out[2] += a2 * a2;
+        out[3] += a2 * a2 * a2;
+    }
+}
+
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
-static inline __attribute__((always_inline)) void
-pow_sums_body(const float *x, int n, int use3, int use6, double out[4])
+static void pow_sums_generic(const float *x, int n, int use3, int use6, double out[4])
 {
     v4d p2 = {0}, p3 = {0}, p4 = {0}, p6 = {0}, q2 = {0}, q3 = {0}, q4 = {0}, q6 = {0};
     int i = 0;
@@ -497,23 +500,15 @@ pow_sums_body(const float *x, int n, int use3, int use6, double out[4])
     }
 #undef POW_SUMS_HALF
     v4d t[4] = {p2 + q2, p3 + q3, p4 + q4, p6 + q6};
-    double r[4];
-    for (int k = 0; k < 4; k++)
-        r[k] = (t[k][0] + t[k][1]) + (t[k][2] + t[k][3]);
-    for (; i < n; i++) {
-        double a = x[i], a2 = a * a;
-        r[0] += a2;
-        r[1] += a2 * a;
-        r[2] += a2 * a2;
-        r[3] += a2 * a2 * a2;
-    }
-    memcpy(out, r, sizeof r);
+    double lanes[4][4];
+    memcpy(lanes, t, sizeof lanes);
+    pow_sums_finish(lanes, x, i, n, out);
 }
 
 #ifdef CS_HAVE_AVX2_PATH
-/* pow_sums_body with intrinsics: GCC 12 converts a v4f to v4d as two halves
- * and an insert, twice the loop's uops; vcvtps2pd ymm takes the four floats
- * from memory in one. Same operations in the same order, so the same sums. */
+/* The same with intrinsics, inlined with constant flags: GCC 12 converts a v4f
+ * to v4d as two halves and an insert, twice the loop's uops; vcvtps2pd ymm
+ * takes the four floats from memory in one. */
 static inline __attribute__((always_inline, target("avx2"))) void
 pow_sums_avx2_body(const float *x, int n, int use3, int use6, double out[4])
 {
@@ -535,50 +530,36 @@ pow_sums_avx2_body(const float *x, int n, int use3, int use6, double out[4])
         POW_SUMS_HALF(q, 4);
     }
 #undef POW_SUMS_HALF
-    __m256d t[4] = {_mm256_add_pd(p2, q2), _mm256_add_pd(p3, q3), _mm256_add_pd(p4, q4),
-                    _mm256_add_pd(p6, q6)};
-    double r[4];
-    for (int k = 0; k < 4; k++) {
-        double l[4];
-        _mm256_storeu_pd(l, t[k]);
-        r[k] = (l[0] + l[1]) + (l[2] + l[3]);
-    }
-    for (; i < n; i++) {
-        double a = x[i], a2 = a * a;
-        r[0] += a2;
-        r[1] += a2 * a;
-        r[2] += a2 * a2;
-        r[3] += a2 * a2 * a2;
-    }
-    memcpy(out, r, sizeof r);
+    double lanes[4][4];
+    _mm256_storeu_pd(lanes[0], _mm256_add_pd(p2, q2));
+    _mm256_storeu_pd(lanes[1], _mm256_add_pd(p3, q3));
+    _mm256_storeu_pd(lanes[2], _mm256_add_pd(p4, q4));
+    _mm256_storeu_pd(lanes[3], _mm256_add_pd(p6, q6));
+    pow_sums_finish((const double(*)[4])lanes, x, i, n, out);
 }
 
-__attribute__((target("avx2"))) static void pow_sums_avx2(const float *x, int n, int kind,
-                                                          double out[4])
+__attribute__((target("avx2"))) static void pow_sums_avx2(const float *x, int n, int use3,
+                                                          int use6, double out[4])
 {
-    if (kind == CS_NN_REGK_BIN)
-        pow_sums_avx2_body(x, n, 0, 0, out);
-    else if (kind == CS_NN_REGK_OSB)
+    if (use3)
         pow_sums_avx2_body(x, n, 1, 0, out);
-    else
+    else if (use6)
         pow_sums_avx2_body(x, n, 0, 1, out);
+    else
+        pow_sums_avx2_body(x, n, 0, 0, out);
 }
 #endif
 
 static void pow_sums(const float *x, int n, int kind, double out[4])
 {
+    int use3 = kind == CS_NN_REGK_OSB, use6 = kind == CS_NN_REGK_TER;
 #ifdef CS_HAVE_AVX2_PATH
     if (__builtin_cpu_supports("avx2")) {
-        pow_sums_avx2(x, n, kind, out);
+        pow_sums_avx2(x, n, use3, use6, out);
         return;
     }
 #endif
-    if (kind == CS_NN_REGK_BIN)
-        pow_sums_body(x, n, 0, 0, out);
-    else if (kind == CS_NN_REGK_OSB)
-        pow_sums_body(x, n, 1, 0, out);
-    else
-        pow_sums_body(x, n, 0, 1, out);
+    pow_sums_generic(x, n, use3, use6, out);
 }
 
 /* The polynomial regularizers' gradient rows: g += x·(b·x² − c) (bin),
@@ -610,116 +591,6 @@ CS_VEC static void poly_grad(float *restrict g, const float *restrict x, int n, 
         POLY_GRAD_LOOP(X * (a + (X * X) * (b * (X * X) - c)));
 }
 
-/* poly_grad's term for one element (the same operations in the same order) */
-static inline float poly_term(float X, int kind, float a, float b, float c)
-{
-    if (kind == CS_NN_REGK_BIN)
-        return X * (b * X * X - c);
-    if (kind == CS_NN_REGK_OSB)
-        return X * (a + X * (b * X - c));
-    return X * (a + (X * X) * (b * (X * X) - c));
-}
-
-#ifdef CS_HAVE_AVX2_PATH
-static inline __attribute__((always_inline, target("avx2"))) __m256
-poly_term8(__m256 X, int kind, __m256 a, __m256 b, __m256 c)
-{
-    if (kind == CS_NN_REGK_BIN)
-        return _mm256_mul_ps(X, _mm256_sub_ps(_mm256_mul_ps(_mm256_mul_ps(b, X), X), c));
-    if (kind == CS_NN_REGK_OSB)
-        return _mm256_mul_ps(
-            X, _mm256_add_ps(a, _mm256_mul_ps(X, _mm256_sub_ps(_mm256_mul_ps(b, X), c))));
-    __m256 q = _mm256_mul_ps(X, X);
-    return _mm256_mul_ps(
-        X, _mm256_add_ps(a, _mm256_mul_ps(q, _mm256_sub_ps(_mm256_mul_ps(b, q), c))));
-}
-
-#endif
-
-/* One row of adam_update_poly from element i on, scalar. */
-static inline void adam_poly_tail(float *p, const float *g, float *m, float *v, int i, int n,
-                                  int kind, const float *k, float lr, float beta1, float beta2,
-                                  float eps, float c1, float c2)
-{
-    for (; i < n; i++) {
-        float gi = g[i] + poly_term(p[i], kind, k[0], k[1], k[2]);
-        p[i] = adam_one(&p[i], gi, &m[i], &v[i], lr, beta1, beta2, eps, c1, c2);
-    }
-}
-
-#ifdef CS_HAVE_AVX2_PATH
-__attribute__((target("avx2"))) static void
-adam_poly_avx2(float *p, const float *g, float *m, float *v, int rows, int cols, int kind,
-               const float *coef, float lr, float beta1, float beta2, float eps, float c1, float c2)
-{
-    adam8_k k8 = adam8_consts(lr, beta1, beta2, eps, c1, c2);
-    for (int r = 0; r < rows; r++) {
-        size_t o = (size_t)r * cols;
-        const float *k = coef + 3 * (size_t)r;
-        __m256 a = _mm256_set1_ps(k[0]), b = _mm256_set1_ps(k[1]), c = _mm256_set1_ps(k[2]);
-        int i = 0;
-        for (; i + 8 <= cols; i += 8) {
-            __m256 X = _mm256_loadu_ps(p + o + i);
-            __m256 gi = _mm256_add_ps(_mm256_loadu_ps(g + o + i), poly_term8(X, kind, a, b, c));
-            adam8(p + o + i, gi, m + o + i, v + o + i, &k8);
-        }
-        adam_poly_tail(p + o, g + o, m + o, v + o, i, cols, kind, k, lr, beta1, beta2, eps, c1,
-                       c2);
-    }
-}
-#endif
-
-/* Adam on a regularized weight matrix with the polynomial regularizer's
- * gradient (coefficients from reg_coefs) added on the fly: the same numbers
- * as poly_grad into g followed by adam_update, one pass over the weights
- * instead of two. */
-static void adam_update_poly(float *p, const float *g, float *m, float *v, int rows, int cols,
-                             int kind, const float *coef, float lr, float beta1, float beta2,
-                             float eps, int t)
-{
-    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-#ifdef CS_HAVE_AVX2_PATH
-    if (__builtin_cpu_supports("avx2")) {
-        adam_poly_avx2(p, g, m, v, rows, cols, kind, coef, lr, beta1, beta2, eps, c1, c2);
-        return;
-    }
-#endif
-    for (int r = 0; r < rows; r++) {
-        size_t o = (size_t)r * cols;
-        adam_poly_tail(p + o, g + o, m + o, v + o, 0, cols, kind, coef + 3 * (size_t)r, lr,
-                       beta1, beta2, eps, c1, c2);
-    }
-}
-
-/* One row of a polynomial regularizer (bin, osb, ter): its value and the
- * coefficients (a, b, c) of its gradient as poly_grad and poly_term take them. */
-static void poly_coefs(const float *x, int cols, int kind, float scale, double *val,
-                       float coef[3])
-{
-    double p[4], N = cols;
-    pow_sums(x, cols, kind, p);
-    double s2 = p[0], s3 = p[1], s4 = p[2], s6 = p[3];
-    if (kind == CS_NN_REGK_BIN) {
-        *val = N * s4 - s2 * s2;
-        coef[0] = 0.0f, coef[1] = (float)(4 * N) * scale, coef[2] = (float)(4 * s2) * scale;
-    } else if (kind == CS_NN_REGK_OSB) {
-        *val = s2 * s4 - s3 * s3;
-        coef[0] = (float)(2 * s4) * scale, coef[1] = (float)(4 * s2) * scale,
-        coef[2] = (float)(6 * s3) * scale;
-    } else {
-        *val = s2 * s6 - s4 * s4;
-        coef[0] = (float)(2 * s6) * scale, coef[1] = (float)(6 * s2) * scale,
-        coef[2] = (float)(8 * s4) * scale;
-    }
-}
-
-static void reg_coefs(double *val, float *coef, const float *w, int rows, int cols, int kind,
-                      float scale)
-{
-    for (int r = 0; r < rows; r++)
-        poly_coefs(w + (size_t)r * cols, cols, kind, scale, &val[r], coef + 3 * (size_t)r);
-}
-
 static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
                      float scale)
 {
@@ -727,14 +598,16 @@ static void reg_rows(float *dw, double *val, const float *w, int rows, int cols,
     for (int r = 0; r < rows; r++) {
         const float *x = w + (size_t)r * cols;
         float *g = dw + (size_t)r * cols;
-        if (kind == CS_NN_REGK_BIN || kind == CS_NN_REGK_OSB || kind == CS_NN_REGK_TER) {
-            float k[3];
-            poly_coefs(x, cols, kind, scale, &val[r], k);
-            poly_grad(g, x, cols, kind, k[0], k[1], k[2]);
-            continue;
-        }
-        double s1 = 0, s2 = 0;
+        double s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
         switch (kind) {
+        case CS_NN_REGK_BIN:
+        case CS_NN_REGK_OSB:
+        case CS_NN_REGK_TER: {
+            double p[4];
+            pow_sums(x, cols, kind, p);
+            s2 = p[0], s3 = p[1], s4 = p[2], s6 = p[3];
+            break;
+        }
         case CS_NN_REGK_BBIN:
             for (int i = 0; i < cols; i++) {
                 double u = 1.0 / (1.0 + (double)x[i] * x[i]);
@@ -757,6 +630,26 @@ static void reg_rows(float *dw, double *val, const float *w, int rows, int cols,
             break;
         }
         switch (kind) {
+        case CS_NN_REGK_BIN: {
+            val[r] = N * s4 - s2 * s2;
+            float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
+            poly_grad(g, x, cols, kind, 0.0f, a, c);
+            break;
+        }
+        case CS_NN_REGK_OSB: {
+            val[r] = s2 * s4 - s3 * s3;
+            float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
+                  c = (float)(6 * s3) * scale;
+            poly_grad(g, x, cols, kind, a, b, c);
+            break;
+        }
+        case CS_NN_REGK_TER: {
+            val[r] = s2 * s6 - s4 * s4;
+            float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
+                  c = (float)(8 * s4) * scale;
+            poly_grad(g, x, cols, kind, a, b, c);
+            break;
+        }
         case CS_NN_REGK_BBIN: {
             val[r] = N * s2 - s1 * s1;
             for (int i = 0; i < cols; i++) {
@@ -864,8 +757,6 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .softmax_ce_backward = softmax_ce_backward,
     .adam_update = adam_update,
     .reg_rows = reg_rows,
-    .reg_coefs = reg_coefs,
-    .adam_update_poly = adam_update_poly,
     .quant_apply = quant_apply,
     .quant_scale_grad = quant_scale_grad,
     .axpy = axpy,
