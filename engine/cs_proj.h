@@ -69,6 +69,9 @@ void cs_proj_box(double *x, size_t n, double lo, double hi);
  * or NULL to allocate; returns CS_ENOMEM then). Both are exact; out may
  * alias w. */
 void cs_prox_linf(const double *w, size_t n, double t, double *out);
+/* Its α (0 when ‖w‖₁ ≤ t). hint > 0, a nearby α (the last step's, in a
+ * solver), saves most of the passes; the result is the same to the bit. */
+double cs_linf_threshold(const double *w, size_t n, double t, double hint);
 int cs_prox_linf_sort(const double *w, size_t n, double t, double *out, double *scratch);
 /* prox_{t‖·‖₁}(w): soft thresholding sign(w)·max(|w| − t, 0). out may alias w. */
 void cs_prox_l1(const double *w, size_t n, double t, double *out);

@@ -14,6 +14,7 @@ struct cs_dr {
     cs_dr_opts o;
     double *x, *z, *w, *xn;
     double max_resid;  /* largest fixed-point residual so far (ratio rule) */
+    double theta;      /* ℓ∞: the last prox threshold */
     long it;
     int end, started, hit;
     cs_trace_rec last;
@@ -93,6 +94,7 @@ int cs_dr_start(cs_dr *s, const double *x0, cs_err *err)
     memset(s->z, 0, s->n * sizeof *s->z);
     s->it = 0;
     s->max_resid = 0.0;
+    s->theta = 0.0;
     s->end = CS_END_RUNNING;
     s->hit = 0;
     memset(&s->last, 0, sizeof s->last);
@@ -115,20 +117,39 @@ CS_AI void reflect_body(size_t n, const double *restrict x, const double *restri
         w[i] = 2.0 * x[i] - z[i];
 }
 
-/* z += w − x; returns ‖w − x‖² */
-CS_AI double update_body(size_t n, const double *restrict w, const double *restrict x,
-                      double *restrict z)
+/* y = prox(w), z += y − x; returns ‖y − x‖². The prox, entry by entry:
+ * ℓ∞ clip(w, −a, a) with the threshold a (y = 0 when a = 0); ℓ1
+ * sign(w)·max(|w| − a, 0). */
+CS_AI double prox_update_body(size_t n, const double *restrict w, int l1, double a,
+                              const double *restrict x, double *restrict z)
 {
-    v4d a = {0, 0, 0, 0};
+    const v4l sign = {(long long)0x8000000000000000ULL, (long long)0x8000000000000000ULL,
+                      (long long)0x8000000000000000ULL, (long long)0x8000000000000000ULL};
+    v4d acc = {0, 0, 0, 0}, hi = splat(a), lo = splat(a > 0.0 ? -a : 0.0), zero = acc;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4d d = ld4(w + i) - ld4(x + i);
+        v4d v = ld4(w + i), y;
+        if (l1) {
+            v4d m = vabs(v) - hi;
+            y = (v4d)(((v4l)m | ((v4l)v & sign)) & (m > zero));
+        } else {
+            v4l mh = v > hi, ml = v < lo;
+            y = (v4d)(((v4l)v & ~(mh | ml)) | ((v4l)hi & mh) | ((v4l)lo & ml));
+        }
+        v4d d = y - ld4(x + i);
         st4(z + i, ld4(z + i) + d);
-        a += d * d;
+        acc += d * d;
     }
-    double s = hsum(a);
+    double s = hsum(acc);
     for (; i < n; i++) {
-        double d = w[i] - x[i];
+        double v = w[i], y;
+        if (l1) {
+            double m = fabs(v) - a;
+            y = m > 0.0 ? copysign(m, v) : 0.0;
+        } else {
+            y = !(a > 0.0) ? 0.0 : v > a ? a : (v < -a ? -a : v);
+        }
+        double d = y - x[i];
         z[i] += d;
         s += d * d;
     }
@@ -150,7 +171,8 @@ CS_AI void norms_body(size_t n, const double *restrict x, int linf, double *obj,
         }
         q += v * v;
     }
-    double o = linf ? fmax(fmax(m[0], m[1]), fmax(m[2], m[3])) : hsum(m), s = hsum(q);
+    double m01 = m[0] > m[1] ? m[0] : m[1], m23 = m[2] > m[3] ? m[2] : m[3];
+    double o = linf ? (m01 > m23 ? m01 : m23) : hsum(m), s = hsum(q);
     for (; i < n; i++) {
         double a = fabs(x[i]);
         o = linf ? (a > o ? a : o) : o + a;
@@ -165,9 +187,10 @@ static CS_AVX2_FN void reflect_avx2(size_t n, const double *x, const double *z, 
 {
     reflect_body(n, x, z, w);
 }
-static CS_AVX2_FN double update_avx2(size_t n, const double *w, const double *x, double *z)
+static CS_AVX2_FN double prox_update_avx2(size_t n, const double *w, int l1, double a,
+                                          const double *x, double *z)
 {
-    return update_body(n, w, x, z);
+    return prox_update_body(n, w, l1, a, x, z);
 }
 static CS_AVX2_FN void norms_avx2(size_t n, const double *x, int linf, double *obj, double *xx)
 {
@@ -186,13 +209,14 @@ static void reflect(size_t n, const double *x, const double *z, double *w)
     reflect_body(n, x, z, w);
 }
 
-static double update(size_t n, const double *w, const double *x, double *z)
+static double prox_update(size_t n, const double *w, int l1, double a, const double *x,
+                          double *z)
 {
 #ifdef CS_AVX2_CLONE
     if (cs_cpu_avx2())
-        return update_avx2(n, w, x, z);
+        return prox_update_avx2(n, w, l1, a, x, z);
 #endif
-    return update_body(n, w, x, z);
+    return prox_update_body(n, w, l1, a, x, z);
 }
 
 static void norms(size_t n, const double *x, int linf, double *obj, double *xx)
@@ -215,11 +239,11 @@ int cs_dr_step(cs_dr *s, cs_err *err)
     size_t n = s->n;
     double *x = s->x, *z = s->z, *w = s->w;
     reflect(n, x, z, w);
-    if (s->o.norm == CS_DR_LINF)
-        cs_prox_linf(w, n, s->o.t, w);
-    else
-        cs_prox_l1(w, n, s->o.t, w);
-    double dz = update(n, w, x, z);
+    int l1 = s->o.norm == CS_DR_L1;
+    double a = s->o.t;
+    if (!l1) /* the last step's threshold is a close hint */
+        a = s->theta = cs_linf_threshold(w, n, s->o.t, s->theta);
+    double dz = prox_update(n, w, l1, a, x, z);
     s->fns.project(s->fns.ctx, z, s->xn);
     double *t = s->x;
     s->x = s->xn;

@@ -89,57 +89,35 @@ CS_SIMD_FN static inline double hsum4(__m256d v)
         i += 4 * C;                                                                        \
     } while (0)
 
-CS_SIMD_FN static void simd_t(const double *Vt, size_t Np, size_t r, const double *g1, double *t1)
-{
-    const double *g[1] = {g1};
-    double *t[1] = {t1};
-    size_t j = 0;
-    while (j + 10 <= r)
-        T_BLOCK(10, 1);
-    while (j + 4 <= r)
-        T_BLOCK(4, 1);
-    while (j < r)
-        T_BLOCK(1, 1);
-}
+/* Near-equal blocks of at most `most` rows (T) or 4-entry chunks (APPLY):
+ * r = 36 with most = 10 is 9+9+9+9, not 10+10+10+4+1+1, so that no block
+ * is left with one or two chains waiting on the FMA latency. */
+#define SPLIT(total, most, SWITCH)                                                         \
+    do {                                                                                   \
+        size_t nb_ = ((total) + (most)-1) / (most);                                        \
+        for (size_t k_ = 0; k_ < nb_; k_++) {                                              \
+            size_t n_ = (total) / nb_ + (k_ < (total) % nb_);                              \
+            switch (n_) { SWITCH }                                                         \
+        }                                                                                  \
+    } while (0)
+#define CASE(OP, n, V) \
+    case n: OP(n, V); break;
+#define UPTO3(OP, V) CASE(OP, 1, V) CASE(OP, 2, V) CASE(OP, 3, V)
+#define UPTO4(OP, V) UPTO3(OP, V) CASE(OP, 4, V)
+#define UPTO5(OP, V) UPTO4(OP, V) CASE(OP, 5, V)
+#define UPTO10(OP, V) \
+    UPTO5(OP, V) CASE(OP, 6, V) CASE(OP, 7, V) CASE(OP, 8, V) CASE(OP, 9, V) CASE(OP, 10, V)
 
-CS_SIMD_FN static void simd_apply(const double *Vt, size_t Np, size_t r, const double *t1,
-                                  double s, const double *base1, double *out1)
-{
-    const double *t[1] = {t1}, *base[1] = {base1};
-    double *out[1] = {out1};
-    __m256d sv = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
-    size_t i = 0;
-    while (i + 40 <= Np)
-        APPLY_BLOCK(10, 1);
-    while (i + 16 <= Np)
-        APPLY_BLOCK(4, 1);
-    while (i < Np)
-        APPLY_BLOCK(1, 1);
-}
-
-/* V = 2, 3, 4 vectors: 10 or 12 chains per block */
+/* V = 1..4 vectors: up to 10 rows or chunks for one, 5, 4, 3 for more (10–12 chains) */
 CS_SIMD_FN static void simd_tv(const double *Vt, size_t Np, size_t r, size_t V,
                                const double *const *g, double *const *t)
 {
     size_t j = 0;
     switch (V) {
-    case 2:
-        while (j + 5 <= r)
-            T_BLOCK(5, 2);
-        while (j < r)
-            T_BLOCK(1, 2);
-        break;
-    case 3:
-        while (j + 4 <= r)
-            T_BLOCK(4, 3);
-        while (j < r)
-            T_BLOCK(1, 3);
-        break;
-    default:
-        while (j + 3 <= r)
-            T_BLOCK(3, 4);
-        while (j < r)
-            T_BLOCK(1, 4);
+    case 1: SPLIT(r, 10, UPTO10(T_BLOCK, 1)); break;
+    case 2: SPLIT(r, 5, UPTO5(T_BLOCK, 2)); break;
+    case 3: SPLIT(r, 4, UPTO4(T_BLOCK, 3)); break;
+    default: SPLIT(r, 3, UPTO3(T_BLOCK, 4));
     }
 }
 
@@ -148,27 +126,35 @@ CS_SIMD_FN static void simd_applyv(const double *Vt, size_t Np, size_t r, size_t
                                    double *const *out)
 {
     __m256d sv = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
-    size_t i = 0;
+    size_t i = 0, chunks = Np / 4;
     switch (V) {
-    case 2:
-        while (i + 20 <= Np)
-            APPLY_BLOCK(5, 2);
-        while (i < Np)
-            APPLY_BLOCK(1, 2);
+    case 1:
+        while (i + 40 <= Np)
+            APPLY_BLOCK(10, 1);
+        SPLIT((Np - i) / 4, 10, UPTO10(APPLY_BLOCK, 1));
         break;
-    case 3:
-        while (i + 16 <= Np)
-            APPLY_BLOCK(4, 3);
-        while (i < Np)
-            APPLY_BLOCK(1, 3);
-        break;
-    default:
-        while (i + 12 <= Np)
-            APPLY_BLOCK(3, 4);
-        while (i < Np)
-            APPLY_BLOCK(1, 4);
+    case 2: SPLIT(chunks, 5, UPTO5(APPLY_BLOCK, 2)); break;
+    case 3: SPLIT(chunks, 4, UPTO4(APPLY_BLOCK, 3)); break;
+    default: SPLIT(chunks, 3, UPTO3(APPLY_BLOCK, 4));
     }
 }
+
+CS_SIMD_FN static void simd_t(const double *Vt, size_t Np, size_t r, const double *g, double *t)
+{
+    simd_tv(Vt, Np, r, 1, &g, &t);
+}
+
+CS_SIMD_FN static void simd_apply(const double *Vt, size_t Np, size_t r, const double *t,
+                                  double s, const double *base, double *out)
+{
+    simd_applyv(Vt, Np, r, 1, &t, s, &base, &out);
+}
+#undef SPLIT
+#undef CASE
+#undef UPTO3
+#undef UPTO4
+#undef UPTO5
+#undef UPTO10
 #undef U
 #else
 static void simd_t(const double *Vt, size_t Np, size_t r, const double *g, double *t)
@@ -731,18 +717,24 @@ static void clip_to(const double *w, size_t n, double alpha, double *out)
     clip_body(w, n, alpha, out);
 }
 
-void cs_prox_linf(const double *w, size_t n, double t, double *out)
+double cs_linf_threshold(const double *w, size_t n, double t, double hint)
 {
-    /* Michelot: θ ← (Σ_{|w|>θ} |w| − t)/#{|w|>θ}, nondecreasing, stops when
-     * the active set is stable; then θ = max_k (S_k − t)/k. */
-    size_t cnt;
-    double s = active_sum(w, n, -1.0, &cnt);
-    if (!(s > t) || n == 0) {
-        memset(out, 0, n * sizeof *out);
-        return;
+    /* Michelot: θ ← (Σ_{|w|>θ} |w| − t)/#{|w|>θ} is nondecreasing from any θ
+     * below the answer and stops when the active set is stable. A hint above
+     * the answer gives a subset of the final active set, whose first θ is
+     * then below it; either way the last θ is computed from the final active
+     * set, summed in the same order, so a hint changes no bit of the result. */
+    size_t cnt = 0;
+    double s = 0.0;
+    if (hint > 0.0)
+        s = active_sum(w, n, hint, &cnt);
+    if (cnt == 0) {
+        s = active_sum(w, n, -1.0, &cnt);
+        if (!(s > t) || n == 0)
+            return 0.0;
+        cnt = n;
     }
-    cnt = n;
-    double theta = (s - t) / (double)n;
+    double theta = (s - t) / (double)cnt;
     for (size_t pass = 0; pass < n; pass++) {
         size_t c2;
         double s2 = active_sum(w, n, theta, &c2);
@@ -751,7 +743,12 @@ void cs_prox_linf(const double *w, size_t n, double t, double *out)
         cnt = c2;
         theta = (s2 - t) / (double)c2;
     }
-    clip_to(w, n, theta, out);
+    return theta > 0.0 ? theta : 0.0;
+}
+
+void cs_prox_linf(const double *w, size_t n, double t, double *out)
+{
+    clip_to(w, n, cs_linf_threshold(w, n, t, 0.0), out);
 }
 
 static int cmp_desc(const void *a, const void *b)

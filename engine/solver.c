@@ -723,7 +723,9 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         dopt.maxit = s->maxit;
         dopt.stop = s->o.stop;
         dopt.tol = tol;
-        cs_dr_fns fns = {.ctx = s, .project = project_affine, .oracle = oracle};
+        /* the error of every iterate is needed to stop on it or to trace it */
+        cs_dr_fns fns = {.ctx = s, .project = project_affine,
+                         .oracle = s->o.stop == CS_STOP_ORACLE || s->o.trace ? oracle : NULL};
         rc = cs_dr_new(&s->dr, s->n, &fns, &dopt, err);
     } else {
         cs_fista_opts fo;

@@ -123,7 +123,9 @@ static void check_projector(size_t M, size_t N, int method, int simd)
 static void test_affine_methods(void **state)
 {
     (void)state;
-    size_t sizes[][2] = {{30, 100}, {70, 100}, {1, 7}, {5, 9}, {25, 50}, {40, 41}};
+    /* bases of 1 to 97 rows: every way the SIMD passes split rows and chunks */
+    size_t sizes[][2] = {{30, 100}, {70, 100}, {1, 7},    {5, 9},     {25, 50},
+                         {40, 41},  {36, 100}, {13, 100}, {97, 100}, {47, 101}};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int m = CS_AFFINE_AUTO; m <= CS_AFFINE_NULL; m++)
             for (int simd = 0; simd <= 1; simd++)
@@ -134,7 +136,8 @@ static void test_affine_methods(void **state)
 static void test_affine_dir_many(void **state)
 {
     (void)state;
-    size_t sizes[][2] = {{30, 100}, {41, 100}, {70, 100}, {11, 37}, {26, 37}, {3, 5}};
+    size_t sizes[][2] = {{30, 100}, {41, 100}, {70, 100}, {11, 37},
+                         {26, 37},  {3, 5},    {36, 100}, {57, 103}};
     cs_rng r;
     cs_rng_init(&r, 7, 3);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -299,6 +302,24 @@ static void test_prox_linf(void **state)
             cs_prox_linf(y, n, t, y);
             for (size_t i = 0; i < n; i++)
                 assert_true(y[i] == x[i]);
+            /* a hint (DR's last threshold) changes no bit of α, wherever it lies */
+            double al = cs_linf_threshold(w, n, t, 0.0), wmax = 0.0;
+            for (size_t i = 0; i < n; i++)
+                wmax = fmax(wmax, fabs(w[i]));
+            double hints[] = {al * 0.5, al * 0.999, al, al * 1.001, al * 2.0, wmax,
+                              wmax * 10.0, 1e-300, al + 0.3 * (wmax - al)};
+            for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+                double ah = cs_linf_threshold(w, n, t, hints[h]);
+                assert_memory_equal(&ah, &al, sizeof al);
+            }
+            /* α solves Σ max(|w| − α, 0) = t (or is 0 when ‖w‖₁ ≤ t) */
+            double sum = 0.0, l1 = 0.0;
+            for (size_t i = 0; i < n; i++)
+                sum += fmax(fabs(w[i]) - al, 0.0), l1 += fabs(w[i]);
+            if (l1 > t)
+                assert_true(fabs(sum - t) < 1e-10 * (1.0 + t));
+            else
+                assert_true(al == 0.0);
             free(w), free(x), free(xs), free(y), free(ws);
         }
     /* ‖w‖₁ ≤ t gives 0; known closed form: w = (3, −1, 0.5), t = 1 → α = 2 */
