@@ -12,6 +12,7 @@
 #include "cs_dr.h"
 #include "cs_fista.h"
 #include "cs_problem.h"
+#include "cs_proj.h"
 #include "cs_reg.h"
 #include "cs_solver.h"
 
@@ -367,6 +368,63 @@ static void test_dr_linf_l1(void **state)
     assert_true(ok >= 3);
 }
 
+/* DR's fused steps (warm ℓ∞ threshold, prox inside the z update) are, bit
+ * for bit, the textbook w = 2x − z; y = prox(w); z += y − x; x = P(z) with
+ * the public prox functions, for both norms and 300 steps. */
+static void affine_project(void *ctx, const double *z, double *x) { cs_affine_project(ctx, z, x); }
+
+static void test_dr_equals_textbook(void **state)
+{
+    (void)state;
+    enum { N = 37, M = 15 };
+    cs_rng r;
+    cs_rng_init(&r, 11, 12);
+    double A[M * N], b[M], x0[N], x[N], z[N], w[N];
+    cs_rng_normal_fill(&r, A, M * N);
+    cs_rng_normal_fill(&r, b, M);
+    cs_rng_normal_fill(&r, x0, N);
+    cs_affine *P;
+    cs_err err;
+    assert_int_equal(cs_affine_new(&P, A, M, N, b, 1, CS_AFFINE_AUTO, &err), 0);
+    for (int norm = CS_DR_LINF; norm <= CS_DR_L1; norm++) {
+        cs_dr_opts o;
+        cs_dr_opts_default(&o, norm);
+        o.stop = CS_STOP_MAXIT;
+        o.maxit = 300;
+        o.t = norm == CS_DR_L1 ? 0.05 : 3.0; /* the ℓ1 prox keeps some entries nonzero */
+        cs_dr_fns fns = {.ctx = P, .project = affine_project};
+        cs_dr *s;
+        assert_int_equal(cs_dr_new(&s, N, &fns, &o, &err), 0);
+        assert_int_equal(cs_dr_start(s, x0, &err), 0);
+        memcpy(x, x0, sizeof x);
+        memset(z, 0, sizeof z);
+        int clipped = 0, nonzero = 0;
+        for (int k = 0; k < 300; k++) {
+            int st = cs_dr_step(s, &err);
+            assert_int_equal(st, k == 299);
+            for (size_t i = 0; i < N; i++)
+                w[i] = 2.0 * x[i] - z[i];
+            if (norm == CS_DR_L1)
+                cs_prox_l1(w, N, o.t, w);
+            else
+                cs_prox_linf(w, N, o.t, w);
+            double d2 = 0.0;
+            for (size_t i = 0; i < N; i++) {
+                clipped += norm == CS_DR_LINF && fabs(w[i]) == fabs(w[0]);
+                nonzero += norm == CS_DR_L1 && w[i] != 0.0;
+                z[i] += w[i] - x[i];
+                d2 += (w[i] - x[i]) * (w[i] - x[i]);
+            }
+            cs_affine_project(P, z, x);
+            assert_memory_equal(x, cs_dr_x(s), sizeof x);
+            assert_true(fabs(cs_dr_last(s)->residual - sqrt(d2)) <= 1e-12 * (1.0 + sqrt(d2)));
+        }
+        assert_true(norm == CS_DR_L1 ? nonzero > 300 : clipped > 600); /* the prox acted */
+        cs_dr_free(s);
+    }
+    cs_affine_free(P);
+}
+
 /* DR driven directly: stop rules and errors. */
 static void proj_unit(void *ctx, const double *z, double *x)
 {
@@ -560,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_step_equals_solve),
         cmocka_unit_test(test_lockstep_equals_sequential),
         cmocka_unit_test(test_dr_linf_l1),
+        cmocka_unit_test(test_dr_equals_textbook),
         cmocka_unit_test(test_dr_direct),
         cmocka_unit_test(test_maxcut_toys),
         cmocka_unit_test(test_other_kinds),
