@@ -94,9 +94,9 @@ CS_SIMD_FN static inline double hsum4(__m256d v)
  * is left with one or two chains waiting on the FMA latency. */
 #define SPLIT(total, most, SWITCH)                                                         \
     do {                                                                                   \
-        size_t nb_ = ((total) + (most)-1) / (most);                                        \
+        size_t t_ = (total), nb_ = (t_ + (most)-1) / (most);                               \
         for (size_t k_ = 0; k_ < nb_; k_++) {                                              \
-            size_t n_ = (total) / nb_ + (k_ < (total) % nb_);                              \
+            size_t n_ = t_ / nb_ + (k_ < t_ % nb_);                                        \
             switch (n_) { SWITCH }                                                         \
         }                                                                                  \
     } while (0)
@@ -128,11 +128,7 @@ CS_SIMD_FN static void simd_applyv(const double *Vt, size_t Np, size_t r, size_t
     __m256d sv = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
     size_t i = 0, chunks = Np / 4;
     switch (V) {
-    case 1:
-        while (i + 40 <= Np)
-            APPLY_BLOCK(10, 1);
-        SPLIT((Np - i) / 4, 10, UPTO10(APPLY_BLOCK, 1));
-        break;
+    case 1: SPLIT(chunks, 10, UPTO10(APPLY_BLOCK, 1)); break;
     case 2: SPLIT(chunks, 5, UPTO5(APPLY_BLOCK, 2)); break;
     case 3: SPLIT(chunks, 4, UPTO4(APPLY_BLOCK, 3)); break;
     default: SPLIT(chunks, 3, UPTO3(APPLY_BLOCK, 4));
