@@ -17,6 +17,7 @@ int cs_cpu_avx2_fma(void);
 /* The loops are written once on 4-wide double vectors (GCC vector
  * extensions); these helpers are always inlined, so they take the ISA of the
  * function they are used in (the AVX2 clone or the baseline one). */
+#include <math.h>
 #include <string.h>
 
 typedef double v4d __attribute__((vector_size(32)));
@@ -36,6 +37,27 @@ CS_AI v4d vabs(v4d v)
 {
     return (v4d)((v4l)v & (v4l){0x7fffffffffffffffLL, 0x7fffffffffffffffLL,
                                 0x7fffffffffffffffLL, 0x7fffffffffffffffLL});
+}
+
+/* The two proximal maps entry by entry (proj.c's prox functions and DR's
+ * fused step use these, so both give the same bits): clip to [lo, hi] (NaN
+ * passes through) and soft thresholding sign(v)·max(|v| − t, 0). */
+CS_AI v4d vclip(v4d v, v4d lo, v4d hi)
+{
+    v4l mh = v > hi, ml = v < lo;
+    return (v4d)(((v4l)v & ~(mh | ml)) | ((v4l)hi & mh) | ((v4l)lo & ml));
+}
+CS_AI double clip1(double v, double lo, double hi) { return v > hi ? hi : (v < lo ? lo : v); }
+CS_AI v4d vsoft(v4d v, v4d t)
+{
+    v4d m = vabs(v) - t, zero = {0, 0, 0, 0};
+    v4l sign = (v4l)v & (v4l)splat(-0.0);
+    return (v4d)(((v4l)m | sign) & (m > zero));
+}
+CS_AI double soft1(double v, double t)
+{
+    double m = fabs(v) - t;
+    return m > 0.0 ? copysign(m, v) : 0.0;
 }
 
 #endif

@@ -123,33 +123,18 @@ CS_AI void reflect_body(size_t n, const double *restrict x, const double *restri
 CS_AI double prox_update_body(size_t n, const double *restrict w, int l1, double a,
                               const double *restrict x, double *restrict z)
 {
-    const v4l sign = {(long long)0x8000000000000000ULL, (long long)0x8000000000000000ULL,
-                      (long long)0x8000000000000000ULL, (long long)0x8000000000000000ULL};
-    v4d acc = {0, 0, 0, 0}, hi = splat(a), lo = splat(a > 0.0 ? -a : 0.0), zero = acc;
+    double lo = a > 0.0 ? -a : 0.0; /* a ≥ 0: a threshold or ℓ1's t */
+    v4d acc = {0, 0, 0, 0}, av = splat(a), lov = splat(lo);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4d v = ld4(w + i), y;
-        if (l1) {
-            v4d m = vabs(v) - hi;
-            y = (v4d)(((v4l)m | ((v4l)v & sign)) & (m > zero));
-        } else {
-            v4l mh = v > hi, ml = v < lo;
-            y = (v4d)(((v4l)v & ~(mh | ml)) | ((v4l)hi & mh) | ((v4l)lo & ml));
-        }
-        v4d d = y - ld4(x + i);
+        v4d v = ld4(w + i);
+        v4d d = (l1 ? vsoft(v, av) : vclip(v, lov, av)) - ld4(x + i);
         st4(z + i, ld4(z + i) + d);
         acc += d * d;
     }
     double s = hsum(acc);
     for (; i < n; i++) {
-        double v = w[i], y;
-        if (l1) {
-            double m = fabs(v) - a;
-            y = m > 0.0 ? copysign(m, v) : 0.0;
-        } else {
-            y = !(a > 0.0) ? 0.0 : v > a ? a : (v < -a ? -a : v);
-        }
-        double d = y - x[i];
+        double d = (l1 ? soft1(w[i], a) : clip1(w[i], lo, a)) - x[i];
         z[i] += d;
         s += d * d;
     }

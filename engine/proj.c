@@ -626,14 +626,6 @@ void cs_proj_box(double *x, size_t n, double lo, double hi)
         x[i] = x[i] < lo ? lo : (x[i] > hi ? hi : x[i]);
 }
 
-void cs_prox_l1(const double *w, size_t n, double t, double *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        double a = fabs(w[i]) - t;
-        out[i] = a > 0.0 ? copysign(a, w[i]) : 0.0;
-    }
-}
-
 /* Vector forms (GCC vector extensions; an AVX2 build picked at run time):
  * |w| sums over the active set and the clip. */
 
@@ -664,16 +656,23 @@ CS_AI double active_body(const double *restrict w, size_t n, double theta, size_
 /* out = clip(w, −α, α) (= copysign(α, w) where |w| > α) */
 CS_AI void clip_body(const double *restrict w, size_t n, double alpha, double *restrict out)
 {
-    v4d hi = {alpha, alpha, alpha, alpha}, lo = -hi;
+    v4d hi = splat(alpha), lo = -hi;
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        v4d v = ld4(w + i);
-        v4l mh = v > hi, ml = v < lo;
-        v4l keep = ~(mh | ml);
-        st4(out + i, (v4d)(((v4l)v & keep) | ((v4l)hi & mh) | ((v4l)lo & ml)));
-    }
+    for (; i + 4 <= n; i += 4)
+        st4(out + i, vclip(ld4(w + i), lo, hi));
     for (; i < n; i++)
-        out[i] = w[i] > alpha ? alpha : (w[i] < -alpha ? -alpha : w[i]);
+        out[i] = clip1(w[i], -alpha, alpha);
+}
+
+/* out = sign(w)·max(|w| − t, 0) */
+CS_AI void soft_body(const double *restrict w, size_t n, double t, double *restrict out)
+{
+    v4d tv = splat(t);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        st4(out + i, vsoft(ld4(w + i), tv));
+    for (; i < n; i++)
+        out[i] = soft1(w[i], t);
 }
 
 #ifdef CS_AVX2_CLONE
@@ -686,6 +685,10 @@ CS_AVX2_FN static void clip_avx2(const double *w, size_t n, double alpha,
                                                       double *out)
 {
     clip_body(w, n, alpha, out);
+}
+CS_AVX2_FN static void soft_avx2(const double *w, size_t n, double t, double *out)
+{
+    soft_body(w, n, t, out);
 }
 #endif
 
@@ -711,6 +714,17 @@ static void clip_to(const double *w, size_t n, double alpha, double *out)
     }
 #endif
     clip_body(w, n, alpha, out);
+}
+
+void cs_prox_l1(const double *w, size_t n, double t, double *out)
+{
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2()) {
+        soft_avx2(w, n, t, out);
+        return;
+    }
+#endif
+    soft_body(w, n, t, out);
 }
 
 double cs_linf_threshold(const double *w, size_t n, double t, double hint)
