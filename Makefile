@@ -1,7 +1,8 @@
 # csreg — build, test and run. `make help` lists the targets.
 #
-# Layout: engine/ (libcsreg.a, the numerical engine), plots/ (gnuplot),
-# sessions/ (command language), ui/ (REPL, TUI, main), tests/ (cmocka).
+# Layout: engine/ (libcsreg.a, the numerical engine: base/ reg/ opt/
+# recovery/ nn/), plots/ (gnuplot), sessions/ (command language), ui/ (REPL,
+# TUI, main), tests/ (cmocka).
 # Two build variants share these rules: VARIANT=rel (optimized, the ./csreg
 # program) and VARIANT=asan (AddressSanitizer + UBSan, run by `make test`).
 
@@ -34,8 +35,24 @@ LDFLAGS_fuzz := -fsanitize=fuzzer,address,undefined
 FUZZ_SECONDS ?= 60
 VERSION := 0.1.0
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# Layers, enforced by include folders: each source sees the headers of its
+# own folder and of the layers below it, so an upward #include fails to
+# compile. Inside the engine: base < reg, opt < recovery; base < reg < nn.
+INC_engine/base     := engine/base
+INC_engine/reg      := engine/base engine/reg
+INC_engine/opt      := engine/base engine/opt
+INC_engine/recovery := engine/base engine/reg engine/opt engine/recovery
+INC_engine/nn       := engine/base engine/reg engine/nn
+ENGINE_INC := engine/base engine/reg engine/opt engine/recovery engine/nn
+INC_plots    := $(ENGINE_INC) plots
+INC_sessions := $(ENGINE_INC) plots sessions
+INC_ui       := $(ENGINE_INC) plots sessions ui
+INC_tests    := $(ENGINE_INC) plots sessions ui tests
+# engine/SUB/... -> engine/SUB; any other path -> its top folder
+layer_of = $(if $(filter engine,$(firstword $(subst /, ,$(1)))),engine/$(word 2,$(subst /, ,$(1))),$(firstword $(subst /, ,$(1))))
+incs = $(addprefix -I,$(INC_$(call layer_of,$(1))))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS) -MMD -MP \
-             -Iengine -Iplots -Isessions -Iui $(PKG_CFLAGS) \
+             $(PKG_CFLAGS) \
              -DCSREG_VERSION='"$(VERSION)"' -DCSREG_COMMIT='"$(GIT_COMMIT)"' $(CUDA_DEFS)
 ALL_LDFLAGS = $(LDFLAGS_$(VARIANT)) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm $(CUDA_LIBS)
@@ -46,7 +63,7 @@ ifeq ($(CUDA),)
 CUDA := $(if $(NVCC),1,0)
 endif
 
-ENGINE_SRC  := $(wildcard engine/*.c engine/cpu/*.c)
+ENGINE_SRC  := $(wildcard engine/*/*.c engine/nn/cpu/*.c)
 PLOTS_SRC   := $(wildcard plots/*.c)
 SESS_SRC    := $(wildcard sessions/*.c)
 UI_SRC      := $(filter-out ui/main.c,$(wildcard ui/*.c))
@@ -57,18 +74,18 @@ TEST_UTIL_SRC := $(wildcard tests/*_util.c)
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
 
-# CUDA backend (engine/cuda/*.cu, nvcc + cuBLAS) in the rel variant when
+# CUDA backend (engine/nn/cuda/*.cu, nvcc + cuBLAS) in the rel variant when
 # CUDA=1; the ASan variant is built without it (the CUDA runtime and ASan's
 # shadow memory do not mix on GPU machines), so its tests skip the GPU.
 CUDA_HOME ?= /usr/local/cuda
 CUDA_BUILD := $(if $(filter asan,$(VARIANT)),0,$(CUDA))
 ifeq ($(CUDA_BUILD),1)
-CUDA_SRC  := $(wildcard engine/cuda/*.cu)
+CUDA_SRC  := $(wildcard engine/nn/cuda/*.cu)
 CUDA_OBJ  := $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_SRC))
 ENGINE_OBJ += $(CUDA_OBJ)
 CUDA_DEFS := -DCSREG_HAVE_CUDA
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
-NVCCFLAGS := -O2 -std=c++17 $(CUDA_DEFS) -Iengine -Xcompiler -Wall,-Wextra
+NVCCFLAGS := -O2 -std=c++17 $(CUDA_DEFS) $(call incs,engine/nn) -Xcompiler -Wall,-Wextra
 endif
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
@@ -79,8 +96,10 @@ BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
 .PHONY: all deps run test bench clean help build-variant cuda-info fuzz
 .DEFAULT_GOAL := all
-# keep objects of test programs (they are intermediate files of a pattern chain)
-.SECONDARY:
+# keep objects of test programs (they are intermediate files of a pattern
+# chain); only those: a bare .SECONDARY would also keep make from rebuilding
+# a missing object whose sources moved.
+.SECONDARY: $(addsuffix .o,$(TEST_BINS) $(BENCH_BINS))
 
 all: cuda-info
 	@$(MAKE) --no-print-directory VARIANT=rel build-variant
@@ -150,7 +169,7 @@ clean:
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $(VARIANT) $<"
-	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(call incs,$<) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* test_landscape.c — engine/landscape.c: grid values against the
+/* test_landscape.c — engine/reg/landscape.c: grid values against the
  * regularizer evaluated in an independent loop and against closed forms,
  * the zero sets, slices, target sets, CSV/matrix outputs, errors. */
 #include <setjmp.h>

@@ -1,8 +1,8 @@
 /* nn_backend.h — the backend interface of the network code (engine only).
  *
  * One op table per device, in the spirit of ggml's backend table and of
- * llm.c's CPU reference beside the CUDA file: engine/cpu/nn_ops.c and
- * engine/cuda/nn_ops.cu define the same static functions (matmul_forward,
+ * llm.c's CPU reference beside the CUDA file: engine/nn/cpu/nn_ops.c and
+ * engine/nn/cuda/nn_ops.cu define the same static functions (matmul_forward,
  * conv_backward, adam_update, reg_rows, ...) in the same order, each
  * exporting its table. Every pointer argument is device memory of that
  * backend (host memory for the CPU); shapes are per batch, row-major, NCHW.

@@ -1,5 +1,5 @@
 /* cuda/nn_ops.cu — the CUDA backend of the network code. The same
- * functions, in the same order, as the CPU reference engine/cpu/nn_ops.c:
+ * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c:
  * cuBLAS sgemm for the dense layers and (through im2col) the convolutions,
  * kernels for the rest. Sums that decide a value are reduced in double.
  * Compiled only with CUDA=1 (CSREG_HAVE_CUDA); the table is used only when

@@ -1,5 +1,5 @@
 /* cpu/nn_ops.c — the CPU backend of the network code: the reference for
- * engine/cuda/nn_ops.cu, which has the same functions in the same order.
+ * engine/nn/cuda/nn_ops.cu, which has the same functions in the same order.
  * Matrix products go to OpenBLAS sgemm (convolutions through im2col, one
  * image at a time); the rest are plain loops. Sums that decide a value
  * (batch-norm statistics, regularizer sums) are accumulated in double. */
