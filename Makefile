@@ -16,10 +16,10 @@ endif
 
 # Debian packages the build, the tests and the workbench need.
 DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
-            libreadline-dev libcmocka-dev zlib1g-dev gnuplot-nox tmux \
+            libreadline-dev libcmocka-dev zlib1g-dev libsleef-dev gnuplot-nox tmux \
             dataset-fashion-mnist
 
-PKGS      := openblas lapacke readline ncursesw zlib
+PKGS      := openblas lapacke readline ncursesw zlib sleef
 # Recursive (=) so pkg-config runs after `deps` installed the .pc files.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
