@@ -1,0 +1,220 @@
+/* test_nn_device.c — the compute devices: every op of the CUDA backend
+ * against the CPU one (skipped without a GPU or a CUDA build), and clear
+ * errors for devices that are not there. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_nn.h"
+#include "cs_rng.h"
+#include "nn_backend.h"
+#include "nn_util.h"
+
+/* ------------------------------------------------------------------ CPU/CUDA parity */
+
+#ifdef CSREG_HAVE_CUDA
+static const cs_nn_ops *gpu = &cs_nn_cuda_ops;
+
+/* upload host data to a fresh device buffer */
+static void *dev(const void *h, size_t bytes)
+{
+    void *p = gpu->alloc(bytes);
+    assert_non_null(p);
+    if (h)
+        gpu->upload(p, h, bytes);
+    return p;
+}
+
+static void cmp(const char *what, const float *cpu_v, const float *gpu_dev, size_t n)
+{
+    float *h = malloc(n * sizeof *h);
+    gpu->download(h, gpu_dev, n * sizeof *h);
+    double e = rel_err(h, cpu_v, n, 1e-6);
+    print_message("parity %-22s n=%-8zu max rel err %.2e\n", what, n, e);
+    if (e > 1e-4)
+        fail_msg("%s: CPU/CUDA max relative error %.3g > 1e-4", what, e);
+    free(h);
+}
+#endif
+
+static void test_parity_cpu_cuda(void **state)
+{
+    (void)state;
+#ifndef CSREG_HAVE_CUDA
+    print_message("parity: built without CUDA; skipped\n");
+    skip();
+#else
+    cs_err err;
+    if (cs_nn_device_check("cuda", &err)) {
+        print_message("parity: %s; skipped\n", err.msg);
+        skip();
+    }
+    cs_rng r;
+    cs_rng_init(&r, 9, 0);
+    enum { B = 8, C = 16, H = 14, OC = 32, K = 10, IN = 300, OUT = 64 };
+    size_t nin = (size_t)B * C * H * H, nout = (size_t)B * OC * H * H, nw = (size_t)OC * C * 9;
+    float *x = malloc(nin * 4), *w = malloc(nw * 4), *y = malloc(nout * 4), *dy = malloc(nout * 4),
+          *dx = malloc(nin * 4), *dw = malloc(nw * 4),
+          *scr = malloc((size_t)(C * 9 + OC) * B * H * H * 4);
+    fill(x, nin, &r, 1);
+    fill(w, nw, &r, 0.1);
+    fill(dy, nout, &r, 1);
+    /* conv */
+    float *gx = dev(x, nin * 4), *gw = dev(w, nw * 4), *gy = dev(NULL, nout * 4),
+          *gdy = dev(dy, nout * 4), *gdx = dev(NULL, nin * 4), *gdw = dev(NULL, nw * 4),
+          *gscr = dev(NULL, (size_t)(C * 9 + OC) * B * H * H * 4);
+    cpu->conv_forward(y, x, w, scr, B, C, H, H, OC);
+    gpu->conv_forward(gy, gx, gw, gscr, B, C, H, H, OC);
+    cmp("conv forward", y, gy, nout);
+    cpu->conv_backward(dx, dw, dy, x, w, scr, B, C, H, H, OC);
+    gpu->conv_backward(gdx, gdw, gdy, gx, gw, gscr, B, C, H, H, OC);
+    cmp("conv backward dinp", dx, gdx, nin);
+    cmp("conv backward dw", dw, gdw, nw);
+    /* batch norm (train), relu, pool on the conv output */
+    float g[OC], be[OC], mu[OC], rs[OC], rm[OC] = {0}, rv[OC], dg[OC], db[OC];
+    for (int i = 0; i < OC; i++) {
+        g[i] = 1.0f + 0.1f * (float)i;
+        be[i] = 0.05f * (float)i;
+        rv[i] = 1.0f;
+    }
+    float *bn = malloc(nout * 4), *dbn = malloc(nout * 4);
+    float *gg = dev(g, sizeof g), *gbe = dev(be, sizeof be), *gmu = dev(NULL, sizeof mu),
+          *grs = dev(NULL, sizeof rs), *grm = dev(rm, sizeof rm), *grv = dev(rv, sizeof rv),
+          *gdg = dev(NULL, sizeof dg), *gdb = dev(NULL, sizeof db), *gbn = dev(NULL, nout * 4),
+          *gdbn = dev(NULL, nout * 4);
+    cpu->bn_forward(bn, y, g, be, mu, rs, rm, rv, B, OC, H * H, 1);
+    gpu->bn_forward(gbn, gy, gg, gbe, gmu, grs, grm, grv, B, OC, H * H, 1);
+    cmp("bn forward", bn, gbn, nout);
+    cmp("bn running var", rv, grv, OC);
+    cpu->bn_backward(dbn, dg, db, dy, y, g, mu, rs, B, OC, H * H);
+    gpu->bn_backward(gdbn, gdg, gdb, gdy, gy, gg, gmu, grs, B, OC, H * H);
+    cmp("bn backward dinp", dbn, gdbn, nout);
+    cmp("bn backward dgamma", dg, gdg, OC);
+    cmp("bn backward dbeta", db, gdb, OC);
+    cpu->relu_forward(bn, y, nout);
+    gpu->relu_forward(gbn, gy, nout);
+    cmp("relu forward", bn, gbn, nout);
+    cpu->relu_backward(dbn, dy, bn, nout);
+    gpu->relu_backward(gdbn, gdy, gbn, nout);
+    cmp("relu backward", dbn, gdbn, nout);
+    size_t np = nout / 4;
+    int32_t *ix = malloc(np * 4), *gix = dev(NULL, np * 4);
+    cpu->maxpool_forward(dx, ix, y, B, OC, H, H);
+    gpu->maxpool_forward(gdx, gix, gy, B, OC, H, H);
+    cmp("maxpool forward", dx, gdx, np);
+    cpu->maxpool_backward(bn, dy, ix, B, OC, H, H);
+    gpu->maxpool_backward(gbn, gdy, gix, B, OC, H, H);
+    cmp("maxpool backward", bn, gbn, nout);
+    /* dense + softmax cross-entropy */
+    float *a = malloc(B * IN * 4), *wd = malloc(OUT * IN * 4), *bd = malloc(OUT * 4),
+          *o = malloc(B * OUT * 4), *dwd = malloc(OUT * IN * 4), *dbd = malloc(OUT * 4),
+          *da = malloc(B * IN * 4);
+    fill(a, B * IN, &r, 1);
+    fill(wd, OUT * IN, &r, 0.1);
+    fill(bd, OUT, &r, 0.1);
+    float *ga = dev(a, B * IN * 4), *gwd = dev(wd, OUT * IN * 4), *gbd = dev(bd, OUT * 4),
+          *go = dev(NULL, B * OUT * 4), *gdwd = dev(NULL, OUT * IN * 4),
+          *gdbd = dev(NULL, OUT * 4), *gda = dev(NULL, B * IN * 4);
+    cpu->matmul_forward(o, a, wd, bd, B, IN, OUT);
+    gpu->matmul_forward(go, ga, gwd, gbd, B, IN, OUT);
+    cmp("matmul forward", o, go, B * OUT);
+    int32_t lab[B];
+    for (int i = 0; i < B; i++)
+        lab[i] = i % K;
+    float pr[B * K], ls[B], dl[B * K];
+    int32_t *glab = dev(lab, sizeof lab);
+    float *gpr = dev(NULL, sizeof pr), *gls = dev(NULL, sizeof ls), *gdl = dev(NULL, sizeof dl);
+    cpu->softmax_ce_forward(pr, ls, o, lab, B, K);
+    gpu->softmax_ce_forward(gpr, gls, go, glab, B, K);
+    cmp("softmax-ce probs", pr, gpr, B * K);
+    cmp("softmax-ce losses", ls, gls, B);
+    cpu->softmax_ce_backward(dl, pr, lab, B, K);
+    gpu->softmax_ce_backward(gdl, gpr, glab, B, K);
+    cmp("softmax-ce dlogits", dl, gdl, B * K);
+    cpu->matmul_backward(da, dwd, dbd, o, a, wd, B, IN, OUT);
+    gpu->matmul_backward(gda, gdwd, gdbd, go, ga, gwd, B, IN, OUT);
+    cmp("matmul backward dinp", da, gda, B * IN);
+    cmp("matmul backward dw", dwd, gdwd, OUT * IN);
+    cmp("matmul backward dbias", dbd, gdbd, OUT);
+    /* regularizers on the dense weights (value and gradient), then Adam */
+    for (int kind = CS_NN_REGK_BIN; kind <= CS_NN_REGK_L2L1H; kind++) {
+        double val[OUT], gval[OUT];
+        double *gv = dev(NULL, sizeof gval);
+        float *gd = dev(dwd, OUT * IN * 4), *cd = malloc(OUT * IN * 4);
+        memcpy(cd, dwd, OUT * IN * 4);
+        cpu->reg_rows(cd, val, wd, OUT, IN, kind, 0.5f);
+        gpu->reg_rows(gd, gv, gwd, OUT, IN, kind, 0.5f);
+        gpu->download(gval, gv, sizeof gval);
+        float fv[OUT], fg[OUT];
+        for (int i = 0; i < OUT; i++) {
+            fv[i] = (float)val[i];
+            fg[i] = (float)gval[i];
+        }
+        char name[64];
+        snprintf(name, sizeof name, "reg kind %d value", kind);
+        double e = rel_err(fg, fv, OUT, 1e-12);
+        print_message("parity %-22s n=%-8d max rel err %.2e\n", name, OUT, e);
+        assert_true(e <= 1e-4);
+        snprintf(name, sizeof name, "reg kind %d grad", kind);
+        cmp(name, cd, gd, OUT * IN);
+        gpu->release(gv);
+        gpu->release(gd);
+        free(cd);
+    }
+    float *m = calloc(OUT * IN, 4), *v = calloc(OUT * IN, 4);
+    float *gm = dev(m, OUT * IN * 4), *gvv = dev(v, OUT * IN * 4);
+    cpu->adam_update(wd, dwd, m, v, OUT * IN, 1e-3f, 0.9f, 0.999f, 1e-8f, 1);
+    gpu->adam_update(gwd, gdwd, gm, gvv, OUT * IN, 1e-3f, 0.9f, 0.999f, 1e-8f, 1);
+    cmp("adam params", wd, gwd, OUT * IN);
+    cmp("adam m", m, gm, OUT * IN);
+    cmp("adam v", v, gvv, OUT * IN);
+    uint32_t hc[20], *ghc = dev(NULL, sizeof hc);
+    cpu->hist(hc, wd, OUT * IN, -0.3f, 0.3f, 20);
+    gpu->hist(ghc, gwd, OUT * IN, -0.3f, 0.3f, 20);
+    uint32_t hg[20];
+    gpu->download(hg, ghc, sizeof hg);
+    for (int i = 0; i < 20; i++)   /* same bins up to values on an edge */
+        assert_true(abs((int)hc[i] - (int)hg[i]) <= 2);
+    void *gbufs[] = {gx, gw, gy, gdy, gdx, gdw, gscr, gg, gbe, gmu, grs, grm, grv, gdg, gdb, gbn,
+                     gdbn, gix, ga, gwd, gbd, go, gdwd, gdbd, gda, glab, gpr, gls, gdl, gm, gvv,
+                     ghc};
+    for (size_t i = 0; i < sizeof gbufs / sizeof gbufs[0]; i++)
+        gpu->release(gbufs[i]);
+    void *hbufs[] = {x, w, y, dy, dx, dw, scr, bn, dbn, ix, a, wd, bd, o, dwd, dbd, da, m, v};
+    for (size_t i = 0; i < sizeof hbufs / sizeof hbufs[0]; i++)
+        free(hbufs[i]);
+#endif
+}
+
+static void test_device_errors(void **state)
+{
+    (void)state;
+    cs_err err;
+    assert_true(cs_nn_device_check("tpu", &err) < 0);
+    int rc = cs_nn_device_check("cuda", &err);
+    if (rc)   /* no GPU or no CUDA build: a clear error, never a crash */
+        assert_non_null(strstr(err.msg, "cuda"));
+    cs_nn_config cfg = {.kind = CS_NN_MLP, .device = "cuda"};
+    cs_nn *nn = NULL;
+    if (rc) {
+        assert_true(cs_nn_new(&nn, &cfg, &err) < 0);
+        assert_null(nn);
+    }
+}
+
+int main(void)
+{
+    cs_nn_cpu_set_threads(1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parity_cpu_cuda),
+        cmocka_unit_test(test_device_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
