@@ -1,6 +1,9 @@
 /* gp.c — the gnuplot driver (see gp.h). */
 #include "gp.h"
 
+#include "cs_file.h"
+#include "cs_clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -270,13 +273,6 @@ static void close_fd(int *fd)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Read what is there on *fd into b (up to cap bytes kept); close on EOF. */
 static void drain(int *fd, cs_gpbuf *b, size_t cap)
 {
@@ -367,7 +363,7 @@ static int run_child(const char *exe, char *const argv[], const char *in,
     size_t off = 0;
     if (inlen == 0)
         close_fd(&pin[1]);
-    double deadline = now_s() + gp_timeout;
+    double deadline = cs_now() + gp_timeout;
     int exited = 0, status = 0, timed_out = 0;
     while (pin[1] >= 0 || pout[0] >= 0 || perr[0] >= 0) {
         struct pollfd pf[3];
@@ -378,7 +374,7 @@ static int run_child(const char *exe, char *const argv[], const char *in,
             iout = np, pf[np++] = (struct pollfd){.fd = pout[0], .events = POLLIN};
         if (perr[0] >= 0)
             ierr = np, pf[np++] = (struct pollfd){.fd = perr[0], .events = POLLIN};
-        double left = deadline - now_s();
+        double left = deadline - cs_now();
         if (left <= 0) {
             timed_out = 1;
             break;
@@ -688,6 +684,9 @@ static atomic_uint tmp_counter;
 /* Create an empty temporary file next to path; its name goes to tmp. */
 static int make_temp(const char *path, char *tmp, size_t cap, cs_err *err)
 {
+    int rc = cs_make_parents(path, err);
+    if (rc)
+        return rc;
     const char *slash = strrchr(path, '/');
     int dn = slash ? (int)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;

@@ -15,6 +15,15 @@ void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t p
         in->err_col = a->col;
 }
 
+int cs_arg_path(cs_interp *in, const cs_cmdline *cl, const char *key, char *buf, size_t len,
+                cs_err *err)
+{
+    int rc = cs_interp_path(in, cs_arg_text(cl, key, NULL), buf, len, err);
+    if (rc)
+        cs_arg_blame(in, cl, key, 0);
+    return rc;
+}
+
 const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def)
 {
     const cs_arg *a = cs_cmdline_key(cl, key);

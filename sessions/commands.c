@@ -10,7 +10,9 @@
 #include "interp_internal.h"
 
 extern const cs_cmd_group cs_group_plot;
+extern const cs_cmd_group cs_group_problem;
 extern const cs_cmd_group cs_group_solve;
+extern const cs_cmd_group cs_group_sweep;
 extern const cs_cmd_group cs_group_view;
 extern const cs_cmd_group cs_group_train;
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -76,7 +78,9 @@ static CS_CMD_GROUP(cs_group_core, core_commands);
 /* Every group, in the order `help` shows them. */
 static const cs_cmd_group *const groups[] = {
     &cs_group_core,
+    &cs_group_problem,
     &cs_group_solve,
+    &cs_group_sweep,
     &cs_group_plot,
     &cs_group_view,
     &cs_group_train,

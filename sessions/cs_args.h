@@ -20,6 +20,11 @@ int cs_arg_choice(cs_interp *in, const cs_cmdline *cl, const char *key, const ch
 /* on|off (also 1|0, yes|no, true|false). */
 int cs_arg_bool(cs_interp *in, const cs_cmdline *cl, const char *key, int def, int *out,
                 cs_err *err);
+/* The file name of `key` as the command should use it (cs_interp_path: the
+ * sandbox mapping); errors blame key's column. Writers create missing
+ * parent folders themselves (cs_afile_open, the plots). */
+int cs_arg_path(cs_interp *in, const cs_cmdline *cl, const char *key, char *buf, size_t len,
+                cs_err *err);
 /* Raw text or def. */
 const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def);
 /* A grid: `start:step:stop` (inclusive), a list `a,b,c`, or one number.

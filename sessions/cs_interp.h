@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cs_cancel.h"
 #include "cs_cmdline.h"
 #include "cs_error.h"
 #include "cs_result.h"
@@ -58,7 +59,7 @@ void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx);
 void cs_interp_progress(cs_interp *in, double done, double total, const char *what);
 
 /* The flag long commands poll; a SIGINT handler sets it to cancel. */
-volatile int *cs_interp_cancel_flag(cs_interp *in);
+cs_cancel *cs_interp_cancel_flag(cs_interp *in);
 
 /* A file name as the command should use it (sandbox mapping), into buf. */
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err);

@@ -61,6 +61,11 @@ int cs_plotstore_draw(cs_interp *in, const char *kind, const char *out, const ch
 int cs_plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
                 cs_err *err);
 
+/* The same after a command whose files are written: a missing gnuplot is
+ * noted in the result ("plot_skipped") instead of failing the command. */
+int cs_plot_after(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
+                  cs_err *err);
+
 /* Check a plot= / out= file name before the command does its work (so a
  * long sweep does not end with "unknown extension"): extension one of
  * .png .svg .pdf .gif; blames key's column. 0 when key is absent. */

@@ -2,6 +2,8 @@
  * dispatch, print the result, journal what succeeded. */
 #include "cs_interp.h"
 
+#include "cs_args.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +74,7 @@ static int journal_add(cs_interp *in, const char *line, cs_err *err)
     return CS_OK;
 }
 
-volatile int *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
+cs_cancel *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
 
 void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx)
 {
@@ -244,7 +246,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     }
     const cs_cmd_spec *cmd = cs_command_find(cl.name);
     cs_result_reset(in->res, cl.name);
-    in->cancel = 0;
+    atomic_store(&in->cancel, 0);
     in->journal_this = 0;
     if (!cmd) {
         in->err_col = cl.name_col;
@@ -261,6 +263,9 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     in->journal_this = 0;
     in->journal_as = NULL;
     if (rc < 0) {
+        /* an engine error names its key: point at that argument */
+        if (in->err_col == 0 && err->key[0] && cs_cmdline_key(&cl, err->key))
+            cs_arg_blame(in, &cl, err->key, 0);
         *err_col = in->err_col;
     } else {
         if (in->opts.json)

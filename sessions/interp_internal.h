@@ -36,7 +36,7 @@ struct cs_interp {
     char *journal_as;     /* the line to journal instead of the typed one */
     uint64_t initial_seed;  /* for the header of a saved session */
     int source_depth;     /* nesting of `source`, bounded */
-    volatile int cancel;  /* set from a signal handler */
+    cs_cancel cancel;     /* set from a signal handler or the TUI */
     cs_ext ext[CS_EXT_COUNT];
     int plot_window;      /* `set plot window`: plots without out= open a window */
     cs_interp_progress_fn progress;

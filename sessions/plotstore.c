@@ -404,3 +404,16 @@ int cs_plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result
         in->err_col = a->col;
     return rc;
 }
+
+int cs_plot_after(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
+                  cs_err *err)
+{
+    if (!cs_cmdline_key(cl, "plot"))
+        return CS_OK;
+    cs_err sub;
+    if (cs_plot_available(&sub) != CS_OK) {
+        cs_result_str(res, "plot_skipped", sub.msg);
+        return CS_OK;
+    }
+    return cs_plot_key(in, cl, kind, res, err);
+}

@@ -49,10 +49,10 @@ static double dgemm_peak(int n, int reps)
 
 static cs_problem *make(const char *kind, size_t N, size_t M, uint64_t stream, int method)
 {
-    cs_problem_spec sp = {.kind = kind, .N = N, .M = M, .proj_method = method};
+    cs_problem_spec sp = {.N = N, .M = M, .proj_method = method};
     cs_problem *p;
     cs_err err;
-    if (cs_problem_new(&p, &sp, 1, stream, &err)) {
+    if (cs_problem_kind_parse(kind, &sp.kind, &err) || cs_problem_new(&p, &sp, 1, stream, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         exit(1);
     }
@@ -165,7 +165,7 @@ static double bench_sweep(int threads, long trials, double *wall)
 {
     const char *m[] = {"bin", "linf"};
     double g[] = {0.46, 0.6};
-    cs_sweep_spec sp = {.kind = "bin", .N = 100, .axis = CS_AXIS_GAMMA, .values = g,
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 100, .axis = CS_AXIS_GAMMA, .values = g,
                         .nvalues = 2, .methods = m, .nmethods = 2, .trials = trials,
                         .threads = threads, .seed = 5};
     cs_sweep_result *r;

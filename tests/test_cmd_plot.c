@@ -582,10 +582,18 @@ static void test_errors(void **state)
     fails(f, "plot landscape style=surface", "unknown key 'style' for plot", 16);
     if (!getenv("DISPLAY"))
         fails(f, "plot landscape term=window", "DISPLAY is not set", 16);
-    /* nothing half-written is left behind by any of this */
+    /* missing folders are made, as for every output; a file in the way is
+     * an error, and nothing half-written is left behind by any of this */
+    ok(f, "landscape res=5 out=newdir/sub/x.csv");
+    assert_int_equal(access("newdir/sub/x.csv", R_OK), 0);
+    assert_int_equal(unlink("newdir/sub/x.csv") | rmdir("newdir/sub") | rmdir("newdir"), 0);
+    FILE *in_way = fopen("afile", "w");
+    assert_non_null(in_way);
+    fclose(in_way);
     int before = count_entries(".");
-    fails(f, "landscape res=5 out=nodir/x.csv", "nodir/x.csv", 17);
+    fails(f, "landscape res=5 out=afile/x.csv", "'afile' is not a folder", 17);
     assert_int_equal(count_entries("."), before);
+    assert_int_equal(unlink("afile"), 0);
 }
 
 static void test_help(void **state)

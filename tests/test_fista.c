@@ -18,7 +18,8 @@
 
 static cs_problem *make(const char *kind, size_t N, size_t M, size_t K, uint64_t stream)
 {
-    cs_problem_spec sp = {.kind = kind, .N = N, .M = M, .K = K};
+    cs_problem_spec sp = {.N = N, .M = M, .K = K};
+    assert_int_equal(cs_problem_kind_parse(kind, &sp.kind, NULL), 0);
     cs_problem *p = NULL;
     cs_err err;
     if (cs_problem_new(&p, &sp, 2024, stream, &err))
@@ -597,7 +598,7 @@ static void test_solver_errors(void **state)
     assert_int_equal(cs_solver_new(&s, q, "linf", &o, 1, 1, &err), CS_EINVAL);
     cs_problem_free(q);
     /* a cancel flag stops solve */
-    volatile sig_atomic_t stop = 1;
+    cs_cancel stop = 1;
     o.cancel = &stop;
     s = solver(p, "bin", &o, 1);
     cs_solve_result r;

@@ -374,7 +374,7 @@ static void test_cancel(void **state)
 {
     (void)state;
     cs_reg *r = make_reg("bin", NULL, 0);
-    volatile int flag = 1;
+    cs_cancel flag = 1;
     cs_landscape_spec s = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .nx = 11, .ny = 11,
                            .cancel = &flag};
     expect_error(r, &s, CS_ECANCEL, "interrupted");
@@ -454,10 +454,19 @@ static void test_csv_and_matrix(void **state)
     assert_int_equal(*p, '\0');
     free(text);
 
-    /* a write that cannot happen leaves nothing behind */
-    char bad[300];
-    snprintf(bad, sizeof bad, "%s/nodir/l.csv", dir);
+    /* missing folders are made; a write that cannot happen (a file where a
+     * folder should be) leaves nothing behind */
+    char deep[300], bad[300];
+    snprintf(deep, sizeof deep, "%s/new/dir/l.csv", dir);
+    assert_int_equal(cs_landscape_write_csv(l, deep, &err), 0);
+    assert_int_equal(unlink(deep), 0);
+    snprintf(deep, sizeof deep, "%s/new/dir", dir);
+    assert_int_equal(rmdir(deep), 0);
+    snprintf(deep, sizeof deep, "%s/new", dir);
+    assert_int_equal(rmdir(deep), 0);
+    snprintf(bad, sizeof bad, "%s/l.csv/l.csv", dir);
     assert_true(cs_landscape_write_csv(l, bad, &err) < 0);
+    assert_non_null(strstr(err.msg, "is not a folder"));
     cs_landscape_free(l);
     cs_reg_free(r);
     unlink(csv);

@@ -28,7 +28,8 @@ static const char *gset_dir(void)
 
 static cs_problem *make(const char *kind, size_t N, size_t M, size_t K, uint64_t stream)
 {
-    cs_problem_spec sp = {.kind = kind, .N = N, .M = M, .K = K};
+    cs_problem_spec sp = {.N = N, .M = M, .K = K};
+    assert_int_equal(cs_problem_kind_parse(kind, &sp.kind, NULL), 0);
     cs_problem *p = NULL;
     cs_err err;
     int rc = cs_problem_new(&p, &sp, 11, stream, &err);
@@ -205,18 +206,22 @@ static void test_problem_errors(void **state)
     (void)state;
     cs_problem *p;
     cs_err err;
-    cs_problem_spec sp = {.kind = "bin", .N = 10, .M = 20};
+    cs_problem_spec sp = {.kind = CS_PROB_BIN, .N = 10, .M = 20};
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EDIM);
-    sp = (cs_problem_spec){.kind = "nope", .N = 10, .M = 5};
-    assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_ENOTFOUND);
-    sp = (cs_problem_spec){.kind = "bin", .N = 10, .M = 5, .K = 3};
+    assert_string_equal(err.key, "M");
+    sp = (cs_problem_spec){.kind = CS_PROB_COUNT, .N = 10, .M = 5};
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EINVAL);
-    sp = (cs_problem_spec){.kind = "osb", .N = 10, .M = 5, .K = 11};
+    sp = (cs_problem_spec){.kind = CS_PROB_BIN, .N = 10, .M = 5, .K = 3};
+    assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EINVAL);
+    assert_string_equal(err.key, "K");
+    sp = (cs_problem_spec){.kind = CS_PROB_OSB, .N = 10, .M = 5, .K = 11};
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EDIM);
-    sp = (cs_problem_spec){.kind = "bin", .N = 10, .M = 0};
+    assert_string_equal(err.key, "K");
+    sp = (cs_problem_spec){.kind = CS_PROB_BIN, .N = 10, .M = 0};
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EINVAL);
-    sp = (cs_problem_spec){.kind = "maxcut"};
+    sp = (cs_problem_spec){.kind = CS_PROB_MAXCUT};
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), CS_EINVAL);
+    assert_string_equal(err.key, "graph");
     assert_null(p);
 }
 
@@ -363,7 +368,7 @@ static void test_gset_bad_files(void **state)
 static void test_maxcut_problem(void **state)
 {
     (void)state;
-    cs_problem_spec sp = {.kind = "maxcut", .graph = "toy4"};
+    cs_problem_spec sp = {.kind = CS_PROB_MAXCUT, .graph = "toy4"};
     cs_problem *p;
     cs_err err;
     assert_int_equal(cs_problem_new(&p, &sp, 1, 1, &err), 0);

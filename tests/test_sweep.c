@@ -34,7 +34,7 @@ static const double grid[] = {0.3, 0.5, 0.7};
 
 static cs_sweep_spec small_spec(int threads)
 {
-    cs_sweep_spec sp = {.kind = "bin",
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN,
                         .N = 40,
                         .axis = CS_AXIS_GAMMA,
                         .values = grid,
@@ -127,7 +127,7 @@ static void test_methods_independent(void **state)
 typedef struct prog {
     size_t calls, last_done, last_total;
     int monotone;
-    volatile sig_atomic_t *cancel;
+    cs_cancel *cancel;
     size_t cancel_at;
 } prog;
 
@@ -140,7 +140,7 @@ static void on_progress(void *user, size_t done, size_t total)
     p->last_done = done;
     p->last_total = total;
     if (p->cancel && done >= p->cancel_at)
-        *p->cancel = 1;
+        atomic_store(p->cancel, 1);
 }
 
 static void test_progress_and_cancel(void **state)
@@ -159,7 +159,7 @@ static void test_progress_and_cancel(void **state)
     cs_sweep_result_free(r);
 
     /* cancelled before it starts: partial, nothing finished */
-    volatile sig_atomic_t stop = 1;
+    cs_cancel stop = 1;
     sp = small_spec(2);
     sp.cancel = &stop;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
@@ -204,7 +204,7 @@ static void test_axes_and_errors(void **state)
     /* K sweep of osb vs l1 at fixed M */
     const char *m[] = {"osb", "l1"};
     double ks[] = {5, 20};
-    cs_sweep_spec sp = {.kind = "osb", .N = 40, .axis = CS_AXIS_K, .values = ks, .nvalues = 2,
+    cs_sweep_spec sp = {.kind = CS_PROB_OSB, .N = 40, .axis = CS_AXIS_K, .values = ks, .nvalues = 2,
                         .M = 30, .methods = m, .nmethods = 2, .trials = 4, .seed = 1,
                         .timing = 1};
     sp.solve.maxit = 200;
@@ -218,7 +218,7 @@ static void test_axes_and_errors(void **state)
     cs_sweep_result_free(r);
     /* M axis */
     double ms[] = {20};
-    sp = (cs_sweep_spec){.kind = "bin", .N = 40, .axis = CS_AXIS_M, .values = ms, .nvalues = 1,
+    sp = (cs_sweep_spec){.kind = CS_PROB_BIN, .N = 40, .axis = CS_AXIS_M, .values = ms, .nvalues = 1,
                          .methods = methods2, .nmethods = 1, .trials = 2, .seed = 1};
     sp.solve.maxit = 50;
     sp.solve.stop = CS_STOP_HYBRID;
@@ -242,10 +242,10 @@ static void test_axes_and_errors(void **state)
     sp.trials = 0;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EINVAL);
     sp.trials = 1;
-    sp.kind = "maxcut";
+    sp.kind = CS_PROB_MAXCUT;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EINVAL);
     const char *twice[] = {"bin", "bin"};
-    sp.kind = "bin";
+    sp.kind = CS_PROB_BIN;
     sp.axis = CS_AXIS_M;
     sp.methods = twice;
     sp.nmethods = 2;

@@ -1,5 +1,6 @@
 /* progress.c — a progress bar with ETA on stderr (see cs_progress.h). */
 #include "cs_progress.h"
+#include "cs_clock.h"
 
 #include <math.h>
 #include <signal.h>
@@ -14,14 +15,7 @@ static struct {
     int shown;
 } bar;
 
-static volatile int *cancel_flag;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static cs_cancel *cancel_flag;
 
 void cs_progress_fmt_time(double s, char *buf, size_t len)
 {
@@ -53,7 +47,7 @@ void cs_progress_draw(void *ctx, double done, double total, const char *what)
     if (!isatty(STDERR_FILENO) || !(total > 0))
         return;
     what = what ? what : "working";
-    double t = now_s();
+    double t = cs_now();
     if (!bar.shown || strcmp(bar.what, what) != 0 || done < bar.last_done) {
         bar.t0 = t;
         bar.last_draw = 0;
@@ -92,7 +86,7 @@ static void on_sigint(int sig)
 {
     (void)sig;
     if (cancel_flag)
-        *cancel_flag = 1;
+        atomic_store(cancel_flag, 1);
 }
 
 void cs_progress_install(cs_interp *in)

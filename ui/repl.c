@@ -16,13 +16,13 @@
 
 #include "cs_complete.h"
 
-static volatile int *cancel_flag;
+static cs_cancel *cancel_flag;
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    if (cancel_flag && *cancel_flag) {
+    if (cs_cancelled(cancel_flag)) {
         /* a second Ctrl-C while a command ignores the first: give up */
         static const char msg[] = "\ninterrupted twice, leaving\n";
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
@@ -31,7 +31,7 @@ static void on_sigint(int sig)
     }
     interrupted = 1;
     if (cancel_flag)
-        *cancel_flag = 1;
+        atomic_store(cancel_flag, 1);
 }
 
 /* Called by readline when a signal arrives while it reads: drop the line
@@ -41,7 +41,7 @@ static int on_signal_event(void)
     if (interrupted) {
         interrupted = 0;
         if (cancel_flag)
-            *cancel_flag = 0;
+            atomic_store(cancel_flag, 0);
         rl_crlf();
         rl_replace_line("", 0);
         rl_on_new_line();

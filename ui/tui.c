@@ -20,15 +20,9 @@
 #include <unistd.h>
 
 #include "tui_internal.h"
+#include "cs_clock.h"
 
 /* ---- time ------------------------------------------------------------------ */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- the key table (behaviour as data) ------------------------------------ */
 
@@ -451,7 +445,7 @@ static int do_action(tui *t, int act)
     case ACT_STEP10: issue(t, "step n=10", TUI_ECHO); break;
     case ACT_RUN:
         t->running = !t->running;
-        t->next_tick = now_s();
+        t->next_tick = cs_now();
         tui_log_add(&t->log, TUI_MSG_INFO,
                     t->running ? "running: a step every 0.12 s (space pauses)" : "paused");
         break;
@@ -555,7 +549,7 @@ static void run_loop(tui *t)
         }
         if (tui_worker_quit_requested(t->worker))
             break;
-        double now = now_s();
+        double now = cs_now();
         if (t->running && now >= t->next_tick) {
             if (tui_worker_idle(t->worker)) {
                 issue(t, "step", 0);
@@ -567,7 +561,7 @@ static void run_loop(tui *t)
         tui_worker_progress(t->worker, &p);
         int timeout = 1000;
         if (t->running)
-            timeout = (int)fmax(5, (t->next_tick - now_s()) * 1000);
+            timeout = (int)fmax(5, (t->next_tick - cs_now()) * 1000);
         else if (p.busy || p.queued)
             timeout = 100;
         if (timeout > 1000)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tui_internal.h"
+#include "cs_clock.h"
 
 typedef struct job {
     char *line;
@@ -27,7 +28,7 @@ struct tui_worker {
     int err_fd;
     off_t err_seen;
     int wake_fd;
-    volatile int *cancel;
+    cs_cancel *cancel;
     job *queue;
     size_t qhead, qlen, qcap;
     int refresh;
@@ -35,7 +36,7 @@ struct tui_worker {
     int stop, quit;
     long seq;
     tui_progress prog;
-    struct timespec started;
+    double started;        /* cs_now() when the running command began */
     double last_wake;
     tui_snap *fresh;
     tui_log log;
@@ -45,13 +46,6 @@ struct tui_worker {
     long path_iter;
     int path_start;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void wake(tui_worker *w)
 {
@@ -237,7 +231,7 @@ static void on_progress(void *ctx, double done, double total, const char *what)
     w->prog.done = done;
     w->prog.total = total;
     snprintf(w->prog.what, sizeof w->prog.what, "%s", what ? what : "");
-    double t = now_s();
+    double t = cs_now();
     int send = t - w->last_wake > 0.05;
     if (send)
         w->last_wake = t;
@@ -295,7 +289,7 @@ static void *worker_main(void *arg)
             w->prog.done = w->prog.total = 0;
             w->prog.what[0] = '\0';
             snprintf(w->prog.line, sizeof w->prog.line, "%s", j.line);
-            clock_gettime(CLOCK_MONOTONIC, &w->started);
+            w->started = cs_now();
             pthread_mutex_unlock(&w->mu);
             wake(w);
             run_job(w, &j);
@@ -362,7 +356,7 @@ void tui_worker_stop(tui_worker *w)
         return;
     pthread_mutex_lock(&w->mu);
     w->stop = 1;
-    *w->cancel = 1;
+    atomic_store(w->cancel, 1);
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
@@ -420,7 +414,7 @@ void tui_worker_cancel(tui_worker *w)
     for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
         free(w->queue[w->qhead].line);
     if (w->prog.busy)
-        *w->cancel = 1;
+        atomic_store(w->cancel, 1);
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -458,12 +452,8 @@ void tui_worker_progress(tui_worker *w, tui_progress *p)
     pthread_mutex_lock(&w->mu);
     *p = w->prog;
     p->queued = w->qlen;
-    if (p->busy) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        p->seconds = (double)(ts.tv_sec - w->started.tv_sec) +
-                     1e-9 * (double)(ts.tv_nsec - w->started.tv_nsec);
-    }
+    if (p->busy)
+        p->seconds = cs_now() - w->started;
     pthread_mutex_unlock(&w->mu);
 }
 

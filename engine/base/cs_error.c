@@ -11,6 +11,20 @@ int cs_fail(cs_err *err, int code, const char *fmt, ...)
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         err->code = code;
+        err->key[0] = '\0';
+    }
+    return code;
+}
+
+int cs_fail_key(cs_err *err, int code, const char *key, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+        snprintf(err->key, sizeof err->key, "%s", key ? key : "");
     }
     return code;
 }
@@ -19,6 +33,7 @@ void cs_err_clear(cs_err *err)
 {
     if (err) {
         err->code = CS_OK;
+        err->key[0] = '\0';
         err->msg[0] = '\0';
     }
 }

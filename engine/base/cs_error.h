@@ -21,6 +21,7 @@ enum {
 
 typedef struct cs_err {
     int code;
+    char key[24];   /* the input key at fault ("M", "lambda"), "" when none */
     char msg[CS_ERR_MAX];
 } cs_err;
 
@@ -28,6 +29,10 @@ typedef struct cs_err {
  * `return cs_fail(err, CS_EINVAL, "bad %s", what);`. err may be NULL. */
 int cs_fail(cs_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same, naming the input key at fault, so that a front end can point at
+ * its column without checking the input again. */
+int cs_fail_key(cs_err *err, int code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void cs_err_clear(cs_err *err);
 const char *cs_strerror(int code);
 

@@ -14,7 +14,12 @@ typedef struct cs_afile {
     char tmp[4096];
 } cs_afile;
 
-/* Open `path` for writing. With must_not_exist, an existing file is an error. */
+/* Create the missing folders above `path` (like mkdir -p of its dirname):
+ * the one rule for every output, so `out=new/dir/f.csv` works anywhere. */
+int cs_make_parents(const char *path, cs_err *err);
+
+/* Open `path` for writing (creating missing parent folders). With
+ * must_not_exist, an existing file is an error. */
 int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *err);
 /* Flush, close and rename into place; on any failure the target is untouched. */
 int cs_afile_commit(cs_afile *af, cs_err *err);

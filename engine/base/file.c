@@ -6,6 +6,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int cs_make_parents(const char *path, cs_err *err)
+{
+    char dir[4096];
+    if (!path || strlen(path) >= sizeof dir)
+        return cs_fail(err, CS_EINVAL, "file name too long");
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return CS_OK;
+    *slash = '\0';
+    struct stat sb;
+    if (stat(dir, &sb) == 0)
+        return S_ISDIR(sb.st_mode) ? CS_OK
+                                   : cs_fail(err, CS_EIO, "cannot write '%s': '%s' is not a "
+                                             "folder", path, dir);
+    /* each missing level, from the top */
+    for (char *p = dir + 1; ; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char keep = *p;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return cs_fail(err, CS_EIO, "cannot create folder '%s' for '%s': %s", dir, path,
+                           strerror(errno));
+        *p = keep;
+        if (!keep)
+            break;
+    }
+    return CS_OK;
+}
+
 int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *err)
 {
     memset(af, 0, sizeof *af);
@@ -15,6 +46,9 @@ int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *er
         return cs_fail(err, CS_EINVAL, "file name too long");
     if (must_not_exist && access(path, F_OK) == 0)
         return cs_fail(err, CS_EIO, "'%s' exists (add force=on to overwrite)", path);
+    int rc = cs_make_parents(path, err);
+    if (rc)
+        return rc;
     snprintf(af->path, sizeof af->path, "%s", path);
     snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(af->tmp);

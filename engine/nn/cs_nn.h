@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 #include "cs_reg.h"
 
@@ -130,7 +131,7 @@ typedef struct cs_nn_train_opts {
     int augment;             /* random shifts of up to 2 pixels */
     int hist_every;          /* steps between weight snapshots; 0: each epoch end */
     int finetune;            /* signs fixed: train scales, biases, BN (after quantize) */
-    volatile int *cancel;    /* polled between batches; nonzero stops (partial) */
+    const cs_cancel *cancel; /* polled between batches; set: stop (partial) */
     cs_nn_progress_fn progress;
     void *progress_ctx;
 } cs_nn_train_opts;

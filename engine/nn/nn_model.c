@@ -9,6 +9,7 @@
 
 #include "cs_rng.h"
 #include "nn_internal.h"
+#include "cs_clock.h"
 
 #define ADAM_B1 0.9f
 #define ADAM_B2 0.999f
@@ -16,13 +17,6 @@
 /* Fashion-MNIST pixel statistics (x/255) */
 #define PIX_MEAN 0.2860f
 #define PIX_STD 0.3530f
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------------ devices */
 
@@ -596,17 +590,16 @@ static void backward(cs_nn *nn, int B)
 
 static int reg_kernel(const cs_reg *reg)
 {
-    const char *n = cs_reg_get_info(reg)->name;
-    static const char *names[] = {"bin", "osb", "ter", "bbin", "binexp", "l2l1", "l2l1h"};
-    char desc[256];
-    cs_reg_describe(reg, desc, sizeof desc);
-    /* a kernel only for the parameter-free forms */
-    if (strchr(desc, '='))
-        return CS_NN_REGK_NONE;
-    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
-        if (!strcmp(n, names[i]))
-            return i;
-    return CS_NN_REGK_NONE;
+    switch (cs_reg_kernel_of(reg)) {
+    case CS_REG_KERNEL_BIN: return CS_NN_REGK_BIN;
+    case CS_REG_KERNEL_OSB: return CS_NN_REGK_OSB;
+    case CS_REG_KERNEL_TER: return CS_NN_REGK_TER;
+    case CS_REG_KERNEL_BBIN: return CS_NN_REGK_BBIN;
+    case CS_REG_KERNEL_BINEXP: return CS_NN_REGK_BINEXP;
+    case CS_REG_KERNEL_L2L1: return CS_NN_REGK_L2L1;
+    case CS_REG_KERNEL_L2L1H: return CS_NN_REGK_L2L1H;
+    default: return CS_NN_REGK_NONE;
+    }
 }
 
 static int check_reg(const cs_reg *reg, cs_err *err)
@@ -939,9 +932,9 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
     backward(nn, B);
     const cs_nn_ops *ops = nn->ops;
     if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
-        double t0 = now_s();
+        double t0 = cs_now();
         int rc = reg_all(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
-        *reg_s += now_s() - t0;
+        *reg_s += cs_now() - t0;
         if (rc)
             return rc;
     }
@@ -1037,7 +1030,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     nn->adam_t = 0;
     if (!rc && !newest_snapshot_is_current(nn))
         rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
-    double t0 = now_s(), regv = 0, reg_s = 0;
+    double t0 = cs_now(), regv = 0, reg_s = 0;
     size_t step = 0, images = 0;
     int stop = 0;
     for (int ep = 0; ep < o.epochs && !rc && !stop; ep++) {
@@ -1049,7 +1042,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
         long ecorrect = 0;
         size_t eimg = 0;
         for (size_t b = 0; b < nb; b++) {
-            if (o.cancel && *o.cancel) {
+            if (cs_cancelled(o.cancel)) {
                 stop = 1;
                 break;
             }
@@ -1108,7 +1101,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     }
     if (nn->ops->sync)
         nn->ops->sync();
-    rep->seconds = now_s() - t0;
+    rep->seconds = cs_now() - t0;
     rep->steps = step;
     rep->images_per_s = rep->seconds > 0 ? (double)images / rep->seconds : 0;
     rep->reg_value = regv;

@@ -27,7 +27,7 @@ typedef struct cs_dr_opts {
     int norm;      /* enum cs_dr_norm */
     double t;      /* 0: 10 for ℓ∞, 1 for ℓ1 */
     long maxit;    /* 10000 */
-    int stop;      /* enum cs_stop */
+    cs_stop stop;
     double tol;    /* 1e-8 */
 } cs_dr_opts;
 void cs_dr_opts_default(cs_dr_opts *o, int norm);
@@ -49,7 +49,7 @@ void cs_dr_free(cs_dr *s);
 int cs_dr_start(cs_dr *s, const double *x0, cs_err *err);
 /* One iteration: 0 running, 1 ended, <0 error. */
 int cs_dr_step(cs_dr *s, cs_err *err);
-int cs_dr_end(const cs_dr *s);
+cs_end cs_dr_end(const cs_dr *s);
 long cs_dr_iters(const cs_dr *s);
 const double *cs_dr_x(const cs_dr *s);
 const cs_trace_rec *cs_dr_last(const cs_dr *s);  /* objective = ‖x‖∞ or ‖x‖₁, tau = t */

@@ -27,25 +27,25 @@
 #include "cs_rng.h"
 
 /* Stopping rules (shared with Douglas–Rachford). */
-enum cs_stop {
+typedef enum cs_stop {
     CS_STOP_ORACLE = 0,  /* ‖x − x*‖/‖x*‖ < 1e-2 (or the problem's oracle), or maxit */
     CS_STOP_HYBRID,      /* FASTA default: ratio residual or normalized residual < tol */
     CS_STOP_RESIDUAL,    /* residual < tol */
     CS_STOP_NORMALIZED,  /* normalized residual < tol */
     CS_STOP_MAXIT        /* run maxit iterations */
-};
-const char *cs_stop_name(int stop);                    /* "oracle", "hybrid", ... */
-int cs_stop_parse(const char *name, int *stop, cs_err *err);
+} cs_stop;
+const char *cs_stop_name(cs_stop stop);                /* "oracle", "hybrid", ... */
+int cs_stop_parse(const char *name, cs_stop *stop, cs_err *err);
 
 /* Why a run ended. */
-enum cs_end {
+typedef enum cs_end {
     CS_END_RUNNING = 0,
     CS_END_ORACLE,    /* the oracle was satisfied */
     CS_END_TOL,       /* a residual rule was satisfied */
     CS_END_MAXIT,     /* maxit reached */
     CS_END_DIVERGED   /* f or ∇f became non-finite; the best iterate so far stands */
-};
-const char *cs_end_name(int end);
+} cs_end;
+const char *cs_end_name(cs_end end);
 
 /* One step of a trace. */
 typedef struct cs_trace_rec {
@@ -69,7 +69,7 @@ typedef struct cs_fista_opts {
     int window;           /* 10 */
     int max_backtracks;   /* 20 */
     double tau0;          /* 0: 2/(10·L) with L estimated at two random points */
-    int stop;             /* enum cs_stop */
+    cs_stop stop;
     double tol;           /* 1e-8 */
     double eps_r, eps_n;  /* 1e-8 */
 } cs_fista_opts;
@@ -124,7 +124,7 @@ int cs_fista_step(cs_fista *s, cs_err *err);
 int cs_fista_step_begin(cs_fista *s, const double **g, double **d, cs_err *err);
 int cs_fista_step_end(cs_fista *s, cs_err *err);
 
-int cs_fista_end(const cs_fista *s);                   /* enum cs_end */
+cs_end cs_fista_end(const cs_fista *s);
 long cs_fista_iters(const cs_fista *s);
 const double *cs_fista_best(const cs_fista *s);        /* best iterate (x0 before any step) */
 double cs_fista_best_objective(const cs_fista *s);     /* +Inf before any step */

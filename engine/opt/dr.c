@@ -16,7 +16,8 @@ struct cs_dr {
     double max_resid;  /* largest fixed-point residual so far (ratio rule) */
     double theta;      /* ℓ∞: the last prox threshold */
     long it;
-    int end, started, hit;
+    int started, hit;
+    cs_end end;
     cs_trace_rec last;
 };
 
@@ -280,7 +281,7 @@ int cs_dr_step(cs_dr *s, cs_err *err)
     return 0;
 }
 
-int cs_dr_end(const cs_dr *s) { return s->end; }
+cs_end cs_dr_end(const cs_dr *s) { return s->end; }
 long cs_dr_iters(const cs_dr *s) { return s->it; }
 const double *cs_dr_x(const cs_dr *s) { return s->x; }
 const cs_trace_rec *cs_dr_last(const cs_dr *s) { return &s->last; }

@@ -25,12 +25,13 @@ struct cs_fista {
     double best_obj;
     double tau, L, alpha, max_resid;
     long it, total_bt;
-    int feasible, end, started, oracle_hit;
+    int feasible, started, oracle_hit;
+    cs_end end;
     int avx2;      /* vector loops: the AVX2 build */
     cs_trace_rec last;
 };
 
-const char *cs_stop_name(int stop)
+const char *cs_stop_name(cs_stop stop)
 {
     switch (stop) {
     case CS_STOP_ORACLE: return "oracle";
@@ -42,9 +43,9 @@ const char *cs_stop_name(int stop)
     }
 }
 
-int cs_stop_parse(const char *name, int *stop, cs_err *err)
+int cs_stop_parse(const char *name, cs_stop *stop, cs_err *err)
 {
-    for (int s = CS_STOP_ORACLE; s <= CS_STOP_MAXIT; s++)
+    for (cs_stop s = CS_STOP_ORACLE; s <= CS_STOP_MAXIT; s++)
         if (name && strcmp(name, cs_stop_name(s)) == 0) {
             *stop = s;
             return CS_OK;
@@ -54,7 +55,7 @@ int cs_stop_parse(const char *name, int *stop, cs_err *err)
                    name ? name : "");
 }
 
-const char *cs_end_name(int end)
+const char *cs_end_name(cs_end end)
 {
     switch (end) {
     case CS_END_RUNNING: return "running";
@@ -646,7 +647,7 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
     return 0;
 }
 
-int cs_fista_end(const cs_fista *s) { return s->end; }
+cs_end cs_fista_end(const cs_fista *s) { return s->end; }
 long cs_fista_iters(const cs_fista *s) { return s->it; }
 const double *cs_fista_best(const cs_fista *s) { return s->best; }
 double cs_fista_best_objective(const cs_fista *s) { return s->best_obj; }

@@ -23,7 +23,7 @@
 #include "cs_proj.h"
 #include "cs_rng.h"
 
-enum cs_problem_kind {
+typedef enum cs_problem_kind {
     CS_PROB_BIN = 0,
     CS_PROB_OSB,
     CS_PROB_TER,
@@ -32,10 +32,10 @@ enum cs_problem_kind {
     CS_PROB_ORTH,
     CS_PROB_MAXCUT,
     CS_PROB_COUNT
-};
+} cs_kind;
 
-const char *cs_problem_kind_name(int kind);          /* "bin", ... */
-int cs_problem_kind_parse(const char *name, int *kind, cs_err *err);
+const char *cs_problem_kind_name(cs_kind kind);   /* "bin", ... */
+int cs_problem_kind_parse(const char *name, cs_kind *kind, cs_err *err);
 
 /* ---- graphs (MAX-CUT) ---- */
 
@@ -47,6 +47,7 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err);
 /* Built-in graphs of appendix C.6: `toy5` (N=5, E=7, best cut 3, the paper's
  * λ = 1) and `toy4` (N=4, E=5, weights 10..50, best cut 120). */
 int cs_graph_builtin(cs_graph **out, const char *name, cs_err *err);
+int cs_graph_is_builtin(const char *name);
 /* From 0-based edge lists; known_best may be NAN. */
 int cs_graph_new(cs_graph **out, const char *name, size_t nodes, const size_t *ei,
                  const size_t *ej, const double *w, size_t edges, double known_best,
@@ -55,6 +56,9 @@ void cs_graph_free(cs_graph *g);
 size_t cs_graph_nodes(const cs_graph *g);
 size_t cs_graph_edges(const cs_graph *g);
 double cs_graph_known_best(const cs_graph *g);
+/* The weight λ of ℓ the paper used on this graph (1 for the built-in toy
+ * graphs); NaN: the maxcut default. */
+double cs_graph_lambda(const cs_graph *g);
 const char *cs_graph_name(const cs_graph *g);
 /* ℓ_MC(x) = ½ Σ_{edges} w_ij (1 − x_i x_j) (the cut when x ∈ {±1}^N). */
 double cs_graph_cut(const cs_graph *g, const double *x);
@@ -64,7 +68,7 @@ void cs_graph_cut_grad(const cs_graph *g, const double *x, double *grad);
 /* ---- problems ---- */
 
 typedef struct cs_problem_spec {
-    const char *kind;      /* bin osb ter 2bit eig orth maxcut */
+    cs_kind kind;
     size_t N, M;           /* N ignored for maxcut (the graph's node count) */
     size_t K;              /* 0: default. osb/ter: nonzeros; orth: columns */
     const char *graph;     /* maxcut: file or built-in name */
@@ -73,13 +77,14 @@ typedef struct cs_problem_spec {
 
 typedef struct cs_problem cs_problem;
 
+/* Errors name the key at fault (N, M, K, graph) in err->key. */
 int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
                    uint64_t stream, cs_err *err);
 /* A MAX-CUT problem on a graph the caller keeps alive (not copied). */
 int cs_problem_new_maxcut(cs_problem **out, const cs_graph *g, cs_err *err);
 void cs_problem_free(cs_problem *p);
 
-int cs_problem_kind(const cs_problem *p);
+cs_kind cs_problem_kind(const cs_problem *p);
 size_t cs_problem_N(const cs_problem *p);
 size_t cs_problem_M(const cs_problem *p);
 size_t cs_problem_K(const cs_problem *p);      /* nonzeros (osb/ter sparse), columns (orth), 0 */

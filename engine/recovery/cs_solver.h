@@ -24,25 +24,41 @@
 #ifndef CS_SOLVER_H
 #define CS_SOLVER_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 #include "cs_fista.h"
 #include "cs_problem.h"
+#include "cs_reg.h"
 
-enum cs_algo { CS_ALGO_AUTO = 0, CS_ALGO_FISTA, CS_ALGO_DR };
-enum cs_mode { CS_MODE_DEFAULT = 0, CS_MODE_ACCEL, CS_MODE_ADAPTIVE, CS_MODE_PLAIN };
+typedef enum cs_algo { CS_ALGO_AUTO = 0, CS_ALGO_FISTA, CS_ALGO_DR } cs_algo;
+typedef enum cs_mode { CS_MODE_DEFAULT = 0, CS_MODE_ACCEL, CS_MODE_ADAPTIVE, CS_MODE_PLAIN } cs_mode;
 
-const char *cs_algo_name(int algo);                     /* "auto", "fista", "dr" */
-int cs_algo_parse(const char *name, int *algo, cs_err *err);
+const char *cs_algo_name(cs_algo algo);                 /* "auto", "fista", "dr" */
+int cs_algo_parse(const char *name, cs_algo *algo, cs_err *err);
+const char *cs_mode_name(cs_mode mode);                 /* "default", "accel", ... */
+int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err);
+
+/* Per problem kind, as the paper's code runs it: the one table the solver,
+ * the sweeps and the commands read. */
+typedef struct cs_kind_defaults {
+    const char *method;  /* the regularizer (method text) */
+    long maxit;
+    int starts;          /* at most this many starts (Douglas–Rachford: always 1) */
+    double lambda;       /* 2bit, maxcut: the weight of ℓ (a graph may carry its own); NaN: none */
+    cs_mode mode;        /* the FISTA variant */
+    cs_stop stop;
+    size_t N;            /* `problem` without N= */
+} cs_kind_defaults;
+const cs_kind_defaults *cs_kind_defaults_of(cs_kind kind);
 
 typedef struct cs_solve_opts {
-    int algo;           /* enum cs_algo */
-    int mode;           /* enum cs_mode: FISTA variant (default per problem) */
+    cs_algo algo;
+    cs_mode mode;       /* FISTA variant (default per problem) */
     long maxit;         /* 0: problem default */
-    int stop;           /* enum cs_stop (0 = oracle) */
+    cs_stop stop;       /* 0 = oracle */
     double tol;         /* 0: 1e-8 */
     int restarts;       /* maximum starts; 0: problem default (DR always 1) */
     double lambda;      /* 2bit / maxcut weight; 0: default */
@@ -53,7 +69,7 @@ typedef struct cs_solve_opts {
                               (same results; for tests and benchmarks) */
     int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
                            fast kernel for bin/osb/ter) */
-    const volatile sig_atomic_t *cancel; /* solve returns CS_ECANCEL when set */
+    const cs_cancel *cancel; /* solve returns CS_ECANCEL when set */
 } cs_solve_opts;
 
 typedef struct cs_solve_result {
@@ -68,7 +84,7 @@ typedef struct cs_solve_result {
     long iters;         /* iterations over all starts */
     long last_iters;    /* iterations of the last start */
     int starts;         /* starts used */
-    int end;            /* enum cs_end of the last start */
+    cs_end end;         /* of the last start */
     double seconds;     /* time spent stepping */
 } cs_solve_result;
 
@@ -101,13 +117,18 @@ const double *cs_solver_iterate(const cs_solver *s, size_t *n);
 const double *cs_solver_start_point(const cs_solver *s, size_t *n);
 const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len);
 const char *cs_solver_method(const cs_solver *s);   /* canonical method text */
-int cs_solver_algo(const cs_solver *s);              /* FISTA or DR */
+cs_algo cs_solver_algo(const cs_solver *s);          /* FISTA or DR */
 long cs_solver_maxit(const cs_solver *s);
 int cs_solver_max_starts(const cs_solver *s);
 double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut; NaN otherwise */
 
-/* Parse a method text into name and parameters (for callers that need the
- * name, e.g. to check it exists before a sweep). */
+/* Check a method text (its regularizer exists and takes these keys), e.g.
+ * before a sweep. */
 int cs_method_check(const char *method, cs_err *err);
+/* The regularizer of a method text as the solver makes it for `prob`: an eig
+ * problem lends its C to eig, mu and ns when the method names none (prob
+ * NULL: C=random stands in). */
+int cs_method_reg_new(cs_reg **out, const char *method, const cs_problem *prob,
+                      uint64_t seed, cs_err *err);
 
 #endif

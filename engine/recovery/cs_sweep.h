@@ -15,23 +15,23 @@
 #ifndef CS_SWEEP_H
 #define CS_SWEEP_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 #include "cs_problem.h"
 #include "cs_solver.h"
 
-enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K };
+typedef enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K } cs_axis;
 
 typedef void (*cs_progress_fn)(void *user, size_t done, size_t total);
 
 typedef struct cs_sweep_spec {
-    const char *kind;              /* problem kind: bin osb ter 2bit eig orth */
+    cs_kind kind;                  /* bin osb ter 2bit eig orth */
     size_t N;
-    int axis;                      /* enum cs_axis */
+    cs_axis axis;
     const double *values;          /* grid: γ (M = round(γN)), M, or K */
     size_t nvalues;
     size_t M;                      /* fixed M for a K sweep (or use gamma) */
@@ -44,7 +44,7 @@ typedef struct cs_sweep_spec {
     int threads;                   /* 0: all cores */
     uint64_t seed;
     int timing;                    /* 1: write measured seconds (not reproducible) */
-    const volatile sig_atomic_t *cancel;
+    const cs_cancel *cancel;
     cs_progress_fn progress;       /* trials done of total, from the calling thread */
     void *progress_user;
 } cs_sweep_spec;
@@ -95,7 +95,7 @@ typedef struct cs_maxcut_spec {
     const char *method;            /* NULL: bin */
     int threads;
     uint64_t seed;
-    const volatile sig_atomic_t *cancel;
+    const cs_cancel *cancel;
     cs_progress_fn progress;
     void *progress_user;
 } cs_maxcut_spec;

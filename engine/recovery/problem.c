@@ -15,16 +15,16 @@
 static const char *const kind_names[CS_PROB_COUNT] = {"bin",  "osb", "ter",   "2bit",
                                                       "eig",  "orth", "maxcut"};
 
-const char *cs_problem_kind_name(int kind)
+const char *cs_problem_kind_name(cs_kind kind)
 {
     return kind >= 0 && kind < CS_PROB_COUNT ? kind_names[kind] : "?";
 }
 
-int cs_problem_kind_parse(const char *name, int *kind, cs_err *err)
+int cs_problem_kind_parse(const char *name, cs_kind *kind, cs_err *err)
 {
     for (int k = 0; k < CS_PROB_COUNT; k++)
         if (name && strcmp(name, kind_names[k]) == 0) {
-            *kind = k;
+            *kind = (cs_kind)k;
             return CS_OK;
         }
     return cs_fail(err, CS_ENOTFOUND,
@@ -43,6 +43,7 @@ struct cs_graph {
     size_t *col;       /* 2m */
     double *val;       /* 2m */
     double known_best;
+    double lambda;     /* the paper's λ on this graph, NaN: the default */
 };
 
 void cs_graph_free(cs_graph *g)
@@ -61,6 +62,7 @@ void cs_graph_free(cs_graph *g)
 size_t cs_graph_nodes(const cs_graph *g) { return g->n; }
 size_t cs_graph_edges(const cs_graph *g) { return g->m; }
 double cs_graph_known_best(const cs_graph *g) { return g->known_best; }
+double cs_graph_lambda(const cs_graph *g) { return g->lambda; }
 const char *cs_graph_name(const cs_graph *g) { return g->name; }
 
 static int graph_alloc(cs_graph **out, const char *name, size_t n, size_t m, cs_err *err)
@@ -88,6 +90,7 @@ static int graph_alloc(cs_graph **out, const char *name, size_t n, size_t m, cs_
         return cs_fail(err, CS_ENOMEM, "out of memory for a graph with %zu edges", m);
     }
     g->known_best = NAN;
+    g->lambda = NAN;
     *out = g;
     return CS_OK;
 }
@@ -154,23 +157,43 @@ int cs_graph_new(cs_graph **out, const char *name, size_t nodes, const size_t *e
     return CS_OK;
 }
 
+/* The built-in graphs of appendix C.6 (names as the paper's code has them too). */
+static const struct builtin_graph {
+    const char *name, *alias;
+    size_t n, m;
+    const size_t *ei, *ej;
+    const double *w;
+    double best, lambda;
+} builtin_graphs[] = {
+    /* N=5, E=7, best cut 3 at s* = (−1, 1, −1, −1, 1). */
+    {"toy5", "medium_toy", 5, 7, (const size_t[]){0, 0, 1, 1, 1, 2, 3},
+     (const size_t[]){1, 4, 2, 3, 4, 3, 4}, (const double[]){1, 1, -1, 1, -1, -1, 1}, 3.0, 1.0},
+    /* N=4, E=5, w12=10 w13=20 w14=30 w24=40 w34=50, best cut 120. */
+    {"toy4", "my_toy", 4, 5, (const size_t[]){0, 0, 0, 1, 2}, (const size_t[]){1, 2, 3, 3, 3},
+     (const double[]){10, 20, 30, 40, 50}, 120.0, 1.0},
+};
+
+static const struct builtin_graph *find_builtin(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof builtin_graphs / sizeof builtin_graphs[0]; i++)
+        if (!strcmp(name, builtin_graphs[i].name) || !strcmp(name, builtin_graphs[i].alias))
+            return &builtin_graphs[i];
+    return NULL;
+}
+
+int cs_graph_is_builtin(const char *name) { return find_builtin(name) != NULL; }
+
 int cs_graph_builtin(cs_graph **out, const char *name, cs_err *err)
 {
     *out = NULL;
-    if (name && (!strcmp(name, "toy5") || !strcmp(name, "medium_toy"))) {
-        /* N=5, E=7, best cut 3 at s* = (−1, 1, −1, −1, 1). */
-        static const size_t i5[] = {0, 0, 1, 1, 1, 2, 3}, j5[] = {1, 4, 2, 3, 4, 3, 4};
-        static const double w5[] = {1, 1, -1, 1, -1, -1, 1};
-        return cs_graph_new(out, "toy5", 5, i5, j5, w5, 7, 3.0, err);
-    }
-    if (name && (!strcmp(name, "toy4") || !strcmp(name, "my_toy"))) {
-        /* N=4, E=5, w12=10 w13=20 w14=30 w24=40 w34=50, best cut 120. */
-        static const size_t i4[] = {0, 0, 0, 1, 2}, j4[] = {1, 2, 3, 3, 3};
-        static const double w4[] = {10, 20, 30, 40, 50};
-        return cs_graph_new(out, "toy4", 4, i4, j4, w4, 5, 120.0, err);
-    }
-    return cs_fail(err, CS_ENOTFOUND, "unknown built-in graph '%s' (toy5, toy4)",
-                   name ? name : "");
+    const struct builtin_graph *b = find_builtin(name);
+    if (!b)
+        return cs_fail(err, CS_ENOTFOUND, "unknown built-in graph '%s' (toy5, toy4)",
+                       name ? name : "");
+    int rc = cs_graph_new(out, b->name, b->n, b->ei, b->ej, b->w, b->m, b->best, err);
+    if (!rc)
+        (*out)->lambda = b->lambda;
+    return rc;
 }
 
 /* Parse up to `want` whitespace-separated numbers of one line; returns the count,
@@ -337,7 +360,7 @@ void cs_graph_cut_grad(const cs_graph *g, const double *x, double *grad)
 /* -------------------------------------------------------------- problems */
 
 struct cs_problem {
-    int kind;
+    cs_kind kind;
     size_t N, M, K, cols;
     double *A, *b, *xstar, *C;
     double xnorm;
@@ -359,7 +382,7 @@ void cs_problem_free(cs_problem *p)
     free(p);
 }
 
-int cs_problem_kind(const cs_problem *p) { return p->kind; }
+cs_kind cs_problem_kind(const cs_problem *p) { return p->kind; }
 size_t cs_problem_N(const cs_problem *p) { return p->N; }
 size_t cs_problem_M(const cs_problem *p) { return p->M; }
 size_t cs_problem_K(const cs_problem *p) { return p->K; }
@@ -504,28 +527,37 @@ out:
     return rc;
 }
 
+/* Memory for one problem (A, the projection basis, scratch, eig's C, orth's
+ * N×N draws): refuse above this. */
+#define MAX_PROBLEM_BYTES (4.0 * 1024 * 1024 * 1024)
+
 int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
                    uint64_t stream, cs_err *err)
 {
     *out = NULL;
-    int kind;
-    int rc = cs_problem_kind_parse(spec->kind, &kind, err);
-    if (rc)
-        return rc;
+    cs_kind kind = spec->kind;
+    const char *kname = cs_problem_kind_name(kind);
+    int rc = CS_OK;
+    if (kind < 0 || kind >= CS_PROB_COUNT)
+        return cs_fail(err, CS_EINVAL, "unknown problem kind %d", (int)kind);
     if (kind == CS_PROB_MAXCUT) {
         if (!spec->graph || !*spec->graph)
-            return cs_fail(err, CS_EINVAL, "problem maxcut needs graph=FILE (or toy5, toy4)");
-        cs_graph *g;
+            return cs_fail_key(err, CS_EINVAL, "graph",
+                               "problem maxcut needs graph=FILE (or toy5, toy4)");
+        cs_graph *g = NULL;
         rc = strchr(spec->graph, '/') || strchr(spec->graph, '.')
                  ? cs_graph_read(&g, spec->graph, err)
                  : cs_graph_builtin(&g, spec->graph, err);
         if (rc == CS_ENOTFOUND)
             rc = cs_graph_read(&g, spec->graph, err);
-        if (rc)
-            return rc;
-        rc = cs_problem_new_maxcut(out, g, err);
+        if (!rc) {
+            rc = cs_problem_new_maxcut(out, g, err);
+            if (rc)
+                cs_graph_free(g);
+        }
         if (rc) {
-            cs_graph_free(g);
+            if (err)
+                snprintf(err->key, sizeof err->key, "graph");
             return rc;
         }
         (*out)->graph_owned = g;
@@ -533,21 +565,33 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     }
     size_t N = spec->N, M = spec->M, K = spec->K;
     if (N == 0)
-        return cs_fail(err, CS_EINVAL, "problem %s needs N=", spec->kind);
+        return cs_fail_key(err, CS_EINVAL, "N", "problem %s needs N=", kname);
     if (M == 0)
-        return cs_fail(err, CS_EINVAL, "problem %s needs M= (1 <= M <= N)", spec->kind);
+        return cs_fail_key(err, CS_EINVAL, "M", "problem %s needs M= (1 <= M <= N)", kname);
     if (M > N)
-        return cs_fail(err, CS_EDIM, "M=%zu exceeds N=%zu: the system must be underdetermined",
-                       M, N);
+        return cs_fail_key(err, CS_EDIM, "M",
+                           "M=%zu exceeds N=%zu: the system Ax = b must be underdetermined "
+                           "(M <= N)", M, N);
     if (K && kind != CS_PROB_OSB && kind != CS_PROB_TER && kind != CS_PROB_ORTH)
-        return cs_fail(err, CS_EINVAL, "K= applies to osb, ter (nonzeros) and orth (columns)");
+        return cs_fail_key(err, CS_EINVAL, "K",
+                           "K= applies to osb and ter (nonzeros) and orth (columns), not %s",
+                           kname);
     if (K > N)
-        return cs_fail(err, CS_EDIM, "K=%zu exceeds N=%zu", K, N);
+        return cs_fail_key(err, CS_EDIM, "K", "K=%zu exceeds N=%zu", K, N);
+    double dn = (double)N, dm = (double)M, dc = kind == CS_PROB_ORTH ? (K ? (double)K : dn) : 1;
+    double bytes = 8.0 * (2.0 * dm * dn + dn * fmin(dm, dn - dm) + 4.0 * dn * dc);
+    if (kind == CS_PROB_EIG || kind == CS_PROB_ORTH)
+        bytes += 8.0 * 3.0 * dn * dn;
+    if (bytes > MAX_PROBLEM_BYTES)
+        return cs_fail_key(err, CS_ENOMEM, "N",
+                           "N=%zu M=%zu is too large: the problem needs %.1f GiB of memory "
+                           "(limit %.0f GiB)", N, M, bytes / (1024.0 * 1024 * 1024),
+                           MAX_PROBLEM_BYTES / (1024.0 * 1024 * 1024));
     if ((kind == CS_PROB_EIG || kind == CS_PROB_ORTH) && N > 4096)
-        return cs_fail(err, CS_ENOMEM, "N=%zu is too large for %s (at most 4096)", N,
-                       spec->kind);
+        return cs_fail_key(err, CS_ENOMEM, "N", "N=%zu is too large for %s (at most 4096)", N,
+                           kname);
     if (N > 100000000 / M)
-        return cs_fail(err, CS_ENOMEM, "problem %zux%zu is too large", M, N);
+        return cs_fail_key(err, CS_ENOMEM, "N", "problem %zux%zu is too large", M, N);
     cs_problem *p = calloc(1, sizeof *p);
     if (!p)
         return cs_fail(err, CS_ENOMEM, "out of memory");

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cs_clock.h"
 #include "cs_dr.h"
 #include "cs_proj.h"
 #include "cs_reg.h"
@@ -24,9 +24,9 @@ typedef struct method_spec {
 
 struct cs_solver {
     cs_problem *prob;
-    int kind;
+    cs_kind kind;
     cs_solve_opts o;
-    int algo;
+    cs_algo algo;
     char method[256];
     cs_reg *reg;
     size_t N, cols, nx;   /* x part: N×cols */
@@ -35,7 +35,7 @@ struct cs_solver {
     long maxit;
     int max_starts;
     double lambda, tol_ok;
-    int fast;             /* FAST_*: built-in kernel for bin/osb/ter */
+    cs_reg_kernel fast;   /* the hand-written kernel used (bin, osb, ter), or NONE */
     int avx2;             /* the kernels' AVX2 build (CPU has it) */
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
@@ -52,7 +52,7 @@ struct cs_solver {
     int done, success;
     long iters, last_iters;
     double seconds;
-    int end;
+    cs_end end;
     double *x0, *xhat, *gtmp, *rtmp;
     int have_result;
     cs_solve_result res;  /* of the last finished start */
@@ -60,7 +60,23 @@ struct cs_solver {
     size_t ntrace, captrace;
 };
 
-const char *cs_algo_name(int algo)
+/* Per problem kind, as the paper's code runs it (cs_solver.h). */
+static const cs_kind_defaults kind_defaults[CS_PROB_COUNT] = {
+    [CS_PROB_BIN] = {"bin", 10000, 10, NAN, CS_MODE_ACCEL, CS_STOP_ORACLE, 100},
+    [CS_PROB_OSB] = {"osb", 10000, 1, NAN, CS_MODE_ACCEL, CS_STOP_ORACLE, 100},
+    [CS_PROB_TER] = {"ter", 10000, 1, NAN, CS_MODE_ACCEL, CS_STOP_ORACLE, 100},
+    [CS_PROB_2BIT] = {"equ", 1000, 10, 1e-5, CS_MODE_ADAPTIVE, CS_STOP_ORACLE, 10},
+    [CS_PROB_EIG] = {"eig", 10000, 10, NAN, CS_MODE_ACCEL, CS_STOP_ORACLE, 100},
+    [CS_PROB_ORTH] = {"om", 1000, 1, NAN, CS_MODE_ACCEL, CS_STOP_ORACLE, 100},
+    [CS_PROB_MAXCUT] = {"bin", 10000, 1, 1e-7, CS_MODE_ADAPTIVE, CS_STOP_ORACLE, 0},
+};
+
+const cs_kind_defaults *cs_kind_defaults_of(cs_kind kind)
+{
+    return kind >= 0 && kind < CS_PROB_COUNT ? &kind_defaults[kind] : &kind_defaults[0];
+}
+
+const char *cs_algo_name(cs_algo algo)
 {
     switch (algo) {
     case CS_ALGO_AUTO: return "auto";
@@ -70,14 +86,31 @@ const char *cs_algo_name(int algo)
     }
 }
 
-int cs_algo_parse(const char *name, int *algo, cs_err *err)
+int cs_algo_parse(const char *name, cs_algo *algo, cs_err *err)
 {
-    for (int a = CS_ALGO_AUTO; a <= CS_ALGO_DR; a++)
+    for (cs_algo a = CS_ALGO_AUTO; a <= CS_ALGO_DR; a++)
         if (name && !strcmp(name, cs_algo_name(a))) {
             *algo = a;
             return CS_OK;
         }
     return cs_fail(err, CS_EINVAL, "method=%s: expected fista or dr", name ? name : "");
+}
+
+const char *cs_mode_name(cs_mode mode)
+{
+    static const char *const names[] = {"default", "accel", "adaptive", "plain"};
+    return mode >= CS_MODE_DEFAULT && mode <= CS_MODE_PLAIN ? names[mode] : "?";
+}
+
+int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err)
+{
+    for (cs_mode m = CS_MODE_DEFAULT; m <= CS_MODE_PLAIN; m++)
+        if (name && !strcmp(name, cs_mode_name(m))) {
+            *mode = m;
+            return CS_OK;
+        }
+    return cs_fail_key(err, CS_EINVAL, "mode",
+                       "mode=%s: expected default, accel, adaptive or plain", name ? name : "");
 }
 
 static int parse_method(const char *text, method_spec *m, cs_err *err)
@@ -108,28 +141,48 @@ static int parse_method(const char *text, method_spec *m, cs_err *err)
     return CS_OK;
 }
 
-static int is_dr_name(const char *name) { return !strcmp(name, "linf") || !strcmp(name, "l1"); }
+/* The instance of a parsed method: an eig problem lends its C to the
+ * regularizers that take one when the method names none; without a problem
+ * C=random stands in (the check before a sweep). */
+static int method_reg(cs_reg **out, const method_spec *m, const cs_problem *prob, uint64_t seed,
+                      cs_err *err)
+{
+    cs_param params[MAX_PARAMS + 1];
+    size_t np = m->nparams;
+    memcpy(params, m->params, np * sizeof *params);
+    const cs_reg_info *li = cs_reg_lookup(m->name);
+    int given = 0;
+    for (size_t i = 0; i < np; i++)
+        given |= !strcmp(params[i].key, "C");
+    int lend = li && li->takes_C && !given &&
+               (!prob || cs_problem_kind(prob) == CS_PROB_EIG);
+    if (lend)
+        params[np++] = (cs_param){.key = "C", .text = "random"};
+    int rc = cs_reg_new(out, m->name, params, np, seed, err);
+    if (!rc && lend && prob) {
+        size_t N = cs_problem_N(prob);
+        rc = cs_reg_set_matrix(*out, cs_problem_C(prob), N, N, err);
+        if (rc) {
+            cs_reg_free(*out);
+            *out = NULL;
+        }
+    }
+    return rc;
+}
+
+int cs_method_reg_new(cs_reg **out, const char *method, const cs_problem *prob, uint64_t seed,
+                      cs_err *err)
+{
+    *out = NULL;
+    method_spec m;
+    int rc = parse_method(method, &m, err);
+    return rc ? rc : method_reg(out, &m, prob, seed, err);
+}
 
 int cs_method_check(const char *method, cs_err *err)
 {
-    method_spec m;
-    int rc = parse_method(method, &m, err);
-    if (rc)
-        return rc;
-    if (is_dr_name(m.name) && m.nparams == 0)
-        return CS_OK;
-    /* eig, mu, ns: the solver gives them the eig problem's C when the
-     * method names none, so a missing C is not an error here */
-    const cs_reg_info *li = cs_reg_lookup(m.name);
-    int given = 0, takes = 0;
-    for (size_t i = 0; i < m.nparams; i++)
-        given |= !strcmp(m.params[i].key, "C");
-    for (size_t i = 0; li && i < li->nparams; i++)
-        takes |= !strcmp(li->params[i].key, "C");
-    if (takes && !given && m.nparams < MAX_PARAMS)
-        m.params[m.nparams++] = (cs_param){.key = "C", .text = "random"};
     cs_reg *reg = NULL;
-    rc = cs_reg_new(&reg, m.name, m.params, m.nparams, 0, err);
+    int rc = cs_method_reg_new(&reg, method, NULL, 0, err);
     cs_reg_free(reg);
     return rc;
 }
@@ -141,7 +194,6 @@ int cs_method_check(const char *method, cs_err *err)
  * three fused passes with split accumulators; the library's general kernel
  * costs 3–5× more at N = 100 and FISTA evaluates ℓ twice per iteration.
  * tests/test_fista.c checks both agree. */
-enum { FAST_NONE = 0, FAST_BIN, FAST_OSB, FAST_TER };
 
 /* The kernels are written once on 4-wide vectors (GCC vector extensions)
  * and compiled twice: for AVX2 (picked at run time when the CPU has it)
@@ -358,9 +410,10 @@ static int fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *e
 {
     cs_solver *s = ctx;
     if (s->fast) {
-        int rc = s->fast == FAST_BIN
+        int rc = s->fast == CS_REG_KERNEL_BIN
                      ? fast_bin(x, s->n, f, grad, s->avx2)
-                     : fast_osb_ter(x, s->n, s->fast == FAST_OSB ? 2 : 3, f, grad, s->avx2);
+                     : fast_osb_ter(x, s->n, s->fast == CS_REG_KERNEL_OSB ? 2 : 3, f, grad,
+                                    s->avx2);
         if (rc)
             return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
         return CS_OK;
@@ -549,40 +602,28 @@ void cs_solver_free(cs_solver *s)
     free(s);
 }
 
-static const char *default_method(int kind)
+/* Whether the method text m makes the same instance as `text` (e.g. equ and
+ * equ:B=2): a kind whose objective is written out accepts only its own. */
+static int same_instance(const method_spec *m, const char *text)
 {
-    switch (kind) {
-    case CS_PROB_OSB: return "osb";
-    case CS_PROB_TER: return "ter";
-    case CS_PROB_EIG: return "eig";
-    case CS_PROB_2BIT: return "equ";
-    case CS_PROB_ORTH: return "om";
-    default: return "bin";
+    method_spec d;
+    cs_reg *a = NULL, *b = NULL;
+    int same = 0;
+    if (!parse_method(text, &d, NULL) && !method_reg(&a, m, NULL, 0, NULL) &&
+        !method_reg(&b, &d, NULL, 0, NULL)) {
+        char da[512], db[512];
+        cs_reg_describe(a, da, sizeof da);
+        cs_reg_describe(b, db, sizeof db);
+        same = !strcmp(da, db);
     }
-}
-
-static int has_param(const cs_reg_info *info, const char *key)
-{
-    for (size_t i = 0; i < info->nparams; i++)
-        if (!strcmp(info->params[i].key, key))
-            return 1;
-    return 0;
+    cs_reg_free(a);
+    cs_reg_free(b);
+    return same;
 }
 
 static int setup_reg(cs_solver *s, const method_spec *m, cs_err *err)
 {
-    /* eig/mu/ns on an eig problem take the problem's C: create the instance
-     * with C=random when the method gives none, then set the matrix. */
-    cs_param params[MAX_PARAMS + 1];
-    size_t np = m->nparams;
-    memcpy(params, m->params, np * sizeof *params);
-    const cs_reg_info *li = cs_reg_lookup(m->name);
-    int given = 0;
-    for (size_t i = 0; i < np; i++)
-        given |= !strcmp(params[i].key, "C");
-    if (li && s->kind == CS_PROB_EIG && has_param(li, "C") && !given)
-        params[np++] = (cs_param){.key = "C", .text = "random"};
-    int rc = cs_reg_new(&s->reg, m->name, params, np, s->seed, err);
+    int rc = method_reg(&s->reg, m, s->prob, s->seed, err);
     if (rc)
         return rc;
     const cs_reg_info *info = cs_reg_get_info(s->reg);
@@ -592,17 +633,22 @@ static int setup_reg(cs_solver *s, const method_spec *m, cs_err *err)
     if (s->kind != CS_PROB_ORTH && info->matrix_arg)
         return cs_fail(err, CS_EINVAL, "regularizer %s takes a matrix; use it with orth",
                        m->name);
-    if (s->kind == CS_PROB_EIG && has_param(info, "C")) {
-        size_t N = s->N;
-        rc = cs_reg_set_matrix(s->reg, cs_problem_C(s->prob), N, N, err);
-        if (rc)
-            return rc;
-    }
     s->extra = cs_reg_extra(s->reg);
     if (s->extra && (s->kind == CS_PROB_ORTH || s->kind == CS_PROB_MAXCUT))
         return cs_fail(err, CS_EINVAL, "regularizer %s has auxiliary variables; not for %s",
                        m->name, cs_problem_kind_name(s->kind));
     return CS_OK;
+}
+
+/* The fast kernels this solver has: bin, osb and ter without parameters. */
+static cs_reg_kernel fast_kernel(const cs_solver *s)
+{
+    cs_reg_kernel k = cs_reg_kernel_of(s->reg);
+    if (s->o.generic_reg || s->kind == CS_PROB_MAXCUT || s->kind == CS_PROB_ORTH)
+        return CS_REG_KERNEL_NONE;
+    return k == CS_REG_KERNEL_BIN || k == CS_REG_KERNEL_OSB || k == CS_REG_KERNEL_TER
+               ? k
+               : CS_REG_KERNEL_NONE;
 }
 
 int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
@@ -630,24 +676,31 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         s->xstar = cs_problem_xstar(prob);
         s->xstar_norm = cs_problem_xstar_norm(prob);
     }
+    const cs_kind_defaults *kd = cs_kind_defaults_of(s->kind);
     int rc = CS_OK;
     method_spec m;
     if (!method || !*method)
-        method = default_method(s->kind);
+        method = kd->method;
     rc = parse_method(method, &m, err);
     if (rc)
         goto fail;
-    int algo = s->o.algo;
+    const cs_reg_info *info = cs_reg_lookup(m.name);
+    if (!info) {
+        rc = cs_fail_key(err, CS_ENOTFOUND, "reg", "unknown regularizer '%s'", m.name);
+        goto fail;
+    }
+    cs_algo algo = s->o.algo;
     if (algo < CS_ALGO_AUTO || algo > CS_ALGO_DR) {
         rc = cs_fail(err, CS_EINVAL, "unknown algorithm %d", algo);
         goto fail;
     }
     if (algo == CS_ALGO_AUTO)
-        algo = is_dr_name(m.name) ? CS_ALGO_DR : CS_ALGO_FISTA;
+        algo = info->prox && m.nparams == 0 ? CS_ALGO_DR : CS_ALGO_FISTA;
     s->algo = algo;
     if (algo == CS_ALGO_DR) {
-        if (!is_dr_name(m.name)) {
-            rc = cs_fail(err, CS_EINVAL, "method=dr solves linf or l1, not %s", m.name);
+        if (!info->prox || m.nparams) {
+            rc = cs_fail_key(err, CS_EINVAL, "method",
+                             "method=dr solves linf or l1, not %s", method);
             goto fail;
         }
         if (!cs_problem_affine(prob) || s->cols != 1) {
@@ -655,10 +708,9 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             goto fail;
         }
     }
-    if (s->kind == CS_PROB_2BIT &&
-        (strcmp(m.name, "equ") != 0 || m.nparams > 1 ||
-         (m.nparams == 1 && (strcmp(m.params[0].key, "B") || strcmp(m.params[0].text, "2"))))) {
-        rc = cs_fail(err, CS_EINVAL, "problem 2bit is solved with equ (B=2), not %s", method);
+    if (s->kind == CS_PROB_2BIT && !same_instance(&m, kd->method)) {
+        rc = cs_fail(err, CS_EINVAL, "problem 2bit is solved with %s (B=2), not %s", kd->method,
+                     method);
         goto fail;
     }
     /* canonical method text */
@@ -674,34 +726,18 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         if (rc)
             goto fail;
         s->n += s->extra;
-        if (m.nparams == 0 && s->kind != CS_PROB_MAXCUT && s->kind != CS_PROB_ORTH &&
-            !s->o.generic_reg)
-            s->fast = !strcmp(m.name, "bin")   ? FAST_BIN
-                      : !strcmp(m.name, "osb") ? FAST_OSB
-                      : !strcmp(m.name, "ter") ? FAST_TER
-                                               : FAST_NONE;
+        s->fast = fast_kernel(s);
     }
-    s->maxit = s->o.maxit > 0 ? s->o.maxit
-               : (s->kind == CS_PROB_2BIT || s->kind == CS_PROB_ORTH) ? 1000
-                                                                       : 10000;
+    s->maxit = s->o.maxit > 0 ? s->o.maxit : kd->maxit;
     if (algo == CS_ALGO_DR)
         s->max_starts = 1;
-    else if (s->o.restarts > 0)
-        s->max_starts = s->o.restarts;
     else
-        s->max_starts = (s->kind == CS_PROB_BIN || s->kind == CS_PROB_EIG ||
-                         s->kind == CS_PROB_2BIT)
-                            ? 10
-                            : 1;
-    if (s->kind == CS_PROB_2BIT)
-        s->lambda = s->o.lambda > 0 ? s->o.lambda : 1e-5;
-    else if (s->kind == CS_PROB_MAXCUT) {
-        const char *gn = cs_graph_name(cs_problem_graph(prob));
-        s->lambda = s->o.lambda > 0 ? s->o.lambda
-                    : (!strcmp(gn, "toy5") || !strcmp(gn, "toy4")) ? 1.0
-                                                                   : 1e-7;
-    } else
-        s->lambda = NAN;
+        s->max_starts = s->o.restarts > 0 ? s->o.restarts : kd->starts;
+    s->lambda = kd->lambda;
+    if (s->kind == CS_PROB_MAXCUT && !isnan(cs_graph_lambda(cs_problem_graph(prob))))
+        s->lambda = cs_graph_lambda(cs_problem_graph(prob));
+    if (!isnan(s->lambda) && s->o.lambda > 0)
+        s->lambda = s->o.lambda;
     if (s->o.stop < CS_STOP_ORACLE || s->o.stop > CS_STOP_MAXIT) {
         rc = cs_fail(err, CS_EINVAL, "unknown stopping rule %d", s->o.stop);
         goto fail;
@@ -717,7 +753,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
     double tol = s->o.tol > 0 ? s->o.tol : 1e-8;
     if (algo == CS_ALGO_DR) {
         cs_dr_opts dopt;
-        cs_dr_opts_default(&dopt, !strcmp(m.name, "l1") ? CS_DR_L1 : CS_DR_LINF);
+        cs_dr_opts_default(&dopt, info->prox == CS_REG_PROX_L1 ? CS_DR_L1 : CS_DR_LINF);
         if (s->o.dr_t > 0)
             dopt.t = s->o.dr_t;
         dopt.maxit = s->maxit;
@@ -730,10 +766,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
     } else {
         cs_fista_opts fo;
         cs_fista_opts_default(&fo);
-        int mode = s->o.mode;
-        if (mode == CS_MODE_DEFAULT)
-            mode = (s->kind == CS_PROB_2BIT || s->kind == CS_PROB_MAXCUT) ? CS_MODE_ADAPTIVE
-                                                                          : CS_MODE_ACCEL;
+        cs_mode mode = s->o.mode == CS_MODE_DEFAULT ? kd->mode : s->o.mode;
         fo.accelerate = mode == CS_MODE_ACCEL;
         fo.adaptive = mode == CS_MODE_ADAPTIVE;
         fo.maxit = s->maxit;
@@ -750,7 +783,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             break;
         default:
             fns.fg = fg_reg;
-            if (s->fast == FAST_BIN)
+            if (s->fast == CS_REG_KERNEL_BIN)
                 fns.fg_gnorm = fgn_bin;
             fns.prox = prox_affine;
             fns.dir = dir_affine;
@@ -901,19 +934,12 @@ static void finish_start(cs_solver *s)
         s->done = 1;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Up to n steps; with check_cancel (solve) also returns at the end of a start. */
 static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_err *err)
 {
     long k = 0;
     int rc = CS_OK;
-    double t0 = now_s();
+    double t0 = cs_now();
     while (k < n && !s->done && !(check_cancel && k > 0 && !s->in_start)) {
         if (!s->in_start) {
             rc = begin_start(s, err);
@@ -940,12 +966,12 @@ static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_e
         s->last_iters++;
         if (st == 1)
             finish_start(s);
-        if (check_cancel && s->o.cancel && (k & 255) == 0 && *s->o.cancel) {
+        if (check_cancel && (k & 255) == 0 && cs_cancelled(s->o.cancel)) {
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
             break;
         }
     }
-    s->seconds += now_s() - t0;
+    s->seconds += cs_now() - t0;
     if (done_steps)
         *done_steps = k;
     return rc;
@@ -1034,7 +1060,7 @@ static int lockstep_starts(cs_solver *s, cs_err *err)
         rc = cs_fail(err, CS_ENOMEM, "out of memory");
         goto out;
     }
-    double t0 = now_s();
+    double t0 = cs_now();
     rc = lockstep_begin(s, K, ln, err);
     if (rc)
         goto out; /* as the sequential run: the start that failed to begin ends the solve */
@@ -1062,7 +1088,7 @@ static int lockstep_starts(cs_solver *s, cs_err *err)
                     first = k;
             }
         }
-        if (!rc && s->o.cancel && (round & 255) == 0 && *s->o.cancel)
+        if (!rc && (round & 255) == 0 && cs_cancelled(s->o.cancel))
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
     }
     if (rc) {
@@ -1079,7 +1105,7 @@ static int lockstep_starts(cs_solver *s, cs_err *err)
         lockstep_adopt(s, base, first < K ? first : K - 1, ln);
         finish_start(s);
     }
-    s->seconds += now_s() - t0;
+    s->seconds += cs_now() - t0;
 out:
     free(ln);
     free(g);
@@ -1092,7 +1118,7 @@ int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err)
 {
     int rc = CS_OK;
     while (!s->done && !rc) {
-        if (s->o.cancel && *s->o.cancel) {
+        if (cs_cancelled(s->o.cancel)) {
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
             break;
         }
@@ -1157,7 +1183,7 @@ const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len)
 }
 
 const char *cs_solver_method(const cs_solver *s) { return s->method; }
-int cs_solver_algo(const cs_solver *s) { return s->algo; }
+cs_algo cs_solver_algo(const cs_solver *s) { return s->algo; }
 long cs_solver_maxit(const cs_solver *s) { return s->maxit; }
 int cs_solver_max_starts(const cs_solver *s) { return s->max_starts; }
 double cs_solver_lambda(const cs_solver *s) { return s->lambda; }

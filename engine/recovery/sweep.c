@@ -1,7 +1,6 @@
 /* sweep.c — parallel Monte-Carlo sweeps and MAX-CUT runs. */
 #include "cs_sweep.h"
 
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -11,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_blas.h"
+#include "cs_clock.h"
 #include "cs_file.h"
 
 static uint64_t splitmix(uint64_t x)
@@ -37,13 +38,6 @@ uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method)
     return splitmix(trial_stream ^ splitmix(h));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int ncores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -58,12 +52,12 @@ typedef struct pool {
     size_t next, total, done;
     int failed;
     cs_err err;
-    const volatile sig_atomic_t *cancel;
+    const cs_cancel *cancel;
     int (*run_item)(void *ctx, size_t item, cs_err *err); /* 0 ok, 1 cancelled, <0 error */
     void *ctx;
 } pool;
 
-static int cancelled(const pool *p) { return p->cancel && *p->cancel; }
+static int cancelled(const pool *p) { return cs_cancelled(p->cancel); }
 
 static void *pool_worker(void *arg)
 {
@@ -228,11 +222,10 @@ static size_t round_half_away(double v) { return (size_t)floor(v + 0.5); }
 
 static int validate(const cs_sweep_spec *sp, cs_err *err)
 {
-    int kind;
-    int rc = cs_problem_kind_parse(sp->kind, &kind, err);
-    if (rc)
-        return rc;
-    if (kind == CS_PROB_MAXCUT)
+    int rc;
+    if (sp->kind < 0 || sp->kind >= CS_PROB_COUNT)
+        return cs_fail(err, CS_EINVAL, "unknown problem kind %d", (int)sp->kind);
+    if (sp->kind == CS_PROB_MAXCUT)
         return cs_fail(err, CS_EINVAL, "sweep does not take maxcut (use the maxcut command)");
     if (sp->N == 0)
         return cs_fail(err, CS_EINVAL, "sweep needs N=");
@@ -341,13 +334,12 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
             goto out;
     }
     int threads = sp->threads > 0 ? sp->threads : ncores();
-    int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    double t0 = now_s();
+    int blas_threads = cs_blas_hold_threads(1);
+    double t0 = cs_now();
     pool p = {.total = np * T, .cancel = sp->cancel, .run_item = sweep_item, .ctx = &c};
     rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
-    openblas_set_num_threads(blas_threads);
-    res->wall_seconds = now_s() - t0;
+    cs_blas_restore_threads(blas_threads);
+    res->wall_seconds = cs_now() - t0;
     res->threads = threads;
     if (rc)
         goto out;
@@ -374,7 +366,7 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
                 continue;
             cs_sweep_row *row = &res->rows[nrows++];
             snprintf(row->method, sizeof row->method, "%s", sp->methods[m]);
-            snprintf(row->kind, sizeof row->kind, "%s", sp->kind);
+            snprintf(row->kind, sizeof row->kind, "%s", cs_problem_kind_name(sp->kind));
             snprintf(row->stop, sizeof row->stop, "%s", stop);
             row->N = sp->N;
             row->M = c.Ms[g];
@@ -559,13 +551,12 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
             goto out;
     }
     int threads = sp->threads > 0 ? sp->threads : ncores();
-    int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    double t0 = now_s();
+    int blas_threads = cs_blas_hold_threads(1);
+    double t0 = cs_now();
     pool p = {.total = T, .cancel = sp->cancel, .run_item = maxcut_item, .ctx = &c};
     rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
-    openblas_set_num_threads(blas_threads);
-    res->wall_seconds = now_s() - t0;
+    cs_blas_restore_threads(blas_threads);
+    res->wall_seconds = cs_now() - t0;
     if (rc)
         goto out;
     long done = 0, succ = 0;

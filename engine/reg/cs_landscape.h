@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 #include "cs_reg.h"
 
@@ -29,7 +30,7 @@ typedef struct cs_landscape_spec {
     const double *at;         /* NULL: the plane; else the point X (n entries) */
     size_t n;
     size_t dims[2];           /* with at: the coordinates varied (0-based, distinct) */
-    volatile int *cancel;     /* polled once per grid row (may be NULL) */
+    const cs_cancel *cancel;  /* polled once per grid row (may be NULL) */
 } cs_landscape_spec;
 
 /* A target-set piece: a segment (n == 2) from (x[0], y[0]) to (x[1], y[1]),
@@ -39,13 +40,6 @@ typedef struct cs_landscape_curve {
     size_t n;
 } cs_landscape_curve;
 
-/* The target sets this module knows how to draw. */
-typedef enum cs_target_family {
-    CS_TARGET_NONE = 0,
-    CS_TARGET_BIN,   /* {-a,+a}^N for any a: bin, binexp, l2l1, l2l1h, bbin, holder/si base=bin */
-    CS_TARGET_OSB,   /* {0,a}^N:             osb, holder/si base=osb */
-    CS_TARGET_TER    /* {-a,0,+a}^N:         ter, holder/si base=ter */
-} cs_target_family;
 
 /* A computed landscape. Plain data: read the fields, free with
  * cs_landscape_free. */
@@ -70,9 +64,9 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
                      cs_err *err);
 void cs_landscape_free(cs_landscape *l);
 
-/* The family of the target set of `reg` (CS_TARGET_NONE when it is not one
- * this module can draw, e.g. eig, om, linf, or a regularizer with auxiliary
- * coordinates). */
+/* The family of the target set of `reg` when this module can draw it (BIN,
+ * OSB, TER), else CS_TARGET_NONE (eig, om, linf, a regularizer with
+ * auxiliary coordinates, ...). */
 cs_target_family cs_landscape_family(const cs_reg *reg);
 
 /* The target set of `family` on the slice of the box: with at == NULL (or

@@ -1,9 +1,11 @@
 /* cs_reg.h — the regularizer library.
  *
- * A regularizer is a table entry (cs_reg_info: name, formula, target set,
- * whether it is proven free of spurious stationary points, its parameters)
- * plus one function that computes value and gradient in one pass.
- * An instance (cs_reg) binds a table entry to parameter values. */
+ * A regularizer is a table entry (cs_reg_info: name, formula, target set
+ * as data, whether it is proven free of spurious stationary points, its
+ * parameters, the kernels that exist for it) plus one function that
+ * computes value and gradient in one pass. An instance (cs_reg) binds a
+ * table entry to parameter values. Names are looked up once, at the edge
+ * (cs_reg_lookup, cs_reg_new); past it callers read the entry's fields. */
 #ifndef CS_REG_H
 #define CS_REG_H
 
@@ -27,6 +29,48 @@ typedef struct cs_reg_param_info {
 
 typedef struct cs_reg cs_reg;
 
+/* The zero set, as a family of level sets: x ∈ {a·l : l ∈ levels}^N for any
+ * scale a (FIXED: for the table's fixed alpha only). */
+typedef enum cs_target_family {
+    CS_TARGET_NONE = 0,  /* no discrete target set (baselines; eig, om, ns) */
+    CS_TARGET_BIN,       /* {-a,+a}^N */
+    CS_TARGET_OSB,       /* {0,a}^N */
+    CS_TARGET_TER,       /* {-a,0,+a}^N */
+    CS_TARGET_LEVELS,    /* equ: sums of stacked blocks on 2^B equispaced levels */
+    CS_TARGET_FIXED,     /* {-alpha,+alpha}^N with alpha fixed */
+    CS_TARGET_EIG,       /* eigenvectors of C */
+    CS_TARGET_ORTH,      /* matrices with orthogonal columns of equal norm */
+    CS_TARGET_NULLSPACE  /* unit vectors in the nullspace of C */
+} cs_target_family;
+
+/* Hand-written elementwise kernels: the recovery solver's fast path and the
+ * network backends switch on these (parameter-free instances only). */
+typedef enum cs_reg_kernel {
+    CS_REG_KERNEL_NONE = 0,
+    CS_REG_KERNEL_BIN,
+    CS_REG_KERNEL_OSB,
+    CS_REG_KERNEL_TER,
+    CS_REG_KERNEL_BBIN,
+    CS_REG_KERNEL_BINEXP,
+    CS_REG_KERNEL_L2L1,
+    CS_REG_KERNEL_L2L1H
+} cs_reg_kernel;
+
+/* How the recovery solver treats the entry: a smooth (or subgradient)
+ * objective for FISTA, or a norm whose prox Douglas–Rachford applies. */
+typedef enum cs_reg_prox {
+    CS_REG_PROX_NONE = 0,
+    CS_REG_PROX_LINF,
+    CS_REG_PROX_L1
+} cs_reg_prox;
+
+/* Whether the entry takes a matrix C= (eig, mu: square; ns: any shape). */
+typedef enum cs_reg_matrix { CS_C_NONE = 0, CS_C_ANY, CS_C_SQUARE } cs_reg_matrix;
+
+/* The evaluation form: plain, or Hölder / scale-invariant Hölder over the g
+ * and h of a base (key base=bin|osb|ter). */
+typedef enum cs_reg_form { CS_FORM_NONE = 0, CS_FORM_HOLDER, CS_FORM_SI } cs_reg_form;
+
 typedef int (*cs_reg_eval_fn)(cs_reg *reg, const double *x, size_t rows, size_t cols,
                               double *value, double *grad, cs_err *err);
 
@@ -39,6 +83,18 @@ typedef struct cs_reg_info {
     int spurious_free;         /* 1: proven free of spurious stationary points */
     int differentiable;        /* 0: value and a subgradient */
     int matrix_arg;            /* 1: the argument is an N×K matrix (om) */
+    const char *g, *h;         /* elementwise g and h of a CS regularizer, NULL otherwise */
+    cs_target_family family;   /* the zero set (holder, si: that of their base) */
+    const double *levels;      /* the levels l of the family, up to the scale a */
+    size_t nlevels;
+    int degree;                /* ℓ(2x) = 2^degree ℓ(x); 0: not homogeneous (holder: from r) */
+    cs_reg_kernel kernel;      /* hand-written kernel of the parameter-free instance */
+    cs_reg_prox prox;          /* DR baselines: the norm's prox */
+    cs_reg_matrix takes_C;
+    cs_reg_form form;
+    int extra;                 /* trailing auxiliary coordinates (mu: 1; beta=learn adds 1) */
+    const char *label, *label_plain; /* legend label in the paper's notation
+                                        (gnuplot enhanced text, and plain) */
     const cs_reg_param_info *params;
     size_t nparams;
     cs_reg_eval_fn eval;
@@ -66,6 +122,12 @@ int cs_reg_eval(cs_reg *reg, const double *x, size_t rows, size_t cols, double *
  * variables rather than part of x (β of `beta beta=learn`, μ of `mu`):
  * projections must leave them untouched. */
 size_t cs_reg_extra(const cs_reg *reg);
+
+/* The instance's target family (holder and si: that of their base). */
+cs_target_family cs_reg_family(const cs_reg *reg);
+/* The hand-written kernel of this instance: the entry's, when the instance
+ * has no parameters; CS_REG_KERNEL_NONE otherwise. */
+cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg);
 
 /* Canonical text of the instance with its parameters, e.g. "holder p=2 q=2 r=1 base=bin". */
 void cs_reg_describe(const cs_reg *reg, char *buf, size_t len);

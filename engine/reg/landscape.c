@@ -73,41 +73,12 @@ static int fill_axis(const char *name, double lo, double hi, size_t n, double *v
 
 /* ---- target sets ------------------------------------------------------------ */
 
-static int base_family(const char *desc)
-{
-    const char *b = strstr(desc, " base=");
-    if (!b)
-        return CS_TARGET_BIN;   /* holder / si default base */
-    b += 6;
-    if (!strncmp(b, "bin", 3) && (b[3] == ' ' || !b[3]))
-        return CS_TARGET_BIN;
-    if (!strncmp(b, "osb", 3) && (b[3] == ' ' || !b[3]))
-        return CS_TARGET_OSB;
-    if (!strncmp(b, "ter", 3) && (b[3] == ' ' || !b[3]))
-        return CS_TARGET_TER;
-    return CS_TARGET_NONE;
-}
-
 cs_target_family cs_landscape_family(const cs_reg *reg)
 {
-    if (!reg || cs_reg_extra(reg) != 0)
+    if (!reg || cs_reg_extra(reg) != 0 || cs_reg_get_info(reg)->matrix_arg)
         return CS_TARGET_NONE;
-    const cs_reg_info *info = cs_reg_get_info(reg);
-    if (info->matrix_arg)
-        return CS_TARGET_NONE;
-    if (!strcmp(info->name, "holder") || !strcmp(info->name, "si")) {
-        char desc[512];
-        cs_reg_describe(reg, desc, sizeof desc);
-        return (cs_target_family)base_family(desc);
-    }
-    /* by the target set the table states (bin, binexp, l2l1, l2l1h, bbin, ...) */
-    if (!strcmp(info->target, "{-a,+a}^N for any a"))
-        return CS_TARGET_BIN;
-    if (!strcmp(info->target, "{0,a}^N for any a"))
-        return CS_TARGET_OSB;
-    if (!strcmp(info->target, "{-a,0,+a}^N for any a"))
-        return CS_TARGET_TER;
-    return CS_TARGET_NONE;
+    cs_target_family f = cs_reg_family(reg);
+    return f == CS_TARGET_BIN || f == CS_TARGET_OSB || f == CS_TARGET_TER ? f : CS_TARGET_NONE;
 }
 
 /* The line t*(dx, dy) clipped to the box; 0 when it misses it. */
@@ -240,7 +211,7 @@ static int eval_grid(cs_landscape *l, cs_reg *reg, const cs_landscape_spec *s, d
     l->zmin = INFINITY;
     l->zmax = -INFINITY;
     for (size_t j = 0; j < l->ny; j++) {
-        if (s->cancel && *s->cancel)
+        if (cs_cancelled(s->cancel))
             return cs_fail(err, CS_ECANCEL, "landscape: interrupted");
         v[d1] = l->ys[j];
         for (size_t i = 0; i < l->nx; i++) {

@@ -23,6 +23,12 @@ const cs_reg_info *cs_reg_lookup(const char *name)
 
 const cs_reg_info *cs_reg_get_info(const cs_reg *reg) { return reg->info; }
 size_t cs_reg_extra(const cs_reg *reg) { return reg->extra; }
+cs_target_family cs_reg_family(const cs_reg *reg) { return reg->family; }
+
+cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg)
+{
+    return reg->info->nparams == 0 ? reg->info->kernel : CS_REG_KERNEL_NONE;
+}
 
 static const cs_reg_param_info *find_param(const cs_reg_info *info, const char *key)
 {
@@ -93,15 +99,12 @@ static int apply_param(cs_reg *reg, const char *key, const char *text, cs_err *e
     if (strcmp(key, "alpha") == 0)
         return parse_number(key, text, -1e150, 1e150, &reg->alpha, err);
     if (strcmp(key, "base") == 0) {
-        if (strcmp(text, "bin") == 0)
-            reg->base = CS_BASE_BIN;
-        else if (strcmp(text, "osb") == 0)
-            reg->base = CS_BASE_OSB;
-        else if (strcmp(text, "ter") == 0)
-            reg->base = CS_BASE_TER;
-        else
-            return cs_fail(err, CS_EINVAL, "base=%s: expected bin, osb or ter", text);
-        return CS_OK;
+        for (int b = 0; b < CS_BASE_COUNT; b++)
+            if (strcmp(text, cs_reg_base_name[b]) == 0) {
+                reg->base = b;
+                return CS_OK;
+            }
+        return cs_fail(err, CS_EINVAL, "base=%s: expected bin, osb or ter", text);
     }
     if (strcmp(key, "beta") == 0) {
         if (strcmp(text, "learn") == 0) {
@@ -124,44 +127,32 @@ static int apply_param(cs_reg *reg, const char *key, const char *text, cs_err *e
     return cs_fail(err, CS_EINVAL, "key '%s' is declared but not handled", key);
 }
 
-/* Homogeneity degree and auxiliary coordinates follow from the parameters. */
+/* Degree, family and auxiliary coordinates follow from the entry and the
+ * parameters. */
 static void derive_shape(cs_reg *reg)
 {
-    const char *n = reg->info->name;
-    static const int base_g[] = {2, 2, 3}, base_h[] = {0, 1, 1};
-    reg->extra = 0;
-    reg->degree = 0;
-    if (!strcmp(n, "bin") || !strcmp(n, "eig") || !strcmp(n, "om") || !strcmp(n, "equ"))
-        reg->degree = 4;
-    else if (!strcmp(n, "osb"))
-        reg->degree = 6;
-    else if (!strcmp(n, "ter"))
-        reg->degree = 8;
-    else if (!strcmp(n, "l2l1"))
-        reg->degree = 2;
-    else if (!strcmp(n, "l2l1h") || !strcmp(n, "linf") || !strcmp(n, "l1"))
-        reg->degree = 1;
-    else if (!strcmp(n, "holder")) {
-        /* ‖g‖^r‖h‖^r and |⟨g,h⟩|^r are homogeneous of degree r·(dg+dh):
-         * an integer degree keeps the power-of-two rescaling exact. */
-        double d = reg->r * (base_g[reg->base] + base_h[reg->base]);
-        if (d == floor(d) && d <= 64)
-            reg->degree = (int)d;
-    } else if (!strcmp(n, "si") && reg->eps == 0.0)
+    const cs_reg_info *info = reg->info;
+    reg->degree = info->degree;
+    reg->family = info->family;
+    reg->extra = (size_t)info->extra + (size_t)reg->learn_beta;
+    if (info->form == CS_FORM_NONE)
+        return;
+    const cs_reg_info *base = cs_reg_lookup(cs_reg_base_name[reg->base]);
+    reg->family = base->family;
+    if (info->form == CS_FORM_HOLDER) {
+        /* ‖g‖^r‖h‖^r and |⟨g,h⟩|^r are homogeneous of degree r·deg/2 (deg
+         * that of the base's ℓ): an integer keeps the power-of-two rescaling
+         * exact. */
+        double d = reg->r * base->degree / 2;
+        reg->degree = d == floor(d) && d <= 64 ? (int)d : 0;
+    } else if (reg->eps == 0.0) {
         reg->degree = -1; /* scale invariant: rescale freely, no correction */
-    if (!strcmp(n, "mu") || (!strcmp(n, "beta") && reg->learn_beta))
-        reg->extra = 1;
-}
-
-/* eig and mu compare Cx with a multiple of x: C must be square. */
-static int needs_square(const cs_reg *reg)
-{
-    return !strcmp(reg->info->name, "eig") || !strcmp(reg->info->name, "mu");
+    }
 }
 
 static int check_square(const cs_reg *reg, size_t rows, size_t cols, cs_err *err)
 {
-    if (needs_square(reg) && rows != cols)
+    if (reg->info->takes_C == CS_C_SQUARE && rows != cols)
         return cs_fail(err, CS_EDIM, "%s needs a square C, got %zux%zu", reg->info->name, rows,
                        cols);
     return CS_OK;
@@ -170,7 +161,6 @@ static int check_square(const cs_reg *reg, size_t rows, size_t cols, cs_err *err
 /* Constraints between parameters, checked once all of them are known. */
 static int validate(const cs_reg *reg, cs_err *err)
 {
-    const char *n = reg->info->name;
     if (reg->C && !reg->C_random) {
         int rc = check_square(reg, reg->Crows, reg->Ccols, err);
         if (rc)
@@ -178,8 +168,7 @@ static int validate(const cs_reg *reg, cs_err *err)
     }
     /* Hölder's inequality needs conjugate exponents; otherwise the zero set
      * is not the target set (or the function goes negative). */
-    if ((!strcmp(n, "holder") || !strcmp(n, "si")) &&
-        fabs(1.0 / reg->p + 1.0 / reg->q - 1.0) > 1e-6)
+    if (reg->info->form != CS_FORM_NONE && fabs(1.0 / reg->p + 1.0 / reg->q - 1.0) > 1e-6)
         return cs_fail(err, CS_EINVAL,
                        "p=%g and q=%g must satisfy 1/p + 1/q = 1 (with p=%g use q=%.10g)", reg->p,
                        reg->q, reg->p, reg->p > 1.0 ? reg->p / (reg->p - 1.0) : INFINITY);
@@ -332,7 +321,7 @@ void cs_reg_describe(const cs_reg *reg, char *buf, size_t len)
         else if (!strcmp(k, "alpha"))
             snprintf(val, sizeof val, "%.17g", reg->alpha);
         else if (!strcmp(k, "base"))
-            snprintf(val, sizeof val, "%s", (const char *[]){"bin", "osb", "ter"}[reg->base]);
+            snprintf(val, sizeof val, "%s", cs_reg_base_name[reg->base]);
         else if (!strcmp(k, "beta"))
             snprintf(val, sizeof val, reg->learn_beta ? "learn" : "%.17g", reg->beta);
         else if (!strcmp(k, "B"))

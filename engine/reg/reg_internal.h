@@ -4,7 +4,9 @@
 
 #include "cs_reg.h"
 
-enum cs_reg_base { CS_BASE_BIN, CS_BASE_OSB, CS_BASE_TER };
+/* The bases of holder and si (key base=), named as their table entries. */
+enum cs_reg_base { CS_BASE_BIN, CS_BASE_OSB, CS_BASE_TER, CS_BASE_COUNT };
+extern const char *const cs_reg_base_name[CS_BASE_COUNT];
 
 struct cs_reg {
     const cs_reg_info *info;
@@ -20,7 +22,9 @@ struct cs_reg {
     size_t Crows, Ccols;
     int C_random;          /* draw C lazily once the dimension is known */
     uint64_t seed;
-    int degree;            /* homogeneity degree in x, 0 when not homogeneous */
+    int degree;            /* homogeneity degree in x, 0 when not homogeneous,
+                              -1 scale invariant */
+    cs_target_family family;
     size_t extra;          /* trailing auxiliary coordinates */
     double *work;          /* scratch owned by the instance */
     size_t nwork;

@@ -1,0 +1,281 @@
+/* cmd_problem.c — `problem`: draw a recovery problem or load a MAX-CUT
+ * graph into the session (slot CS_EXT_SOLVE, solve_state.h).
+ *
+ * `problem KIND ... trial=T` draws exactly the instance a `sweep` draws for
+ * its trial T at the same (N, M, K) and seed, and `solve` starts from the
+ * same random stream as the sweep's method, so a single sweep trial can be
+ * replayed and stepped through interactively. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cs_args.h"
+#include "cs_sweep.h"
+#include "interp_internal.h"
+#include "solve_state.h"
+
+/* ------------------------------------------------------------ the state */
+
+long solve_stamp(const cs_interp *in) { return (long)in->njournal + 1; }
+
+static void state_free(void *p)
+{
+    solve_state *st = p;
+    if (!st)
+        return;
+    cs_solver_free(st->solver);
+    cs_problem_free(st->prob);
+    free(st->view_x);
+    free(st->view_obj);
+    free(st->view_err);
+    free(st->traj);
+    free(st);
+}
+
+static void state_describe(const void *p, char *buf, size_t len)
+{
+    const solve_state *st = p;
+    const char *kind = cs_problem_kind_name(st->kind);
+    if (!st->prob)
+        snprintf(buf, len, "%s", "");
+    else if (st->kind == CS_PROB_MAXCUT)
+        snprintf(buf, len, " maxcut %s", st->graph);
+    else if (st->K)
+        snprintf(buf, len, " %s N=%zu M=%zu K=%zu", kind, st->N, st->M, st->K);
+    else
+        snprintf(buf, len, " %s N=%zu M=%zu", kind, st->N, st->M);
+}
+
+solve_state *solve_state_get(cs_interp *in, cs_err *err)
+{
+    return cs_interp_ext_get(in, CS_EXT_SOLVE, sizeof(solve_state), NULL, state_free,
+                             state_describe, err);
+}
+
+int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, cs_err *err)
+{
+    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+    if (!st || !st->prob) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_ESTATE, "%s: no problem yet (e.g. problem bin N=100 M=50)",
+                       cl->name);
+    }
+    *out = st;
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------ graphs */
+
+/* Folders that may hold the project's G-set copies, most specific first:
+ * $CSREG_GSET_DIR, the working directory's sessions/data/gset, and the one
+ * beside the program (./csreg at the top of the project, or build/VARIANT/csreg). */
+static size_t gset_dirs(char dirs[][4096], size_t cap)
+{
+    size_t n = 0;
+    const char *env = getenv("CSREG_GSET_DIR");
+    if (env && *env && n < cap)
+        snprintf(dirs[n++], 4096, "%s", env);
+    if (n < cap)
+        snprintf(dirs[n++], 4096, "%s", SOLVE_GSET_DIR);
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (n < cap)
+                snprintf(dirs[n++], 4096, "%.3000s/%s", exe, SOLVE_GSET_DIR);
+            if (n < cap)
+                snprintf(dirs[n++], 4096, "%.3000s/../../%s", exe, SOLVE_GSET_DIR);
+        }
+    }
+    return n;
+}
+
+int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, cs_err *err)
+{
+    if (cs_graph_is_builtin(name)) {
+        snprintf(buf, len, "%s", name);
+        return CS_OK;
+    }
+    int rc = cs_interp_path(in, name, buf, len, err);
+    if (rc)
+        return rc;
+    if (access(buf, R_OK) == 0 || strchr(name, '/'))
+        return CS_OK;
+    char dirs[4][4096];
+    size_t nd = gset_dirs(dirs, 4);
+    for (size_t d = 0; d < nd; d++)
+        for (int ext = 0; ext < 2; ext++) {
+            char cand[4200], mapped[4096];
+            snprintf(cand, sizeof cand, "%.4000s/%.150s%s", dirs[d], name, ext ? ".txt" : "");
+            if (cs_interp_path(in, cand, mapped, sizeof mapped, err) == CS_OK &&
+                access(mapped, R_OK) == 0) {
+                snprintf(buf, len, "%s", mapped);
+                return CS_OK;
+            }
+        }
+    return cs_fail(err, CS_ENOTFOUND,
+                   "graph '%s': no such file (give a path, toy5, toy4, or a G-set name found in "
+                   SOLVE_GSET_DIR ")", name);
+}
+
+/* ------------------------------------------------------------ problem */
+
+static int maxcut_problem(cs_interp *in, const cs_cmdline *cl, cs_problem **prob,
+                          char *graph, size_t glen, uint64_t *ts, long trial, cs_err *err)
+{
+    static const char *const not_for_maxcut[] = {"N", "M", "K", "gamma"};
+    for (size_t i = 0; i < 4; i++)
+        if (cs_cmdline_key(cl, not_for_maxcut[i])) {
+            cs_arg_blame(in, cl, not_for_maxcut[i], 0);
+            return cs_fail(err, CS_EINVAL,
+                           "problem maxcut takes graph=FILE, not %s= (the graph sets N)",
+                           not_for_maxcut[i]);
+        }
+    const char *g = cs_arg_text(cl, "graph", NULL);
+    if (!g) {
+        in->err_col = cs_cmdline_pos(cl, 0)->col;
+        return cs_fail(err, CS_EINVAL, "problem maxcut needs graph=FILE (or toy5, toy4, G10)");
+    }
+    int rc = solve_resolve_graph(in, g, graph, glen, err);
+    cs_problem_spec sp = {.kind = CS_PROB_MAXCUT, .graph = graph};
+    if (!rc)
+        rc = cs_problem_new(prob, &sp, cs_interp_seed(in), 0, err);
+    if (rc) {
+        cs_arg_blame(in, cl, "graph", 0);
+        return rc;
+    }
+    const cs_graph *gr = cs_problem_graph(*prob);
+    *ts = cs_sweep_trial_stream(cs_graph_nodes(gr), cs_graph_edges(gr), 0, trial - 1);
+    const char *base = strrchr(g, '/');
+    snprintf(graph, glen, "%s", base ? base + 1 : g);
+    return CS_OK;
+}
+
+/* N, M (or gamma) and K of a recovery problem; the engine checks how they
+ * fit together and names the key at fault. */
+static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
+                            cs_problem **prob, uint64_t *ts, long trial, cs_err *err)
+{
+    if (cs_cmdline_key(cl, "graph")) {
+        cs_arg_blame(in, cl, "graph", 0);
+        return cs_fail(err, CS_EINVAL, "graph= is for problem maxcut, not %s",
+                       cs_problem_kind_name(kind));
+    }
+    long n, m, k;
+    double gamma;
+    int rc;
+    if ((rc = cs_arg_long(in, cl, "N", (long)cs_kind_defaults_of(kind)->N, 1, 100000000L, &n,
+                          err)))
+        return rc;
+    if (cs_cmdline_key(cl, "M") && cs_cmdline_key(cl, "gamma")) {
+        cs_arg_blame(in, cl, "gamma", 0);
+        return cs_fail(err, CS_EINVAL, "give M= or gamma=, not both");
+    }
+    if ((rc = cs_arg_double(in, cl, "gamma", 0.5, 1e-9, 1.0, &gamma, err)))
+        return rc;
+    long defM = (long)floor(gamma * (double)n + 0.5);
+    if ((rc = cs_arg_long(in, cl, "M", defM < 1 ? 1 : defM, 1, 100000000L, &m, err)) ||
+        (rc = cs_arg_long(in, cl, "K", 0, 0, 100000000L, &k, err)))
+        return rc;
+    *ts = cs_sweep_trial_stream((size_t)n, (size_t)m, (size_t)k, trial - 1);
+    cs_problem_spec sp = {.kind = kind, .N = (size_t)n, .M = (size_t)m, .K = (size_t)k};
+    rc = cs_problem_new(prob, &sp, cs_interp_seed(in), *ts, err);
+    if (rc && !err->key[0])
+        in->err_col = cs_cmdline_pos(cl, 0)->col;
+    return rc;
+}
+
+static void put_problem(cs_result *res, const solve_state *st)
+{
+    cs_result_str(res, "kind", cs_problem_kind_name(st->kind));
+    if (st->kind == CS_PROB_MAXCUT) {
+        const cs_graph *gr = cs_problem_graph(st->prob);
+        cs_result_str(res, "graph", st->graph);
+        cs_result_int(res, "N", (long long)cs_graph_nodes(gr));
+        cs_result_int(res, "edges", (long long)cs_graph_edges(gr));
+        cs_result_num(res, "known_best", cs_graph_known_best(gr));
+    } else {
+        cs_result_int(res, "N", (long long)st->N);
+        cs_result_int(res, "M", (long long)st->M);
+        cs_result_num(res, "gamma", (double)st->M / (double)st->N);
+        if (st->K)
+            cs_result_int(res, "K", (long long)st->K);
+        cs_result_num(res, "xstar_norm", cs_problem_xstar_norm(st->prob));
+    }
+    cs_result_int(res, "trial", st->trial);
+    cs_result_str(res, "method", cs_kind_defaults_of(st->kind)->method);
+}
+
+static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *ka = cs_cmdline_pos(cl, 0);
+    cs_kind kind;
+    cs_err sub;
+    if (cs_problem_kind_parse(ka->value, &kind, &sub)) {
+        in->err_col = ka->col;
+        return cs_fail(err, CS_EINVAL, "unknown problem kind '%s' (bin osb ter 2bit eig orth "
+                       "maxcut)", ka->value);
+    }
+    solve_state *st = solve_state_get(in, err);
+    if (!st)
+        return CS_ENOMEM;
+    long trial;
+    int rc = cs_arg_long(in, cl, "trial", 1, 1, 1000000000L, &trial, err);
+    if (rc)
+        return rc;
+    cs_problem *prob = NULL;
+    uint64_t ts = 0;
+    char graph[4096] = "";
+    rc = kind == CS_PROB_MAXCUT
+             ? maxcut_problem(in, cl, &prob, graph, sizeof graph, &ts, trial, err)
+             : recovery_problem(in, cl, kind, &prob, &ts, trial, err);
+    if (rc)
+        return rc;
+    cs_solver_free(st->solver);
+    st->solver = NULL;
+    st->ntraj = 0;
+    st->traj_start = 0;
+    st->sig[0] = '\0';
+    cs_problem_free(st->prob);
+    st->prob = prob;
+    st->kind = kind;
+    st->N = cs_problem_N(prob);
+    st->M = cs_problem_M(prob);
+    st->K = cs_problem_K(prob);
+    st->trial = trial;
+    st->stream = ts;
+    snprintf(st->graph, sizeof st->graph, "%.255s", graph);
+    snprintf(st->reg_at_problem, sizeof st->reg_at_problem, "%s", in->reg_line);
+    put_problem(res, st);
+    st->seq = solve_stamp(in);
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static const cs_key_spec problem_keys[] = {
+    {"N", "100", "unknowns (2bit: 10); maxcut takes it from the graph", NULL, CS_KEY_INT},
+    {"M", "gamma*N", "measurements, 1 <= M <= N", NULL, CS_KEY_INT},
+    {"gamma", "0.5", "M = round(gamma*N), instead of M=", NULL, CS_KEY_NUM},
+    {"K", "0", "osb/ter: exactly K nonzeros (0: dense); orth: columns (0: N)", NULL,
+     CS_KEY_INT},
+    {"graph", NULL, "maxcut: a G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")",
+     NULL, CS_KEY_FILE},
+    {"trial", "1", "draw the instance of this sweep trial (same seed, N, M, K)", NULL,
+     CS_KEY_INT},
+    {0}};
+
+static const cs_cmd_spec problem_commands[] = {
+    {.name = "problem", .topic = "problems",
+     .usage = "problem KIND [N=100] [M=.. | gamma=0.5] [K=..] [graph=FILE] [trial=1]",
+     .summary = "draw a recovery problem (bin osb ter 2bit eig orth) or load a MAX-CUT graph",
+     .example = "problem bin N=100 M=50", .min_pos = 1, .max_pos = 1, .keys = problem_keys,
+     .run = cmd_problem, .journal = 1},
+};
+
+CS_CMD_GROUP(cs_group_problem, problem_commands);

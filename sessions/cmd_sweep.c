@@ -1,0 +1,522 @@
+/* cmd_sweep.c — the Monte-Carlo experiments as commands: `sweep` (success
+ * rates over a grid of γ, M or K) and `maxcut` (cuts of G-set graphs). Both
+ * run their trials in parallel in the engine (cs_sweep.h); results do not
+ * depend on the thread count. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_args.h"
+#include "cs_file.h"
+#include "cs_parse.h"
+#include "cs_plotstore.h"
+#include "cs_sweep.h"
+#include "interp_internal.h"
+#include "solve_state.h"
+
+/* ------------------------------------------------------------ sweep */
+
+typedef struct progress_ctx {
+    cs_interp *in;
+    const char *what;
+} progress_ctx;
+
+static void on_progress(void *user, size_t done, size_t total)
+{
+    progress_ctx *p = user;
+    cs_interp_progress(p->in, (double)done, (double)total, p->what);
+}
+
+static int is_grid_text(const char *v) { return v && (strchr(v, ':') || strchr(v, ',')); }
+
+/* Split methods=a,b,c (commas; a method's own keys use ':'). */
+static int split_methods(char *text, const char **out, size_t cap, size_t *n)
+{
+    *n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == cap)
+            return -1;
+        out[(*n)++] = tok;
+    }
+    return 0;
+}
+
+static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const char *kind;
+    int rc = cs_arg_choice(in, cl, "kind", "bin|osb|ter|2bit|eig|orth", NULL, &kind, err);
+    if (rc)
+        return rc;
+    if (!kind) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_EINVAL, "sweep needs kind= (bin osb ter 2bit eig orth)");
+    }
+    cs_kind k;
+    cs_problem_kind_parse(kind, &k, NULL);
+    const cs_kind_defaults *kd = cs_kind_defaults_of(k);
+    long N, trials, restarts, maxit, threads;
+    int timing;
+    if ((rc = cs_arg_long(in, cl, "N", (long)kd->N, 1, 100000000L, &N, err)) ||
+        (rc = cs_arg_long(in, cl, "trials", 100, 1, 100000000L, &trials, err)) ||
+        (rc = cs_arg_long(in, cl, "restarts", 0, 0, 100000, &restarts, err)) ||
+        (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_bool(in, cl, "timing", 0, &timing, err)))
+        return rc;
+    const char *stop;
+    double tol;
+    if ((rc = cs_arg_choice(in, cl, "stop", "oracle|hybrid|residual|normalized|maxit", "oracle",
+                            &stop, err)) ||
+        (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)))
+        return rc;
+    /* methods */
+    const char *mtext = cs_arg_text(cl, "methods", NULL);
+    if (!mtext)
+        mtext = kd->method;
+    char mbuf[2048];
+    if (strlen(mtext) >= sizeof mbuf) {
+        cs_arg_blame(in, cl, "methods", 0);
+        return cs_fail(err, CS_EINVAL, "methods= is too long");
+    }
+    snprintf(mbuf, sizeof mbuf, "%s", mtext);
+    const char *methods[32];
+    size_t nm;
+    if (split_methods(mbuf, methods, 32, &nm) || nm == 0) {
+        cs_arg_blame(in, cl, "methods", 0);
+        return cs_fail(err, CS_EINVAL, "methods=%s: give 1 to 32 methods, a,b,c", mtext);
+    }
+    for (size_t i = 0; i < nm; i++) {
+        cs_err sub;
+        if (cs_method_check(methods[i], &sub)) {
+            cs_arg_blame(in, cl, "methods", 0);
+            return cs_fail(err, CS_EINVAL, "methods: %s", sub.msg);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(methods[i], methods[j])) {
+                cs_arg_blame(in, cl, "methods", 0);
+                return cs_fail(err, CS_EINVAL, "methods: '%s' is listed twice", methods[i]);
+            }
+    }
+    /* the axis: the one of gamma/M/K given as a range or list */
+    const char *axes[] = {"gamma", "M", "K"};
+    int axis = -1, nranges = 0;
+    for (int i = 0; i < 3; i++)
+        if (is_grid_text(cs_arg_text(cl, axes[i], NULL))) {
+            if (nranges++) {
+                cs_arg_blame(in, cl, axes[i], 0);
+                return cs_fail(err, CS_EINVAL, "sweep over one of gamma=, M=, K= at a time "
+                               "(%s= and %s= are both ranges)", axes[axis], axes[i]);
+            }
+            axis = i;
+        }
+    if (axis < 0) /* one point: gamma, else M, else K */
+        axis = cs_cmdline_key(cl, "gamma") ? 0 : cs_cmdline_key(cl, "M") ? 1
+               : cs_cmdline_key(cl, "K") ? 2 : -1;
+    if (axis < 0) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_EINVAL, "sweep needs a grid: gamma=a:s:b, M=a:s:b or K=a:s:b");
+    }
+    if (axis != 2 && cs_cmdline_key(cl, "M") && cs_cmdline_key(cl, "gamma")) {
+        cs_arg_blame(in, cl, axis == 0 ? "M" : "gamma", 0);
+        return cs_fail(err, CS_EINVAL, "give gamma= or M=, not both");
+    }
+    double *vals;
+    size_t nv;
+    if ((rc = cs_arg_grid(in, cl, axes[axis], NULL, &vals, &nv, err)))
+        return rc;
+    cs_sweep_spec sp = {.kind = k, .N = (size_t)N, .axis = axis == 0 ? CS_AXIS_GAMMA
+                                                           : axis == 1 ? CS_AXIS_M
+                                                                       : CS_AXIS_K,
+                        .values = vals, .nvalues = nv, .methods = methods, .nmethods = nm,
+                        .trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
+                        .timing = timing, .cancel = cs_interp_cancel_flag(in)};
+    /* grid values in range */
+    for (size_t i = 0; i < nv; i++) {
+        double v = vals[i];
+        int bad = axis == 0 ? !(v > 0.0 && v <= 1.0)
+                            : !(v >= 1.0 && v <= (double)N && v == floor(v));
+        if (bad) {
+            free(vals);
+            cs_arg_blame(in, cl, axes[axis], 0);
+            if (axis == 0)
+                return cs_fail(err, CS_EINVAL, "gamma=%g is out of range (0, 1]", v);
+            return cs_fail(err, CS_EINVAL, "%s=%g must be a whole number in [1, N=%ld]",
+                           axes[axis], v, N);
+        }
+    }
+    if (axis == 2) {
+        long M = 0;
+        double g = 0.0;
+        if (cs_cmdline_key(cl, "M"))
+            rc = cs_arg_long(in, cl, "M", 0, 1, N, &M, err);
+        else
+            rc = cs_arg_double(in, cl, "gamma", 0.75, 1e-9, 1.0, &g, err);
+        if (rc) {
+            free(vals);
+            return rc;
+        }
+        sp.M = (size_t)M;
+        sp.gamma = g;
+    } else if (cs_cmdline_key(cl, "K")) {
+        long K;
+        if ((rc = cs_arg_long(in, cl, "K", 0, 0, N, &K, err))) {
+            free(vals);
+            return rc;
+        }
+        sp.K = (size_t)K;
+    }
+    sp.solve.maxit = maxit;
+    sp.solve.restarts = (int)restarts;
+    sp.solve.tol = tol;
+    cs_stop_parse(stop, &sp.solve.stop, NULL);
+    if (cs_cmdline_key(cl, "lambda") &&
+        (rc = cs_arg_double(in, cl, "lambda", 0.0, 1e-300, 1e300, &sp.solve.lambda, err))) {
+        free(vals);
+        return rc;
+    }
+    char path[4096] = "";
+    if ((cs_cmdline_key(cl, "out") && (rc = cs_arg_path(in, cl, "out", path, sizeof path, err))) ||
+        (rc = cs_plot_key_check(in, cl, "plot", err))) {
+        free(vals);
+        return rc;
+    }
+    progress_ctx pc = {in, "sweep"};
+    sp.progress = on_progress;
+    sp.progress_user = &pc;
+    cs_sweep_result *r = NULL;
+    rc = cs_sweep_run(&sp, &r, err);
+    free(vals);
+    if (rc) {
+        in->err_col = cl->name_col;
+        return rc;
+    }
+    if (path[0] && (rc = cs_sweep_write_csv(r, path, err))) {
+        cs_arg_blame(in, cl, "out", 0);
+        cs_sweep_result_free(r);
+        return rc;
+    }
+    if (r->partial) {
+        rc = cs_fail(err, CS_ECANCEL,
+                     "sweep interrupted: %zu of %zu grid points finished%s%s (marked partial)",
+                     r->points_done, r->points_total, path[0] ? ", written to " : "",
+                     path[0] ? cs_arg_text(cl, "out", "") : "");
+        cs_sweep_result_free(r);
+        return rc;
+    }
+    /* result: the table, and per method the success curve */
+    cs_result_str(res, "kind", kind);
+    cs_result_int(res, "N", N);
+    cs_result_str(res, "axis", axes[axis]);
+    cs_result_int(res, "points", (long long)r->points_done);
+    cs_result_int(res, "trials", trials);
+    cs_result_str(res, "stop", stop);
+    size_t np = r->points_done;
+    double *xs = malloc((np ? np : 1) * sizeof *xs);
+    double *ys = malloc((nm * (np ? np : 1)) * sizeof *ys);
+    double *es = malloc((nm * (np ? np : 1)) * sizeof *es);
+    cs_plot_series *series = calloc(nm, sizeof *series);
+    if (!xs || !ys || !es || !series) {
+        free(xs), free(ys), free(es), free(series);
+        cs_sweep_result_free(r);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    for (size_t p = 0; p < np; p++) {
+        const cs_sweep_row *row = &r->rows[p];
+        xs[p] = axis == 0 ? row->gamma : axis == 1 ? (double)row->M : (double)row->K;
+    }
+    cs_result_vec(res, axes[axis], xs, np);
+    for (size_t m = 0; m < nm; m++) {
+        for (size_t p = 0; p < np; p++) {
+            ys[m * np + p] = r->rows[m * np + p].success;
+            es[m * np + p] = r->rows[m * np + p].stderr_;
+        }
+        char key[160];
+        snprintf(key, sizeof key, "success_%s", methods[m]);
+        cs_result_vec(res, key, ys + m * np, np);
+        series[m] = (cs_plot_series){.name = methods[m], .x = xs, .y = ys + m * np,
+                                     .err = es + m * np, .n = np};
+    }
+    {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mf = open_memstream(&text, &len);
+        if (mf) {
+            cs_sweep_print_csv(r, mf);
+            fclose(mf);
+            cs_result_text(res, "%s", text);
+            free(text);
+        }
+    }
+    if (path[0])
+        cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
+    cs_result_num(res, "_wall_seconds", r->wall_seconds);
+    cs_plot_success_data d = {.xvar = axes[axis], .series = series, .nseries = nm};
+    rc = np ? cs_plotstore_success(in, &d, err) : CS_OK;
+    free(xs), free(ys), free(es), free(series);
+    cs_sweep_result_free(r);
+    if (rc)
+        return rc;
+    return cs_plot_after(in, cl, "success", res, err);
+}
+
+/* ------------------------------------------------------------ maxcut */
+
+#define MAXCUT_CSV_HEADER                                                                      \
+    "graph,nodes,edges,trials,lambda,mean_cut,std_cut,best_cut,known_best,mean_rounded,"        \
+    "std_rounded,best_rounded,mean_start,std_start,mean_iters,partial"
+
+static int write_maxcut_csv(const char *path, int append, const char *gname, const cs_graph *g,
+                            const cs_maxcut_result *r, cs_err *err)
+{
+    /* append keeps the earlier rows (copied into the new file, then renamed) */
+    char *old = NULL;
+    size_t oldlen = 0;
+    if (append) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            FILE *m = open_memstream(&old, &oldlen);
+            char buf[4096];
+            size_t k;
+            while (m && (k = fread(buf, 1, sizeof buf, f)) > 0)
+                fwrite(buf, 1, k, m);
+            if (m)
+                fclose(m);
+            fclose(f);
+            if (old && strncmp(old, MAXCUT_CSV_HEADER "\n", strlen(MAXCUT_CSV_HEADER) + 1)) {
+                free(old);
+                return cs_fail(err, CS_EINVAL, "append: %s is not a maxcut CSV", path);
+            }
+        }
+    }
+    cs_afile af;
+    int rc = cs_afile_open(&af, path, 0, err);
+    if (rc) {
+        free(old);
+        return rc;
+    }
+    if (old && oldlen)
+        fwrite(old, 1, oldlen, af.f);
+    else
+        fprintf(af.f, "%s\n", MAXCUT_CSV_HEADER);
+    free(old);
+    double v[13] = {r->lambda,      r->mean_cut,    r->std_cut,     r->best_cut,
+                    r->known_best,  r->mean_rounded, r->std_rounded, r->best_rounded,
+                    r->mean_start,  r->std_start,   r->mean_iters};
+    char s[13][40];
+    for (int i = 0; i < 11; i++)
+        cs_format_double(s[i], sizeof s[i], v[i]);
+    fprintf(af.f, "%s,%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", gname,
+            cs_graph_nodes(g), cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
+            s[6], s[7], s[8], s[9], s[10], r->partial);
+    return cs_afile_commit(&af, err);
+}
+
+/* The cut over the iterations of trial 1 (for the maxcut plot). */
+static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *ms,
+                        const char *gname, cs_err *err)
+{
+    cs_problem *prob;
+    int rc = cs_problem_new_maxcut(&prob, g, err);
+    if (rc)
+        return rc;
+    cs_solve_opts so = ms->solve;
+    so.trace = 0;
+    uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(g), cs_graph_edges(g), 0, 0);
+    cs_solver *s;
+    rc = cs_solver_new(&s, prob, "bin", &so, ms->seed, cs_sweep_method_stream(ts, "bin"), err);
+    if (rc) {
+        cs_problem_free(prob);
+        return rc;
+    }
+    long maxit = cs_solver_maxit(s);
+    size_t cap = (size_t)maxit + 1, n = 0;
+    double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
+    if (!x || !y)
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+    cs_cancel *cancel = cs_interp_cancel_flag(in);
+    while (!rc && !cs_solver_done(s) && n < cap && !cs_cancelled(cancel)) {
+        long done;
+        rc = cs_solver_step(s, 1, &done, err);
+        if (rc || done == 0)
+            break;
+        size_t len;
+        /* the iterate while running; the solution once the run has ended */
+        const double *it = cs_solver_done(s) ? cs_solver_x(s, &len) : cs_solver_iterate(s, &len);
+        double cut = it ? cs_graph_cut(g, it) : NAN;
+        if (!isfinite(cut))
+            continue;
+        x[n] = (double)(n + 1);
+        y[n] = cut;
+        n++;
+    }
+    if (!rc && n >= 1) {
+        cs_plot_series ser = {.name = "bin", .x = x, .y = y, .n = n};
+        double kb = cs_graph_known_best(g);
+        cs_plot_maxcut_data d = {.series = &ser, .nseries = 1, .best = isfinite(kb) ? kb : 0,
+                                 .has_best = isfinite(kb), .graph = gname};
+        rc = cs_plotstore_maxcut(in, &d, err);
+    }
+    free(x);
+    free(y);
+    cs_solver_free(s);
+    cs_problem_free(prob);
+    return rc;
+}
+
+static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const char *gtext = cs_arg_text(cl, "graph", NULL);
+    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+    if (!gtext && !(st && st->prob && st->kind == CS_PROB_MAXCUT)) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_EINVAL, "maxcut needs graph=FILE (or toy5, toy4, G10..G13)");
+    }
+    long trials, maxit, threads;
+    int rc, append;
+    if ((rc = cs_arg_long(in, cl, "trials", 10, 1, 10000000L, &trials, err)) ||
+        (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_bool(in, cl, "append", 0, &append, err)))
+        return rc;
+    cs_maxcut_spec ms = {.trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
+                         .cancel = cs_interp_cancel_flag(in)};
+    ms.solve.maxit = maxit;
+    if (cs_cmdline_key(cl, "lambda") &&
+        (rc = cs_arg_double(in, cl, "lambda", 0.0, 1e-300, 1e300, &ms.solve.lambda, err)))
+        return rc;
+    char path[4096] = "";
+    if ((cs_cmdline_key(cl, "out") && (rc = cs_arg_path(in, cl, "out", path, sizeof path, err))) ||
+        (rc = cs_plot_key_check(in, cl, "plot", err)))
+        return rc;
+    cs_graph *owned = NULL;
+    const cs_graph *g;
+    char gname[256];
+    if (gtext) {
+        char file[4096];
+        rc = solve_resolve_graph(in, gtext, file, sizeof file, err);
+        if (!rc)
+            rc = cs_graph_is_builtin(file) ? cs_graph_builtin(&owned, file, err)
+                                           : cs_graph_read(&owned, file, err);
+        if (rc) {
+            cs_arg_blame(in, cl, "graph", 0);
+            return rc;
+        }
+        g = owned;
+        const char *base = strrchr(gtext, '/');
+        snprintf(gname, sizeof gname, "%s", base ? base + 1 : gtext);
+    } else {
+        g = cs_problem_graph(st->prob);
+        snprintf(gname, sizeof gname, "%s", st->graph);
+    }
+    char *dot = strrchr(gname, '.');
+    if (dot && !strcmp(dot, ".txt"))
+        *dot = '\0';
+    ms.graph = g;
+    progress_ctx pc = {in, "maxcut"};
+    ms.progress = on_progress;
+    ms.progress_user = &pc;
+    cs_maxcut_result r;
+    rc = cs_maxcut_run(&ms, &r, err);
+    if (rc) {
+        in->err_col = cl->name_col;
+        cs_graph_free(owned);
+        return rc;
+    }
+    if (path[0] && (rc = write_maxcut_csv(path, append, gname, g, &r, err)))
+        cs_arg_blame(in, cl, "out", 0);
+    if (!rc && r.partial)
+        rc = cs_fail(err, CS_ECANCEL, "maxcut interrupted after %ld of %ld trials%s", r.trials,
+                     trials, path[0] ? " (written, marked partial)" : "");
+    if (!rc) {
+        cs_result_str(res, "graph", gname);
+        cs_result_int(res, "trials", r.trials);
+        cs_result_num(res, "mean_cut", r.mean_cut);
+        cs_result_num(res, "std_cut", r.std_cut);
+        cs_result_num(res, "best_cut", r.best_cut);
+        cs_result_num(res, "known_best", r.known_best);
+        cs_result_num(res, "mean_start", r.mean_start);
+        cs_result_num(res, "std_start", r.std_start);
+        cs_result_num(res, "mean_rounded", r.mean_rounded);
+        cs_result_num(res, "best_rounded", r.best_rounded);
+        cs_result_int(res, "successes", r.successes);
+        cs_result_num(res, "lambda", r.lambda);
+        cs_result_num(res, "mean_iters", r.mean_iters);
+        if (path[0])
+            cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
+        cs_result_num(res, "_wall_seconds", r.wall_seconds);
+        cs_result_text(res, "MAX-CUT %s: cut %.1f ± %.1f over %ld trials (best %.0f; known "
+                            "best %.0f; start %.1f ± %.1f)\n",
+                       gname, r.mean_cut, r.std_cut, r.trials, r.best_cut, r.known_best,
+                       r.mean_start, r.std_start);
+        if (cs_cmdline_key(cl, "plot"))
+            rc = maxcut_curve(in, g, &ms, gname, err);
+        if (!rc)
+            rc = cs_plot_after(in, cl, "maxcut", res, err);
+    }
+    cs_maxcut_result_clear(&r);
+    cs_graph_free(owned);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static const cs_key_spec sweep_keys[] = {
+    {"kind", NULL, "problem kind", "bin|osb|ter|2bit|eig|orth", CS_KEY_WORD},
+    {"methods", "kind's own", "methods, comma-separated (a method's keys with ':', e.g. "
+     "beta:beta=learn); linf and l1 run Douglas-Rachford", NULL, CS_KEY_LIST},
+    {"N", "100", "unknowns (2bit: 10)", NULL, CS_KEY_INT},
+    {"gamma", NULL, "grid of M/N, a:s:b or a,b,c (or the fixed gamma of a K sweep)", NULL,
+     CS_KEY_RANGE},
+    {"M", NULL, "grid of M (or the fixed M of a K sweep)", NULL, CS_KEY_RANGE},
+    {"K", "0", "grid of nonzeros (osb/ter; orth: columns), or a fixed K", NULL, CS_KEY_RANGE},
+    {"trials", "100", "Monte-Carlo trials per grid point (the paper: 1000)", NULL, CS_KEY_INT},
+    {"restarts", "0", "most starts of the CS methods (0: 10 for bin eig 2bit, else 1)", NULL,
+     CS_KEY_INT},
+    {"maxit", "0", "iterations per start (0: 1e4; 1e3 for 2bit and orth)", NULL, CS_KEY_INT},
+    {"stop", "oracle", "stopping rule (recorded in the CSV)",
+     "oracle|hybrid|residual|normalized|maxit", CS_KEY_WORD},
+    {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},
+    {"lambda", "default", "2bit weight (1e-5)", NULL, CS_KEY_NUM},
+    {"threads", "session", "worker threads (0: all cores); results do not depend on it", NULL,
+     CS_KEY_INT},
+    {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
+     CS_KEY_WORD},
+    {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
+    {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
+     CS_KEY_FILE},
+    {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
+    {0}};
+
+static const cs_key_spec maxcut_keys[] = {
+    {"graph", "problem's", "G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")", NULL,
+     CS_KEY_FILE},
+    {"lambda", "default", "weight of l_bin (1e-7; 1 for toy5, toy4)", NULL, CS_KEY_NUM},
+    {"trials", "10", "random starts sign(randn)", NULL, CS_KEY_INT},
+    {"maxit", "0", "iterations per trial (0: 1e4)", NULL, CS_KEY_INT},
+    {"threads", "session", "worker threads (0: all cores)", NULL, CS_KEY_INT},
+    {"out", NULL, "CSV (one row per graph): " MAXCUT_CSV_HEADER, NULL, CS_KEY_FILE},
+    {"append", "off", "add the row to an existing maxcut CSV", "on|off", CS_KEY_WORD},
+    {"plot", NULL, "draw the cut over the iterations of trial 1", NULL, CS_KEY_FILE},
+    {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
+    {0}};
+
+static const cs_cmd_spec sweep_commands[] = {
+    {.name = "sweep", .topic = "experiments",
+     .usage = "sweep kind=KIND methods=LIST N=.. gamma=a:s:b (or M=a:s:b, K=a:s:b) trials=.. "
+              "restarts=.. [threads=..] [stop=..] [out=FILE.csv] [plot=FILE.png]",
+     .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
+                "for any thread count)",
+     .example = "sweep kind=bin methods=bin,linf N=100 gamma=0.3:0.02:0.9 trials=100 "
+                "restarts=10 out=fig1a.csv plot=fig1a.png",
+     .keys = sweep_keys, .run = cmd_sweep, .journal = 1},
+    {.name = "maxcut", .topic = "experiments",
+     .usage = "maxcut graph=FILE|toy5|toy4|G10 [lambda=..] [trials=10] [out=FILE.csv] "
+              "[plot=FILE]",
+     .summary = "MAX-CUT by -cut + lambda*l_bin over |x|<=1: mean and std of the cut against "
+                "the best known",
+     .example = "maxcut graph=G11 trials=10", .keys = maxcut_keys,
+     .run = cmd_maxcut, .journal = 1},
+};
+
+CS_CMD_GROUP(cs_group_sweep, sweep_commands);
