@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cs_reg.h"
+
 /* Okabe & Ito (2008), colour-blind safe; yellow left out (unreadable on
  * white), grey added last. */
 const char *const plot_okabe_ito[PLOT_LINECOLOURS] = {
@@ -17,43 +19,39 @@ const char *const plot_okabe_ito[PLOT_LINECOLOURS] = {
 static const int line_pt[PLOT_LINECOLOURS] = {7, 5, 9, 11, 13, 6, 4, 8};
 
 /* Legend labels in the paper's notation (appendix figures: ℓ_{bin,H},
- * ℓ_{bin,si}, ℓ̃_{bin}, ℓ_{bin,exp}, ℓ_μ, ...). `enh` is gnuplot enhanced
- * text, `plain` the same for terminals without it. */
+ * ℓ_{bin,si}, ℓ̃_{bin}, ℓ_{bin,exp}, ℓ_μ, ...): the regularizer table's
+ * label fields, and these for the names that are not regularizers. */
+typedef struct method_label {
+    const char *enh, *plain;   /* gnuplot enhanced text, and plain */
+    int has_base;              /* holder, si: base=bin|osb|ter goes in the subscript */
+} method_label;
+
 static const struct {
     const char *name, *enh, *plain;
-} method_labels[] = {
-    {"bin", "ℓ_{bin}", "ℓ_bin"},
-    {"osb", "ℓ_{osb}", "ℓ_osb"},
-    {"ter", "ℓ_{ter}", "ℓ_ter"},
-    {"eig", "ℓ_{eig}", "ℓ_eig"},
-    {"om", "ℓ_{om}", "ℓ_om"},
-    {"equ", "ℓ_{equ}", "ℓ_equ"},
-    {"bbin", "ℓ_{bbin}", "ℓ_bbin"},
-    {"binexp", "ℓ_{bin,exp}", "ℓ_bin,exp"},
-    {"holder", "ℓ_{bin,H}", "ℓ_bin,H"},
-    {"si", "ℓ_{bin,si}", "ℓ_bin,si"},
-    /* the paper's \tilde\ell_bin: a tilde overprinted on ℓ */
-    {"l2l1", "~ℓ{.8\\~}_{bin}", "ℓ~_bin"},
-    {"l2l1h", "~ℓ{.8\\~}_{bin,H}", "ℓ~_bin,H"},
-    {"fixed", "ℓ_{fixed}", "ℓ_fixed"},
-    {"beta", "ℓ_{β}", "ℓ_β"},
-    {"linf", "ℓ^{∞}", "ℓ^∞"},
-    {"l1", "ℓ^{1}", "ℓ^1"},
-    {"mu", "ℓ_{μ}", "ℓ_μ"},
-    {"ns", "ℓ_{ns}", "ℓ_ns"},
+} other_labels[] = {
     {"custom", "custom", "custom"},
     {"none", "no regularizer", "no regularizer"},
     {"fista", "FISTA", "FISTA"},
     {"dr", "Douglas–Rachford", "Douglas–Rachford"},
 };
 
-enum { N_METHOD_LABELS = sizeof method_labels / sizeof method_labels[0] };
-
-static int find_label(const char *name, size_t len)
+static int find_label(const char *name, size_t len, method_label *out)
 {
-    for (size_t i = 0; i < N_METHOD_LABELS; i++)
-        if (strlen(method_labels[i].name) == len && !strncmp(method_labels[i].name, name, len))
-            return (int)i;
+    char key[64];
+    if (len >= sizeof key)
+        return -1;
+    memcpy(key, name, len);
+    key[len] = '\0';
+    const cs_reg_info *info = cs_reg_lookup(key);
+    if (info && info->label) {
+        *out = (method_label){info->label, info->label_plain, info->form != CS_FORM_NONE};
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof other_labels / sizeof other_labels[0]; i++)
+        if (!strcmp(other_labels[i].name, key)) {
+            *out = (method_label){other_labels[i].enh, other_labels[i].plain, 0};
+            return 0;
+        }
     return -1;
 }
 
@@ -92,13 +90,12 @@ static int keyed_label(const char *name, int enhanced, char *buf, size_t cap)
     const char *colon = strchr(name, ':');
     if (!colon)
         return -1;
-    int idx = find_label(name, (size_t)(colon - name));
-    if (idx < 0)
+    method_label ml;
+    if (find_label(name, (size_t)(colon - name), &ml) < 0)
         return -1;
-    const char *basename = method_labels[idx].name;
-    int hs = !strcmp(basename, "holder") || !strcmp(basename, "si");
+    int hs = ml.has_base;
     char base[64];
-    snprintf(base, sizeof base, "%s", enhanced ? method_labels[idx].enh : method_labels[idx].plain);
+    snprintf(base, sizeof base, "%s", enhanced ? ml.enh : ml.plain);
     char tail[256] = "";
     size_t used = 0;
     for (const char *p = colon + 1; *p;) {
@@ -150,9 +147,9 @@ const char *cs_plot_method_label(const char *name)
 {
     if (!name)
         return NULL;
-    int idx = find_label(name, strlen(name));
-    if (idx >= 0)
-        return method_labels[idx].enh;
+    method_label ml;
+    if (find_label(name, strlen(name), &ml) == 0)
+        return ml.enh;
     if (keyed_label(name, 1, keyed_buf, sizeof keyed_buf) == 0)
         return keyed_buf;
     return NULL;
@@ -165,10 +162,10 @@ const char *plot_method_label(const plot_ctx *c, const char *name, const char *f
         *literal = 1;
         return fallback;
     }
-    int idx = find_label(name, strlen(name));
-    if (idx >= 0) {
+    method_label ml;
+    if (find_label(name, strlen(name), &ml) == 0) {
         *literal = 0;
-        return c->enhanced ? method_labels[idx].enh : method_labels[idx].plain;
+        return c->enhanced ? ml.enh : ml.plain;
     }
     if (keyed_label(name, c->enhanced, keyed_buf, sizeof keyed_buf) == 0) {
         *literal = 0;

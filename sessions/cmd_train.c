@@ -421,12 +421,15 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     int rc = net_state(in, &s, err);
     if (rc)
         return rc;
+    /* the levels by the target family of the regularizer named: bin or ter */
     const cs_arg *kind = cs_cmdline_pos(cl, 0);
-    if (strcmp(kind->value, "bin") != 0 && strcmp(kind->value, "ter") != 0) {
+    const cs_reg_info *qi = cs_reg_lookup(kind->value);
+    if (!qi || qi->kernel != (qi->family == CS_TARGET_TER ? CS_REG_KERNEL_TER
+                                                            : CS_REG_KERNEL_BIN)) {
         in->err_col = kind->col;
         return cs_fail(err, CS_EINVAL, "quantize %s: expected bin or ter", kind->value);
     }
-    int ternary = !strcmp(kind->value, "ter");
+    int ternary = qi->family == CS_TARGET_TER;
     cs_nn_exclude excl;
     long limit;
     int skip_eval;
