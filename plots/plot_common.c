@@ -109,9 +109,9 @@ static int keyed_label(const char *name, int enhanced, char *buf, size_t cap)
         if (!safe_word(p, kl) || !safe_word(v, vl))
             return -1;
         if (hs && kl == 4 && !strncmp(p, "base", 4)) {
-            if (!(vl == 3 && (!strncmp(v, "bin", 3) || !strncmp(v, "osb", 3) ||
-                              !strncmp(v, "ter", 3))))
-                return -1;
+            method_label bl;
+            if (vl != 3 || find_label(v, vl, &bl) < 0 || bl.has_base)
+                return -1;   /* a base is a plain regularizer named in three letters */
             /* "ℓ_{bin,H}" -> "ℓ_{ter,H}": the base sits right after "_{" or "_" */
             char *b = strstr(base, "bin");
             if (b)

@@ -324,7 +324,8 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
     so.trace = 0;
     uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(g), cs_graph_edges(g), 0, 0);
     cs_solver *s;
-    rc = cs_solver_new(&s, prob, "bin", &so, ms->seed, cs_sweep_method_stream(ts, "bin"), err);
+    const char *method = cs_kind_defaults_of(CS_PROB_MAXCUT)->method;
+    rc = cs_solver_new(&s, prob, method, &so, ms->seed, cs_sweep_method_stream(ts, method), err);
     if (rc) {
         cs_problem_free(prob);
         return rc;
@@ -351,7 +352,7 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
         n++;
     }
     if (!rc && n >= 1) {
-        cs_plot_series ser = {.name = "bin", .x = x, .y = y, .n = n};
+        cs_plot_series ser = {.name = method, .x = x, .y = y, .n = n};
         double kb = cs_graph_known_best(g);
         cs_plot_maxcut_data d = {.series = &ser, .nseries = 1, .best = isfinite(kb) ? kb : 0,
                                  .has_best = isfinite(kb), .graph = gname};

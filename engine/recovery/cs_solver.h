@@ -30,6 +30,7 @@
 #include "cs_cancel.h"
 #include "cs_error.h"
 #include "cs_fista.h"
+#include "cs_method.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
 
@@ -121,14 +122,5 @@ cs_algo cs_solver_algo(const cs_solver *s);          /* FISTA or DR */
 long cs_solver_maxit(const cs_solver *s);
 int cs_solver_max_starts(const cs_solver *s);
 double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut; NaN otherwise */
-
-/* Check a method text (its regularizer exists and takes these keys), e.g.
- * before a sweep. */
-int cs_method_check(const char *method, cs_err *err);
-/* The regularizer of a method text as the solver makes it for `prob`: an eig
- * problem lends its C to eig, mu and ns when the method names none (prob
- * NULL: C=random stands in). */
-int cs_method_reg_new(cs_reg **out, const char *method, const cs_problem *prob,
-                      uint64_t seed, cs_err *err);
 
 #endif

@@ -21,12 +21,12 @@
 
 #include "cs_cancel.h"
 #include "cs_error.h"
+#include "cs_pool.h"
 #include "cs_problem.h"
 #include "cs_solver.h"
 
 typedef enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K } cs_axis;
 
-typedef void (*cs_progress_fn)(void *user, size_t done, size_t total);
 
 typedef struct cs_sweep_spec {
     cs_kind kind;                  /* bin osb ter 2bit eig orth */

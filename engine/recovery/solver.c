@@ -1,6 +1,5 @@
 /* solver.c — problem + method → FISTA / Douglas–Rachford with restarts. */
 #include "cs_solver.h"
-#include "cs_simd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,25 +8,20 @@
 
 #include "cs_clock.h"
 #include "cs_dr.h"
+#include "cs_method.h"
 #include "cs_proj.h"
 #include "cs_reg.h"
+#include "cs_reg_fast.h"
 #include "cs_rng.h"
-
-#define MAX_PARAMS 16
-
-typedef struct method_spec {
-    char buf[256];
-    const char *name;
-    cs_param params[MAX_PARAMS];
-    size_t nparams;
-} method_spec;
+#include "cs_vec.h"
 
 struct cs_solver {
     cs_problem *prob;
     cs_kind kind;
     cs_solve_opts o;
     cs_algo algo;
-    char method[256];
+    char method[256];     /* canonical method text NAME:k=v:... */
+    char name[256];       /* its regularizer's name */
     cs_reg *reg;
     size_t N, cols, nx;   /* x part: N×cols */
     size_t n;             /* variable length (extras; 2bit: 2N) */
@@ -36,7 +30,6 @@ struct cs_solver {
     int max_starts;
     double lambda, tol_ok;
     cs_reg_kernel fast;   /* the hand-written kernel used (bin, osb, ter), or NONE */
-    int avx2;             /* the kernels' AVX2 build (CPU has it) */
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
     cs_fista *fista;
@@ -113,307 +106,13 @@ int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err)
                        "mode=%s: expected default, accel, adaptive or plain", name ? name : "");
 }
 
-static int parse_method(const char *text, method_spec *m, cs_err *err)
-{
-    memset(m, 0, sizeof *m);
-    if (!text || !*text)
-        return cs_fail(err, CS_EINVAL, "empty method");
-    if (strlen(text) >= sizeof m->buf)
-        return cs_fail(err, CS_EINVAL, "method text too long");
-    snprintf(m->buf, sizeof m->buf, "%s", text);
-    char *save = NULL;
-    char *tok = strtok_r(m->buf, " :\t", &save);
-    if (!tok)
-        return cs_fail(err, CS_EINVAL, "empty method");
-    m->name = tok;
-    while ((tok = strtok_r(NULL, " :\t", &save))) {
-        char *eq = strchr(tok, '=');
-        if (!eq || eq == tok || !eq[1])
-            return cs_fail(err, CS_EINVAL, "method %s: expected key=value, got '%s'", m->name,
-                           tok);
-        if (m->nparams == MAX_PARAMS)
-            return cs_fail(err, CS_EINVAL, "method %s: too many parameters", m->name);
-        *eq = '\0';
-        m->params[m->nparams].key = tok;
-        m->params[m->nparams].text = eq + 1;
-        m->nparams++;
-    }
-    return CS_OK;
-}
-
-/* The instance of a parsed method: an eig problem lends its C to the
- * regularizers that take one when the method names none; without a problem
- * C=random stands in (the check before a sweep). */
-static int method_reg(cs_reg **out, const method_spec *m, const cs_problem *prob, uint64_t seed,
-                      cs_err *err)
-{
-    cs_param params[MAX_PARAMS + 1];
-    size_t np = m->nparams;
-    memcpy(params, m->params, np * sizeof *params);
-    const cs_reg_info *li = cs_reg_lookup(m->name);
-    int given = 0;
-    for (size_t i = 0; i < np; i++)
-        given |= !strcmp(params[i].key, "C");
-    int lend = li && li->takes_C && !given &&
-               (!prob || cs_problem_kind(prob) == CS_PROB_EIG);
-    if (lend)
-        params[np++] = (cs_param){.key = "C", .text = "random"};
-    int rc = cs_reg_new(out, m->name, params, np, seed, err);
-    if (!rc && lend && prob) {
-        size_t N = cs_problem_N(prob);
-        rc = cs_reg_set_matrix(*out, cs_problem_C(prob), N, N, err);
-        if (rc) {
-            cs_reg_free(*out);
-            *out = NULL;
-        }
-    }
-    return rc;
-}
-
-int cs_method_reg_new(cs_reg **out, const char *method, const cs_problem *prob, uint64_t seed,
-                      cs_err *err)
-{
-    *out = NULL;
-    method_spec m;
-    int rc = parse_method(method, &m, err);
-    return rc ? rc : method_reg(out, &m, prob, seed, err);
-}
-
-int cs_method_check(const char *method, cs_err *err)
-{
-    cs_reg *reg = NULL;
-    int rc = cs_method_reg_new(&reg, method, NULL, 0, err);
-    cs_reg_free(reg);
-    return rc;
-}
-
 /* ------------------------------------------------------------ callbacks */
-
-/* Fast paths for bin, osb and ter without parameters: the same Lemma-1 form
- * as the regularizer library (ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²) in two or
- * three fused passes with split accumulators; the library's general kernel
- * costs 3–5× more at N = 100 and FISTA evaluates ℓ twice per iteration.
- * tests/test_fista.c checks both agree. */
-
-/* The kernels are written once on 4-wide vectors (GCC vector extensions)
- * and compiled twice: for AVX2 (picked at run time when the CPU has it)
- * and for the baseline ISA. Each run uses one of them throughout, so a
- * result does not depend on the thread count. `gbad` collects g·0 over the
- * gradient: 0 exactly when every entry is finite (no separate check pass). */
-
-/* gn (with grad): ‖grad‖ in the summation order of the FISTA stepper's norm
- * (two 4-wide accumulators over blocks of 8, then the scalar tail). */
-CS_AI int
-bin_body(const double *restrict x, size_t n, double *f, double *restrict grad, double *gn)
-{
-    v4d a0 = {0, 0, 0, 0}, a1 = a0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v4d u = ld4(x + i), w = ld4(x + i + 4);
-        a0 += u * u;
-        a1 += w * w;
-    }
-    double s = hsum(a0 + a1);
-    for (; i < n; i++)
-        s += x[i] * x[i];
-    double nn = (double)n, beta = s / nn, c = 4.0 * nn;
-    v4d r0 = {0, 0, 0, 0}, r1 = r0, bad = r0, n0 = r0, n1 = r0;
-    v4d bv = {beta, beta, beta, beta}, cv = {c, c, c, c}, zero = r0;
-    for (i = 0; i + 8 <= n; i += 8) {
-        v4d u = ld4(x + i), w = ld4(x + i + 4);
-        v4d p = u * u - bv, q = w * w - bv;
-        r0 += p * p;
-        r1 += q * q;
-        if (grad) {
-            v4d gu = cv * u * p, gw = cv * w * q;
-            st4(grad + i, gu);
-            st4(grad + i + 4, gw);
-            bad += gu * zero + gw * zero;
-            if (gn) {
-                n0 += gu * gu;
-                n1 += gw * gw;
-            }
-        }
-    }
-    double r = hsum(r0 + r1), gb = hsum(bad), gg = gn ? hsum(n0 + n1) : 0.0;
-    for (; i < n; i++) {
-        double p = x[i] * x[i] - beta;
-        r += p * p;
-        if (grad) {
-            grad[i] = c * x[i] * p;
-            gb += grad[i] * 0.0;
-            if (gn)
-                gg += grad[i] * grad[i];
-        }
-    }
-    if (gn)
-        *gn = sqrt(gg);
-    *f = nn * r;
-    return isfinite(*f) && gb == 0.0 ? CS_OK : CS_ENONFINITE;
-}
-
-/* osb (p = 2: g = x², h = x) and ter (p = 3: g = x³, h = x):
- * ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²;
- * ∂ℓ/∂x = 2‖h‖² g' r + 2 (‖r‖² x − β‖h‖² r), r = g − βx. */
-CS_AI int
-osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *restrict grad)
-{
-    v4d h0 = {0, 0, 0, 0}, h1 = h0, q0 = h0, q1 = h0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v4d u = ld4(x + i), w = ld4(x + i + 4);
-        v4d uu = u * u, ww = w * w;
-        h0 += uu;
-        h1 += ww;
-        q0 += p3 ? uu * uu : uu * u;
-        q1 += p3 ? ww * ww : ww * w;
-    }
-    double hh = hsum(h0 + h1), gh = hsum(q0 + q1);
-    for (; i < n; i++) {
-        double a = x[i] * x[i];
-        hh += a;
-        gh += p3 ? a * a : a * x[i];
-    }
-    double beta = hh > 0.0 ? gh / hh : 0.0;
-    v4d bv = {beta, beta, beta, beta}, r0 = {0, 0, 0, 0}, r1 = r0;
-    for (i = 0; i + 8 <= n; i += 8) {
-        v4d u = ld4(x + i), w = ld4(x + i + 4);
-        v4d ru = (p3 ? u * u * u : u * u) - bv * u, rw = (p3 ? w * w * w : w * w) - bv * w;
-        r0 += ru * ru;
-        r1 += rw * rw;
-    }
-    double rr = hsum(r0 + r1);
-    for (; i < n; i++) {
-        double a = x[i];
-        double ra = (p3 ? a * a * a : a * a) - beta * a;
-        rr += ra * ra;
-    }
-    *f = hh * rr;
-    double gb = 0.0;
-    if (grad) {
-        double k1 = 2.0 * hh, k2 = 2.0 * rr, k3 = 2.0 * beta * hh;
-        v4d K1 = {k1, k1, k1, k1}, K2 = {k2, k2, k2, k2}, K3 = {k3, k3, k3, k3};
-        v4d two = {2, 2, 2, 2}, three = {3, 3, 3, 3}, bad = {0, 0, 0, 0}, zero = bad;
-        for (i = 0; i + 4 <= n; i += 4) {
-            v4d a = ld4(x + i);
-            v4d r = (p3 ? a * a * a : a * a) - bv * a;
-            v4d gp = p3 ? three * a * a : two * a;
-            v4d g = K1 * gp * r + (K2 * a - K3 * r);
-            st4(grad + i, g);
-            bad += g * zero;
-        }
-        gb = hsum(bad);
-        for (; i < n; i++) {
-            double a = x[i];
-            double r = (p3 ? a * a * a : a * a) - beta * a;
-            double gp = p3 ? 3.0 * a * a : 2.0 * a;
-            grad[i] = k1 * gp * r + (k2 * a - k3 * r);
-            gb += grad[i] * 0.0;
-        }
-    }
-    return isfinite(*f) && gb == 0.0 ? CS_OK : CS_ENONFINITE;
-}
-
-/* ‖x − x*‖² */
-CS_AI double dist2_body(const double *restrict x, const double *restrict y, size_t n)
-{
-    v4d a0 = {0, 0, 0, 0}, a1 = a0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v4d d = ld4(x + i) - ld4(y + i), e = ld4(x + i + 4) - ld4(y + i + 4);
-        a0 += d * d;
-        a1 += e * e;
-    }
-    double s = hsum(a0 + a1);
-    for (; i < n; i++)
-        s += (x[i] - y[i]) * (x[i] - y[i]);
-    return s;
-}
-
-#ifdef CS_AVX2_CLONE
-static CS_AVX2_FN int bin_avx2(const double *x, size_t n, double *f, double *grad)
-{
-    return bin_body(x, n, f, grad, NULL);
-}
-static CS_AVX2_FN int bin_gn_avx2(const double *x, size_t n, double *f, double *grad, double *gn)
-{
-    return bin_body(x, n, f, grad, gn);
-}
-static CS_AVX2_FN int osb_ter_avx2(const double *x, size_t n, int p3, double *f, double *grad)
-{
-    return osb_ter_body(x, n, p3, f, grad);
-}
-static CS_AVX2_FN double dist2_avx2(const double *x, const double *y, size_t n)
-{
-    return dist2_body(x, y, n);
-}
-#endif
-static int bin_base(const double *x, size_t n, double *f, double *grad)
-{
-    return bin_body(x, n, f, grad, NULL);
-}
-static int bin_gn_base(const double *x, size_t n, double *f, double *grad, double *gn)
-{
-    return bin_body(x, n, f, grad, gn);
-}
-static int osb_ter_base(const double *x, size_t n, int p3, double *f, double *grad)
-{
-    return osb_ter_body(x, n, p3, f, grad);
-}
-static double dist2_base(const double *x, const double *y, size_t n)
-{
-    return dist2_body(x, y, n);
-}
-
-static int fast_bin(const double *x, size_t n, double *f, double *grad, int avx2)
-{
-#ifdef CS_AVX2_CLONE
-    if (avx2)
-        return bin_avx2(x, n, f, grad);
-#endif
-    (void)avx2;
-    return bin_base(x, n, f, grad);
-}
-
-static int fast_bin_gn(const double *x, size_t n, double *f, double *grad, double *gn,
-                       int avx2)
-{
-#ifdef CS_AVX2_CLONE
-    if (avx2)
-        return bin_gn_avx2(x, n, f, grad, gn);
-#endif
-    (void)avx2;
-    return bin_gn_base(x, n, f, grad, gn);
-}
-
-static int fast_osb_ter(const double *x, size_t n, int p, double *f, double *grad, int avx2)
-{
-#ifdef CS_AVX2_CLONE
-    if (avx2)
-        return osb_ter_avx2(x, n, p == 3, f, grad);
-#endif
-    (void)avx2;
-    return osb_ter_base(x, n, p == 3, f, grad);
-}
-
-static double fast_dist2(const double *x, const double *y, size_t n, int avx2)
-{
-#ifdef CS_AVX2_CLONE
-    if (avx2)
-        return dist2_avx2(x, y, n);
-#endif
-    (void)avx2;
-    return dist2_base(x, y, n);
-}
 
 static int fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *err)
 {
     cs_solver *s = ctx;
     if (s->fast) {
-        int rc = s->fast == CS_REG_KERNEL_BIN
-                     ? fast_bin(x, s->n, f, grad, s->avx2)
-                     : fast_osb_ter(x, s->n, s->fast == CS_REG_KERNEL_OSB ? 2 : 3, f, grad,
-                                    s->avx2);
+        int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, NULL);
         if (rc)
             return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
         return CS_OK;
@@ -428,7 +127,7 @@ static int fgn_bin(void *ctx, const double *x, double *f, double *grad, double *
                    cs_err *err)
 {
     cs_solver *s = ctx;
-    int rc = fast_bin_gn(x, s->n, f, grad, gnorm, s->avx2);
+    int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, gnorm);
     if (rc)
         return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
     return CS_OK;
@@ -571,7 +270,7 @@ static int oracle(void *ctx, const double *x, double *metric)
         return maxcut_hit(s, x);
     }
     if (s->xstar) {
-        double d = sqrt(fast_dist2(x, s->xstar, s->nx, s->avx2));
+        double d = sqrt(cs_vec_dist2(x, s->xstar, s->nx));
         *metric = s->xstar_norm > 0.0 ? d / s->xstar_norm : d;
         return *metric < s->tol_ok;
     }
@@ -602,41 +301,22 @@ void cs_solver_free(cs_solver *s)
     free(s);
 }
 
-/* Whether the method text m makes the same instance as `text` (e.g. equ and
- * equ:B=2): a kind whose objective is written out accepts only its own. */
-static int same_instance(const method_spec *m, const char *text)
+static int setup_reg(cs_solver *s, const char *method, cs_err *err)
 {
-    method_spec d;
-    cs_reg *a = NULL, *b = NULL;
-    int same = 0;
-    if (!parse_method(text, &d, NULL) && !method_reg(&a, m, NULL, 0, NULL) &&
-        !method_reg(&b, &d, NULL, 0, NULL)) {
-        char da[512], db[512];
-        cs_reg_describe(a, da, sizeof da);
-        cs_reg_describe(b, db, sizeof db);
-        same = !strcmp(da, db);
-    }
-    cs_reg_free(a);
-    cs_reg_free(b);
-    return same;
-}
-
-static int setup_reg(cs_solver *s, const method_spec *m, cs_err *err)
-{
-    int rc = method_reg(&s->reg, m, s->prob, s->seed, err);
+    int rc = cs_method_reg_new(&s->reg, method, s->prob, s->seed, err);
     if (rc)
         return rc;
     const cs_reg_info *info = cs_reg_get_info(s->reg);
     if (s->kind == CS_PROB_ORTH && !info->matrix_arg)
         return cs_fail(err, CS_EINVAL,
-                       "problem orth needs a matrix regularizer (om), not %s", m->name);
+                       "problem orth needs a matrix regularizer (om), not %s", info->name);
     if (s->kind != CS_PROB_ORTH && info->matrix_arg)
         return cs_fail(err, CS_EINVAL, "regularizer %s takes a matrix; use it with orth",
-                       m->name);
+                       info->name);
     s->extra = cs_reg_extra(s->reg);
     if (s->extra && (s->kind == CS_PROB_ORTH || s->kind == CS_PROB_MAXCUT))
         return cs_fail(err, CS_EINVAL, "regularizer %s has auxiliary variables; not for %s",
-                       m->name, cs_problem_kind_name(s->kind));
+                       info->name, cs_problem_kind_name(s->kind));
     return CS_OK;
 }
 
@@ -646,9 +326,7 @@ static cs_reg_kernel fast_kernel(const cs_solver *s)
     cs_reg_kernel k = cs_reg_kernel_of(s->reg);
     if (s->o.generic_reg || s->kind == CS_PROB_MAXCUT || s->kind == CS_PROB_ORTH)
         return CS_REG_KERNEL_NONE;
-    return k == CS_REG_KERNEL_BIN || k == CS_REG_KERNEL_OSB || k == CS_REG_KERNEL_TER
-               ? k
-               : CS_REG_KERNEL_NONE;
+    return cs_reg_fast_has(k) ? k : CS_REG_KERNEL_NONE;
 }
 
 int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
@@ -670,35 +348,34 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
     s->cols = cs_problem_cols(prob);
     s->nx = s->N * s->cols;
     s->tol_ok = s->o.success_tol > 0 ? s->o.success_tol : 1e-2;
-    s->avx2 = cs_cpu_avx2();
     if (s->cols == 1 && s->kind != CS_PROB_2BIT && s->kind != CS_PROB_MAXCUT &&
         s->kind != CS_PROB_ORTH) {
         s->xstar = cs_problem_xstar(prob);
         s->xstar_norm = cs_problem_xstar_norm(prob);
     }
     const cs_kind_defaults *kd = cs_kind_defaults_of(s->kind);
-    int rc = CS_OK;
-    method_spec m;
     if (!method || !*method)
         method = kd->method;
-    rc = parse_method(method, &m, err);
+    int rc = cs_method_canonical(method, s->method, sizeof s->method, err);
     if (rc)
         goto fail;
-    const cs_reg_info *info = cs_reg_lookup(m.name);
+    snprintf(s->name, sizeof s->name, "%.*s", (int)strcspn(s->method, ":"), s->method);
+    const cs_reg_info *info = cs_reg_lookup(s->name);
     if (!info) {
-        rc = cs_fail_key(err, CS_ENOTFOUND, "reg", "unknown regularizer '%s'", m.name);
+        rc = cs_fail_key(err, CS_ENOTFOUND, "reg", "unknown regularizer '%s'", s->name);
         goto fail;
     }
+    int has_params = strchr(s->method, ':') != NULL;
     cs_algo algo = s->o.algo;
     if (algo < CS_ALGO_AUTO || algo > CS_ALGO_DR) {
         rc = cs_fail(err, CS_EINVAL, "unknown algorithm %d", algo);
         goto fail;
     }
     if (algo == CS_ALGO_AUTO)
-        algo = info->prox && m.nparams == 0 ? CS_ALGO_DR : CS_ALGO_FISTA;
+        algo = info->prox && !has_params ? CS_ALGO_DR : CS_ALGO_FISTA;
     s->algo = algo;
     if (algo == CS_ALGO_DR) {
-        if (!info->prox || m.nparams) {
+        if (!info->prox || has_params) {
             rc = cs_fail_key(err, CS_EINVAL, "method",
                              "method=dr solves linf or l1, not %s", method);
             goto fail;
@@ -708,21 +385,14 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             goto fail;
         }
     }
-    if (s->kind == CS_PROB_2BIT && !same_instance(&m, kd->method)) {
+    if (s->kind == CS_PROB_2BIT && !cs_method_same(method, kd->method)) {
         rc = cs_fail(err, CS_EINVAL, "problem 2bit is solved with %s (B=2), not %s", kd->method,
                      method);
         goto fail;
     }
-    /* canonical method text */
-    {
-        size_t used = (size_t)snprintf(s->method, sizeof s->method, "%s", m.name);
-        for (size_t i = 0; i < m.nparams && used < sizeof s->method; i++)
-            used += (size_t)snprintf(s->method + used, sizeof s->method - used, ":%s=%s",
-                                     m.params[i].key, m.params[i].text);
-    }
     s->n = s->kind == CS_PROB_2BIT ? 2 * s->N : s->nx;
     if (algo == CS_ALGO_FISTA && s->kind != CS_PROB_2BIT) {
-        rc = setup_reg(s, &m, err);
+        rc = setup_reg(s, method, err);
         if (rc)
             goto fail;
         s->n += s->extra;

@@ -3,11 +3,9 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cs_blas.h"
@@ -36,115 +34,6 @@ uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method)
     for (const unsigned char *p = (const unsigned char *)method; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
     return splitmix(trial_stream ^ splitmix(h));
-}
-
-static int ncores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
-/* ---- a pool of workers over items 0..total−1, progress on the caller ---- */
-
-typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t next, total, done;
-    int failed;
-    cs_err err;
-    const cs_cancel *cancel;
-    int (*run_item)(void *ctx, size_t item, cs_err *err); /* 0 ok, 1 cancelled, <0 error */
-    void *ctx;
-} pool;
-
-static int cancelled(const pool *p) { return cs_cancelled(p->cancel); }
-
-static void *pool_worker(void *arg)
-{
-    pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        if (p->failed || cancelled(p) || p->next >= p->total) {
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-        size_t item = p->next++;
-        pthread_mutex_unlock(&p->mu);
-        cs_err e;
-        cs_err_clear(&e);
-        int rc = p->run_item(p->ctx, item, &e);
-        pthread_mutex_lock(&p->mu);
-        if (rc < 0 && !p->failed) {
-            p->failed = 1;
-            p->err = e;
-            if (p->err.code == 0)
-                p->err.code = rc;
-        } else if (rc == 0) {
-            p->done++;
-        }
-        pthread_cond_signal(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-    }
-    return NULL;
-}
-
-static int pool_run(pool *p, int threads, cs_progress_fn progress, void *user, cs_err *err)
-{
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    if ((size_t)threads > p->total)
-        threads = p->total ? (int)p->total : 1;
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!tid)
-        return cs_fail(err, CS_ENOMEM, "out of memory");
-    int started = 0;
-    for (int i = 0; i < threads; i++) {
-        if (pthread_create(&tid[i], NULL, pool_worker, p) != 0)
-            break;
-        started++;
-    }
-    if (started == 0) {
-        free(tid);
-        return cs_fail(err, CS_ENOMEM, "cannot start worker threads");
-    }
-    size_t shown = (size_t)-1;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        size_t done = p->done;
-        int finished = p->failed || p->next >= p->total || cancelled(p);
-        pthread_mutex_unlock(&p->mu);
-        if (progress && done != shown) {
-            progress(user, done, p->total);
-            shown = done;
-        }
-        pthread_mutex_lock(&p->mu);
-        if (finished)
-            break;
-        if (p->done == done) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 200000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&p->cv, &p->mu, &ts);
-        }
-    }
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
-    if (progress && p->done != shown)
-        progress(user, p->done, p->total);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    if (p->failed) {
-        if (err)
-            *err = p->err;
-        return p->err.code ? p->err.code : CS_EINVAL;
-    }
-    return CS_OK;
 }
 
 /* ---------------------------------------------------------------- sweeps */
@@ -333,11 +222,11 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
         if (rc)
             goto out;
     }
-    int threads = sp->threads > 0 ? sp->threads : ncores();
+    int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
-    pool p = {.total = np * T, .cancel = sp->cancel, .run_item = sweep_item, .ctx = &c};
-    rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
+    rc = cs_pool_run(np * T, threads, sweep_item, &c, sp->cancel, sp->progress,
+                     sp->progress_user, err);
     cs_blas_restore_threads(blas_threads);
     res->wall_seconds = cs_now() - t0;
     res->threads = threads;
@@ -462,9 +351,9 @@ static int maxcut_item(void *vctx, size_t item, cs_err *err)
     so.trace = 0;
     uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(sp->graph), cs_graph_edges(sp->graph), 0,
                                         (long)item);
+    const char *method = sp->method ? sp->method : cs_kind_defaults_of(CS_PROB_MAXCUT)->method;
     cs_solver *s;
-    rc = cs_solver_new(&s, prob, sp->method, &so, sp->seed,
-                       cs_sweep_method_stream(ts, sp->method ? sp->method : "bin"), err);
+    rc = cs_solver_new(&s, prob, method, &so, sp->seed, cs_sweep_method_stream(ts, method), err);
     if (!rc) {
         cs_solve_result r;
         rc = cs_solver_solve(s, &r, err);
@@ -550,11 +439,11 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
         if (rc)
             goto out;
     }
-    int threads = sp->threads > 0 ? sp->threads : ncores();
+    int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
-    pool p = {.total = T, .cancel = sp->cancel, .run_item = maxcut_item, .ctx = &c};
-    rc = pool_run(&p, threads, sp->progress, sp->progress_user, err);
+    rc = cs_pool_run(T, threads, maxcut_item, &c, sp->cancel, sp->progress, sp->progress_user,
+                     err);
     cs_blas_restore_threads(blas_threads);
     res->wall_seconds = cs_now() - t0;
     if (rc)
