@@ -418,7 +418,7 @@ static void test_quick_scripts(void **state)
     static const char *graphs[] = {"G10.txt", "G11.txt", "G12.txt", "G13.txt"};
     for (size_t i = 0; i < 4; i++) {
         char from[512];
-        snprintf(from, sizeof from, "%s/../shared/data/gset/%s", src, graphs[i]);
+        snprintf(from, sizeof from, "%s/sessions/data/gset/%s", src, graphs[i]);
         copy_file(from, in_dir(f, graphs[i]));
     }
     struct dirent *e;

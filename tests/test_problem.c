@@ -15,8 +15,7 @@
 
 static const char *gset_dir(void)
 {
-    static const char *cands[] = {"../shared/data/gset", "/work/shared/data/gset",
-                                  "../../shared/data/gset"};
+    static const char *cands[] = {"sessions/data/gset", "../../sessions/data/gset"};
     for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/G10.txt", cands[i]);
