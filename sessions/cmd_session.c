@@ -9,6 +9,7 @@
 #include "cs_args.h"
 #include "cs_file.h"
 #include "interp_internal.h"
+#include "nn_state.h"
 
 enum { MAX_SOURCE_DEPTH = 8 };
 
@@ -97,8 +98,6 @@ static int write_session(cs_interp *in, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
-                        cs_err *err);
 /* `save model FILE force=on`, FILE quoted when it needs to be. */
 static int journal_line_force(char *buf, size_t len, const char *file)
 {
@@ -118,7 +117,7 @@ static int journal_line_force(char *buf, size_t len, const char *file)
 int cs_cmd_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     const cs_arg *what = cs_cmdline_pos(cl, 0), *file = cs_cmdline_pos(cl, 1);
-    if (!strcmp(what->value, "model")) {   /* network checkpoint (cmd_train.c) */
+    if (!strcmp(what->value, "model")) {   /* network checkpoint (cmd_nnio.c) */
         if (!file) {
             in->err_col = what->col;
             return cs_fail(err, CS_EINVAL, "save model needs a file name (save model FILE)");

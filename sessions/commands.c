@@ -15,6 +15,9 @@ extern const cs_cmd_group cs_group_solve;
 extern const cs_cmd_group cs_group_sweep;
 extern const cs_cmd_group cs_group_view;
 extern const cs_cmd_group cs_group_train;
+extern const cs_cmd_group cs_group_quant;
+extern const cs_cmd_group cs_group_tune;
+extern const cs_cmd_group cs_group_nnio;
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -83,7 +86,10 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_sweep,
     &cs_group_plot,
     &cs_group_view,
-    &cs_group_train,
+    &cs_group_train,   /* cmd_train.c: train */
+    &cs_group_quant,   /* cmd_quant.c: quantize */
+    &cs_group_tune,    /* cmd_train.c: finetune, evaluate */
+    &cs_group_nnio,    /* cmd_nnio.c: hist, load, nnreport */
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])

@@ -35,7 +35,7 @@ typedef struct solve_state {
 solve_state *solve_state_get(cs_interp *in, cs_err *err);
 /* The state when a problem is set up; else an error at the command's name. */
 int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, cs_err *err);
-/* A stamp comparable with the network's (cmd_train.c): one more than the
+/* A stamp comparable with the network's (nn_stamp): one more than the
  * commands journaled before this one. */
 long solve_stamp(const cs_interp *in);
 /* A graph name as `problem maxcut` and `maxcut` take it: toy5/toy4, a file,

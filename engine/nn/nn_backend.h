@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Regularizers with a float kernel on every backend. Others run through
- * cs_reg_eval in double on the host (see nn_model.c). */
+ * cs_reg_eval in double on the host (see nn_pass.c). */
 enum cs_nn_regk {
     CS_NN_REGK_NONE = -1,
     CS_NN_REGK_BIN = 0,    /* N Σx⁴ − (Σx²)² */

@@ -1,8 +1,11 @@
-/* nn_internal.h — the network's state, shared by nn_model.c and nn_io.c. */
+/* nn_internal.h — the network's state and the functions the engine/nn
+ * files share (nn_model.c, nn_pass.c, nn_train.c, nn_quant.c,
+ * nn_snapshot.c, nn_io.c); engine only. */
 #ifndef CS_NN_INTERNAL_H
 #define CS_NN_INTERNAL_H
 
 #include "cs_nn.h"
+#include "cs_rng.h"
 #include "nn_backend.h"
 
 enum nn_ltype { NN_DENSE, NN_CONV, NN_BN, NN_RELU, NN_POOL };
@@ -81,5 +84,38 @@ struct cs_nn {
 /* Build the layers and tensors for cfg and allocate everything (weights
  * zero). init: draw the initial weights from cfg.seed. */
 int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err);
+
+/* nn_model.c */
+/* Batch buffers for up to B examples (grows; contents are not kept). */
+int nn_ensure_cap(cs_nn *nn, int B, cs_err *err);
+/* Whether weight layer i is regularized / quantized under `ex`. */
+int nn_selected(const cs_nn *nn, int i, cs_nn_exclude ex);
+
+/* nn_pass.c */
+/* Forward pass of B examples in nn->x, nn->y to probs and losses
+ * (train: batch statistics for BN, else the running ones). */
+void nn_forward(cs_nn *nn, int B, int train);
+/* Backward pass of the last forward: the data loss's gradients in nn->grads. */
+void nn_backward(cs_nn *nn, int B);
+/* Whether reg can regularize rows of weights (no matrix argument, no
+ * auxiliary variables). */
+int nn_check_reg(const cs_reg *reg, cs_err *err);
+/* λ Σ_k η_k ℓ(θ_k) over the selected layers into *value; with grad, its
+ * gradient is added to the weight gradients. */
+int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
+               double *value, cs_err *err);
+/* Fill the batch from examples idx[0..B) (randomly shifted when aug) and upload. */
+int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
+                  cs_err *err);
+/* Sum of the losses and number correct of the last forward. */
+int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err);
+
+/* nn_snapshot.c */
+/* Whether the newest snapshot holds the weights as they are now. */
+int nn_snapshot_is_current(cs_nn *nn);
+
+/* nn_quant.c */
+/* Forget the quantization state of every layer (signs released). */
+void nn_drop_quant(cs_nn *nn);
 
 #endif

@@ -1,0 +1,301 @@
+/* nn_pass.c — forward and backward through the backend op table, the
+ * per-layer regularizer term λ Σ_k η_k ℓ(θ_k) and its gradient, loading
+ * batches, and evaluation. The call sequence is the same for every
+ * backend. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cs_rng.h"
+#include "nn_internal.h"
+
+/* Fashion-MNIST pixel statistics (x/255) */
+#define PIX_MEAN 0.2860f
+#define PIX_STD 0.3530f
+
+/* ------------------------------------------------------------------ forward / backward */
+
+static const float *layer_in(const cs_nn *nn, int i)
+{
+    return i == 0 ? nn->x : nn->layer[i - 1].out;
+}
+
+void nn_forward(cs_nn *nn, int B, int train)
+{
+    const cs_nn_ops *o = nn->ops;
+    float *P = nn->params;
+    for (int i = 0; i < nn->nlayers; i++) {
+        nn_layer *l = &nn->layer[i];
+        const float *in = layer_in(nn, i);
+        switch (l->type) {
+        case NN_DENSE:
+            o->matmul_forward(l->out, in, P + nn->t[l->tw].off, P + nn->t[l->tb].off, B, l->C,
+                              l->OC);
+            break;
+        case NN_CONV:
+            o->conv_forward(l->out, in, P + nn->t[l->tw].off, nn->scratch, B, l->C, l->H, l->W,
+                            l->OC);
+            break;
+        case NN_BN:
+            o->bn_forward(l->out, in, P + nn->t[l->tw].off, P + nn->t[l->tb].off, l->mean,
+                          l->rstd, nn->bufs + l->boff, nn->bufs + l->boff + l->C, B, l->C,
+                          l->H * l->W, train);
+            break;
+        case NN_RELU:
+            o->relu_forward(l->out, in, (size_t)B * l->out_sz);
+            break;
+        case NN_POOL:
+            o->maxpool_forward(l->out, l->idx, in, B, l->C, l->H, l->W);
+            break;
+        }
+    }
+    nn_layer *last = &nn->layer[nn->nlayers - 1];
+    o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, CS_NN_CLASSES);
+}
+
+void nn_backward(cs_nn *nn, int B)
+{
+    const cs_nn_ops *o = nn->ops;
+    float *P = nn->params, *G = nn->grads;
+    o->softmax_ce_backward(nn->dlogits, nn->probs, nn->y, B, CS_NN_CLASSES);
+    const float *dout = nn->dlogits;
+    float *bufs[2] = {nn->d0, nn->d1};
+    int which = 0;
+    for (int i = nn->nlayers - 1; i >= 0; i--) {
+        nn_layer *l = &nn->layer[i];
+        const float *in = layer_in(nn, i);
+        float *dinp = i > 0 ? bufs[which] : NULL;
+        switch (l->type) {
+        case NN_DENSE:
+            o->matmul_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
+                               P + nn->t[l->tw].off, B, l->C, l->OC);
+            break;
+        case NN_CONV:
+            o->conv_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
+                             nn->scratch, B, l->C, l->H, l->W, l->OC);
+            break;
+        case NN_BN:
+            o->bn_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
+                           P + nn->t[l->tw].off, l->mean, l->rstd, B, l->C, l->H * l->W);
+            break;
+        case NN_RELU:
+            if (dinp)
+                o->relu_backward(dinp, dout, l->out, (size_t)B * l->out_sz);
+            break;
+        case NN_POOL:
+            if (dinp)
+                o->maxpool_backward(dinp, dout, l->idx, B, l->C, l->H, l->W);
+            break;
+        }
+        if (dinp) {
+            dout = dinp;
+            which ^= 1;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ regularizer */
+
+static int reg_kernel(const cs_reg *reg)
+{
+    switch (cs_reg_kernel_of(reg)) {
+    case CS_REG_KERNEL_BIN: return CS_NN_REGK_BIN;
+    case CS_REG_KERNEL_OSB: return CS_NN_REGK_OSB;
+    case CS_REG_KERNEL_TER: return CS_NN_REGK_TER;
+    case CS_REG_KERNEL_BBIN: return CS_NN_REGK_BBIN;
+    case CS_REG_KERNEL_BINEXP: return CS_NN_REGK_BINEXP;
+    case CS_REG_KERNEL_L2L1: return CS_NN_REGK_L2L1;
+    case CS_REG_KERNEL_L2L1H: return CS_NN_REGK_L2L1H;
+    default: return CS_NN_REGK_NONE;
+    }
+}
+
+int nn_check_reg(const cs_reg *reg, cs_err *err)
+{
+    const cs_reg_info *info = cs_reg_get_info(reg);
+    if (info->matrix_arg)
+        return cs_fail(err, CS_EUNSUPPORTED,
+                       "reg %s takes a matrix argument; training needs a per-row regularizer",
+                       info->name);
+    if (cs_reg_extra(reg) > 0)
+        return cs_fail(err, CS_EUNSUPPORTED,
+                       "reg %s has auxiliary variables; not supported for training", info->name);
+    return CS_OK;
+}
+
+/* λ Σ_k η_k ℓ(θ_k) over the rows of weight layer i, added to *value; with
+ * grad, adds its gradient to the layer's weight gradient. */
+static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, double *value,
+                     cs_err *err)
+{
+    const cs_nn_ops *o = nn->ops;
+    int kind = reg_kernel(reg);
+    nn_wlayer *w = &nn->wl[i];
+    float scale = (float)(lambda / (double)w->cols);
+    const float *W = nn->params + nn->t[w->tw].off;
+    float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
+    double total = 0;
+    if (kind != CS_NN_REGK_NONE) {
+        if (!grad)
+            o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
+        o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
+        if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
+            return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        for (size_t r = 0; r < w->rows; r++)
+            total += lambda / (double)w->cols * nn->hregval[r];
+        *value += total;
+        return CS_OK;
+    }
+    /* generic: cs_reg_eval in double on the host, row by row */
+    if (o->download(nn->hw, W, w->rows * w->cols * sizeof(float)))
+        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+    for (size_t r = 0; r < w->rows; r++) {
+        float *row = nn->hw + r * w->cols;
+        for (size_t j = 0; j < w->cols; j++)
+            nn->hd1[j] = row[j];
+        double v;
+        int rc = cs_reg_eval(reg, nn->hd1, 1, w->cols, &v, grad ? nn->hd2 : NULL, err);
+        if (rc)
+            return rc;
+        total += lambda / (double)w->cols * v;
+        if (grad)
+            for (size_t j = 0; j < w->cols; j++)
+                row[j] = (float)nn->hd2[j];
+    }
+    if (grad) {
+        if (o->upload(nn->regtmp, nn->hw, w->rows * w->cols * sizeof(float)))
+            return cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+        o->axpy(dW, nn->regtmp, scale, w->rows * w->cols);
+    }
+    *value += total;
+    return CS_OK;
+}
+
+/* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
+ * order); with grad, adds its gradient to the weight gradients. */
+int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
+                   double *value, cs_err *err)
+{
+    double total = 0;
+    for (int i = 0; i < nn->nwl; i++)
+        if (nn_selected(nn, i, ex)) {
+            int rc = reg_layer(nn, reg, lambda, i, grad, &total, err);
+            if (rc)
+                return rc;
+        }
+    if (!isfinite(total))
+        return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);
+    *value = total;
+    return CS_OK;
+}
+
+int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
+                    cs_err *err)
+{
+    int rc = nn_check_reg(reg, err);
+    if (rc)
+        return rc;
+    return nn_reg_all(nn, reg, lambda, excl, 0, value, err);
+}
+
+/* ------------------------------------------------------------------ batches */
+
+/* Fill the host batch from examples idx[0..B) (shifted when aug) and upload. */
+int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
+                      cs_err *err)
+{
+    static float lut[256];
+    static int lut_ready;
+    if (!lut_ready) {
+        for (int i = 0; i < 256; i++)
+            lut[i] = ((float)i / 255.0f - PIX_MEAN) / PIX_STD;
+        lut_ready = 1;
+    }
+    const float bg = lut[0];
+    for (int b = 0; b < B; b++) {
+        const uint8_t *img = d->images + idx[b] * CS_NN_PIXELS;
+        float *x = nn->hx + (size_t)b * CS_NN_PIXELS;
+        nn->hy[b] = d->labels[idx[b]];
+        if (!aug) {
+            for (int i = 0; i < CS_NN_PIXELS; i++)
+                x[i] = lut[img[i]];
+            continue;
+        }
+        int dx = (int)cs_rng_below(aug, 5) - 2, dy = (int)cs_rng_below(aug, 5) - 2;
+        for (int yy = 0; yy < CS_NN_IMG; yy++) {
+            int sy = yy - dy;
+            for (int xx = 0; xx < CS_NN_IMG; xx++) {
+                int sx = xx - dx;
+                x[yy * CS_NN_IMG + xx] = (sy >= 0 && sy < CS_NN_IMG && sx >= 0 && sx < CS_NN_IMG)
+                                             ? lut[img[sy * CS_NN_IMG + sx]]
+                                             : bg;
+            }
+        }
+    }
+    if (nn->ops->upload(nn->x, nn->hx, (size_t)B * CS_NN_PIXELS * sizeof(float)) ||
+        nn->ops->upload(nn->y, nn->hy, (size_t)B * sizeof(int32_t)))
+        return cs_fail(err, CS_EIO, "%s: upload of a batch failed", nn->device);
+    return CS_OK;
+}
+
+/* Sum of losses and number correct of the last forward. */
+int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err)
+{
+    if (nn->ops->download(nn->hprobs, nn->probs, (size_t)B * CS_NN_CLASSES * sizeof(float)) ||
+        nn->ops->download(nn->hlosses, nn->losses, (size_t)B * sizeof(float)))
+        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+    double s = 0;
+    int c = 0;
+    for (int b = 0; b < B; b++) {
+        s += nn->hlosses[b];
+        const float *p = nn->hprobs + (size_t)b * CS_NN_CLASSES;
+        int k = 0;
+        for (int j = 1; j < CS_NN_CLASSES; j++)
+            if (p[j] > p[k])
+                k = j;
+        c += (k == nn->hy[b]);
+    }
+    if (!isfinite(s))
+        return cs_fail(err, CS_ENONFINITE,
+                       "the loss is not finite (diverged: lower lr or lambda)");
+    *loss = s;
+    *correct = c;
+    return CS_OK;
+}
+
+int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
+                   cs_err *err)
+{
+    if (!test || test->n == 0)
+        return cs_fail(err, CS_ESTATE, "no test data");
+    int B = nn->cap >= 64 ? nn->cap : 256;
+    int rc = nn_ensure_cap(nn, B, err);
+    if (rc)
+        return rc;
+    size_t *idx = malloc((size_t)B * sizeof *idx);
+    if (!idx)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    double ls = 0;
+    long correct = 0;
+    for (size_t s = 0; s < test->n; s += (size_t)B) {
+        int nb = (int)(test->n - s < (size_t)B ? test->n - s : (size_t)B);
+        for (int b = 0; b < nb; b++)
+            idx[b] = s + (size_t)b;
+        rc = nn_load_batch(nn, test, idx, nb, NULL, err);
+        if (rc)
+            break;
+        nn_forward(nn, nb, 0);
+        double l;
+        int c;
+        rc = nn_batch_stats(nn, nb, &l, &c, err);
+        if (rc)
+            break;
+        ls += l;
+        correct += c;
+    }
+    free(idx);
+    if (rc)
+        return rc;
+    *accuracy = (double)correct / (double)test->n;
+    *loss = ls / (double)test->n;
+    return CS_OK;
+}

@@ -1,0 +1,233 @@
+/* nn_train.c — the training loop: Adam with cosine annealing on the
+ * regularized loss, fine-tuning of a quantized network's scales, sign-flip
+ * ratios and weight snapshots along the way. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_clock.h"
+#include "cs_rng.h"
+#include "nn_internal.h"
+
+#define ADAM_B1 0.9f
+#define ADAM_B2 0.999f
+#define ADAM_EPS 1e-8f
+
+/* ------------------------------------------------------------------ training */
+
+static void shuffle(size_t *perm, size_t n, cs_rng *rng)
+{
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = (size_t)cs_rng_below(rng, i + 1);
+        size_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* Signs of the watched layers' weights, for the flip ratio. */
+static int sign_snapshot(cs_nn *nn, const int *watch, uint8_t *signs, size_t *n, cs_err *err)
+{
+    size_t k = 0;
+    for (int i = 0; i < nn->nwl; i++) {
+        if (!watch[i])
+            continue;
+        int rc = cs_nn_wlayer_get(nn, (size_t)i, nn->hw, err);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < nn->wl[i].rows * nn->wl[i].cols; j++)
+            signs[k++] = nn->hw[j] < 0.0f;
+    }
+    *n = k;
+    return CS_OK;
+}
+
+static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int regk_ok,
+                      double *regv, double *reg_s, cs_err *err)
+{
+    nn_forward(nn, B, 1);
+    nn_backward(nn, B);
+    const cs_nn_ops *ops = nn->ops;
+    if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
+        double t0 = cs_now();
+        int rc = nn_reg_all(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
+        *reg_s += cs_now() - t0;
+        if (rc)
+            return rc;
+    }
+    nn->adam_t++;
+    for (int i = 0; i < nn->nt; i++) {
+        nn_tensor *t = &nn->t[i];
+        if (t->kind == NN_T_ALPHA) {
+            nn_wlayer *w = &nn->wl[t->wl];
+            if (!o->finetune || !w->quant)
+                continue;
+            ops->quant_scale_grad(nn->grads + t->off, nn->grads + nn->t[w->tw].off, w->sign,
+                                  (int)w->rows, (int)w->cols);
+        } else if (t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant) {
+            continue;   /* signs fixed */
+        }
+        ops->adam_update(nn->params + t->off, nn->grads + t->off, nn->m + t->off, nn->v + t->off,
+                         t->n, lr, ADAM_B1, ADAM_B2, ADAM_EPS, nn->adam_t);
+    }
+    if (o->finetune)
+        for (int i = 0; i < nn->nwl; i++) {
+            nn_wlayer *w = &nn->wl[i];
+            if (w->quant)
+                ops->quant_apply(nn->params + nn->t[w->tw].off, w->sign,
+                                 nn->params + nn->t[w->talpha].off, (int)w->rows, (int)w->cols);
+        }
+    return CS_OK;
+}
+
+int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,
+                cs_nn_train_report *rep, cs_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    cs_nn_train_opts o = *opts;
+    if (o.batch == 0)
+        o.batch = 128;
+    if (o.lr == 0)
+        o.lr = 1e-3;
+    if (o.epochs < 1 || o.epochs > CS_NN_MAX_EPOCHS)
+        return cs_fail(err, CS_EINVAL, "epochs=%d out of range 1..%d", o.epochs,
+                       CS_NN_MAX_EPOCHS);
+    if (o.batch < 2 || o.batch > 4096)
+        return cs_fail(err, CS_EINVAL, "batch=%d out of range 2..4096", o.batch);
+    if (!(o.lr > 0 && o.lr < 10))
+        return cs_fail(err, CS_EINVAL, "lr=%g out of range (0, 10)", o.lr);
+    if (!(o.lambda >= 0) || !isfinite(o.lambda))
+        return cs_fail(err, CS_EINVAL, "lambda=%g must be finite and >= 0", o.lambda);
+    if (!train || train->n < 2)
+        return cs_fail(err, CS_ESTATE, "no training data (need at least 2 examples)");
+    if (o.finetune && !cs_nn_is_quantized(nn))
+        return cs_fail(err, CS_ESTATE, "finetune needs a quantized network (run quantize first)");
+    if (o.reg && !o.finetune) {
+        int rc = nn_check_reg(o.reg, err);
+        if (rc)
+            return rc;
+    }
+    int B = o.batch;
+    if ((size_t)B > train->n)
+        B = (int)train->n;
+    int rc = nn_ensure_cap(nn, B, err);
+    if (rc)
+        return rc;
+    if (!o.finetune)
+        nn_drop_quant(nn);
+    size_t nb = train->n / (size_t)B;   /* a last partial batch is dropped */
+    size_t total = (size_t)o.epochs * nb;
+    size_t *perm = malloc(train->n * sizeof *perm);
+    uint8_t *s0 = malloc(nn->snap_n), *s1 = malloc(nn->snap_n);
+    if (!perm || !s0 || !s1) {
+        free(perm);
+        free(s0);
+        free(s1);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    /* watched for sign flips: the regularized layers (all when none are) */
+    int watch[NN_MAX_WL], any = 0;
+    for (int i = 0; i < nn->nwl; i++)
+        any |= watch[i] = nn_selected(nn, i, o.exclude);
+    if (!any && o.reg && !o.finetune) {
+        free(perm);
+        free(s0);
+        free(s1);
+        return cs_fail(err, CS_EINVAL, "reg=%s: every weight layer is excluded (try exclude=none)",
+                       cs_reg_get_info(o.reg)->name);
+    }
+    if (!any)
+        for (int i = 0; i < nn->nwl; i++)
+            watch[i] = 1;
+    size_t nsign = 0;
+    rc = sign_snapshot(nn, watch, s0, &nsign, err);
+    nn->ops->zero(nn->m, nn->nparams * sizeof(float));
+    nn->ops->zero(nn->v, nn->nparams * sizeof(float));
+    nn->ops->zero(nn->grads, nn->nparams * sizeof(float));
+    nn->adam_t = 0;
+    if (!rc && !nn_snapshot_is_current(nn))
+        rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
+    double t0 = cs_now(), regv = 0, reg_s = 0;
+    size_t step = 0, images = 0;
+    int stop = 0;
+    for (int ep = 0; ep < o.epochs && !rc && !stop; ep++) {
+        cs_rng srng, arng;
+        cs_rng_init(&srng, nn->cfg.seed, 1000 + (uint64_t)nn->epoch_total);
+        cs_rng_init(&arng, nn->cfg.seed, 1000000 + (uint64_t)nn->epoch_total);
+        shuffle(perm, train->n, &srng);
+        double eloss = 0;
+        long ecorrect = 0;
+        size_t eimg = 0;
+        for (size_t b = 0; b < nb; b++) {
+            if (cs_cancelled(o.cancel)) {
+                stop = 1;
+                break;
+            }
+            float lr = (float)(o.lr * 0.5 * (1.0 + cos(M_PI * (double)step / (double)total)));
+            rc = nn_load_batch(nn, train, perm + b * (size_t)B, B, o.augment ? &arng : NULL, err);
+            if (!rc)
+                rc = train_step(nn, &o, B, lr, 1, &regv, &reg_s, err);
+            double l = 0;
+            int c = 0;
+            if (!rc)
+                rc = nn_batch_stats(nn, B, &l, &c, err);
+            if (rc)
+                break;
+            eloss += l;
+            ecorrect += c;
+            eimg += (size_t)B;
+            step++;
+            nn->step_total++;
+            if (o.hist_every > 0 && nn->step_total % (size_t)o.hist_every == 0) {
+                rc = cs_nn_snapshot_take(nn, nn->epoch_total + (double)(b + 1) / (double)nb, err);
+                if (rc)
+                    break;
+            }
+            if (o.progress) {
+                cs_nn_progress p = {ep + 1, o.epochs, b + 1, nb, eloss / (double)eimg, regv,
+                                    lr};
+                if (o.progress(o.progress_ctx, &p)) {
+                    stop = 1;
+                    break;
+                }
+            }
+        }
+        images += eimg;
+        if (rc)
+            break;
+        if (eimg > 0) {
+            rep->loss = eloss / (double)eimg;
+            rep->train_accuracy = (double)ecorrect / (double)eimg;
+        }
+        if (stop && eimg < nb * (size_t)B)
+            break;   /* an unfinished epoch does not count */
+        nn->epoch_total++;
+        rep->epochs_done++;
+        size_t n1;
+        rc = sign_snapshot(nn, watch, s1, &n1, err);
+        if (rc)
+            break;
+        size_t flips = 0;
+        for (size_t i = 0; i < n1; i++)
+            flips += s0[i] != s1[i];
+        if (ep < 64)
+            rep->flip[ep] = n1 ? (double)flips / (double)n1 : 0.0;
+        memcpy(s0, s1, n1);
+        if (o.hist_every <= 0)
+            rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
+    }
+    if (nn->ops->sync)
+        nn->ops->sync();
+    rep->seconds = cs_now() - t0;
+    rep->steps = step;
+    rep->images_per_s = rep->seconds > 0 ? (double)images / rep->seconds : 0;
+    rep->reg_value = regv;
+    rep->reg_seconds = reg_s;
+    rep->partial = stop;
+    free(perm);
+    free(s0);
+    free(s1);
+    return rc;
+}

@@ -1,0 +1,403 @@
+/* cmd_nnio.c — looking at the network and writing it out: `hist` (weight
+ * histograms of the training snapshots), `save model` (called from
+ * cmd_session.c) and `load model` (checkpoints), `nnreport` (the pipeline's
+ * stages), and the front ends' view of the network (cs_train_view.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_args.h"
+#include "cs_file.h"
+#include "cs_nn.h"
+#include "cs_plotstore.h"
+#include "cs_train_view.h"
+#include "interp_internal.h"
+#include "nn_state.h"
+
+/* ------------------------------------------------------------------ hist */
+
+static int hist_edges(cs_interp *in, const cs_cmdline *cl, double maxabs, double **edges,
+                      size_t *nbins, cs_err *err)
+{
+    if (cs_cmdline_key(cl, "edges")) {
+        double *e;
+        size_t n;
+        int rc = cs_arg_grid(in, cl, "edges", NULL, &e, &n, err);
+        if (rc)
+            return rc;
+        for (size_t i = 1; i < n; i++)
+            if (!(e[i] > e[i - 1])) {
+                free(e);
+                cs_arg_blame(in, cl, "edges", 0);
+                return cs_fail(err, CS_EINVAL, "edges: must increase strictly (%g after %g)",
+                               e[i], e[i - 1]);
+            }
+        if (n < 2) {
+            free(e);
+            cs_arg_blame(in, cl, "edges", 0);
+            return cs_fail(err, CS_EINVAL, "edges: need at least two edges");
+        }
+        *edges = e;
+        *nbins = n - 1;
+        return CS_OK;
+    }
+    long bins;
+    double lo, hi, r = maxabs > 0 ? 1.05 * maxabs : 1.0;
+    int rc;
+    if ((rc = cs_arg_long(in, cl, "bins", 60, 1, 100000, &bins, err)) ||
+        (rc = cs_arg_double(in, cl, "lo", -r, -1e30, 1e30, &lo, err)) ||
+        (rc = cs_arg_double(in, cl, "hi", r, -1e30, 1e30, &hi, err)))
+        return rc;
+    if (!(hi > lo)) {
+        cs_arg_blame(in, cl, "hi", 0);
+        return cs_fail(err, CS_EINVAL, "hist: hi=%g must exceed lo=%g", hi, lo);
+    }
+    double *e = malloc((size_t)(bins + 1) * sizeof *e);
+    if (!e)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    for (long i = 0; i <= bins; i++)
+        e[i] = lo + (hi - lo) * (double)i / (double)bins;
+    e[bins] = hi;
+    *edges = e;
+    *nbins = (size_t)bins;
+    return CS_OK;
+}
+
+static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    nn_state *s;
+    int rc = nn_need_net(in, &s, err);
+    if (rc)
+        return rc;
+    if ((rc = cs_plot_key_check(in, cl, "plot", err)))
+        return rc;
+    /* layer: name, default the first regularized one */
+    int layer = -1;
+    const char *lname = cs_arg_text(cl, "layer", NULL);
+    size_t nl = cs_nn_wlayer_count(s->net);
+    if (lname) {
+        layer = cs_nn_wlayer_find(s->net, lname);
+        if (layer < 0) {
+            cs_arg_blame(in, cl, "layer", 0);
+            char names[256] = "";
+            for (size_t i = 0; i < nl; i++) {
+                cs_nn_wlayer_info li;
+                cs_nn_wlayer(s->net, i, &li);
+                strncat(names, li.name, sizeof names - strlen(names) - 2);
+                if (i + 1 < nl)
+                    strncat(names, " ", sizeof names - strlen(names) - 1);
+            }
+            return cs_fail(err, CS_ENOTFOUND, "layer=%s: no such layer (%s)", lname, names);
+        }
+    } else {
+        for (size_t i = 0; i < nl && layer < 0; i++) {
+            cs_nn_wlayer_info li;
+            cs_nn_wlayer(s->net, i, &li);
+            if (!li.excluded_default)
+                layer = (int)i;
+        }
+        if (layer < 0)
+            layer = 0;
+    }
+    cs_nn_wlayer_info li;
+    cs_nn_wlayer(s->net, (size_t)layer, &li);
+    long row = -1;
+    const char *rtext = cs_arg_text(cl, "row", "all");
+    if (strcmp(rtext, "all") != 0 &&
+        (rc = cs_arg_long(in, cl, "row", 0, 0, (long)li.rows - 1, &row, err)))
+        return rc;
+    if (cs_nn_snapshot_count(s->net) == 0 && (rc = cs_nn_snapshot_take(s->net, 0, err)))
+        return rc;
+    snprintf(s->sel_layer, sizeof s->sel_layer, "%s", li.name);
+    s->sel_row = row;
+    s->seq = nn_stamp(in);
+    size_t ns = cs_nn_snapshot_count(s->net);
+    size_t off = row < 0 ? 0 : (size_t)row * li.cols, n = row < 0 ? li.rows * li.cols : li.cols;
+    double maxabs = 0;
+    for (size_t k = 0; k < ns; k++) {
+        const float *w;
+        cs_nn_snapshot(s->net, k, (size_t)layer, &w, NULL, NULL);
+        for (size_t j = 0; j < n; j++)
+            if (fabs((double)w[off + j]) > maxabs)
+                maxabs = fabs((double)w[off + j]);
+    }
+    double *edges = NULL;
+    size_t nbins = 0;
+    if ((rc = hist_edges(in, cl, maxabs, &edges, &nbins, err)))
+        return rc;
+    uint64_t *counts = malloc(nbins * sizeof *counts);
+    double *dv = malloc(nbins * sizeof *dv);
+    double *vals = malloc(ns * n * sizeof *vals);
+    cs_plot_hist_frame *frames = calloc(ns, sizeof *frames);
+    char (*names)[48] = calloc(ns, sizeof *names);
+    if (!counts || !dv || !vals || !frames || !names) {
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        goto done;
+    }
+    const char *outf = cs_arg_text(cl, "out", NULL);
+    cs_afile af;
+    int have_file = 0;
+    if (outf) {
+        char path[4096];
+        rc = cs_interp_path(in, outf, path, sizeof path, err);
+        if (!rc)
+            rc = cs_afile_open(&af, path, 0, err);
+        if (rc) {
+            cs_arg_blame(in, cl, "out", 0);
+            goto done;
+        }
+        have_file = 1;
+        fprintf(af.f, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n");
+    }
+    for (size_t k = 0; k < ns; k++) {
+        const float *w;
+        size_t step;
+        double epoch;
+        cs_nn_snapshot(s->net, k, (size_t)layer, &w, &step, &epoch);
+        cs_nn_hist_counts(w + off, n, edges, nbins, counts);
+        for (size_t j = 0; j < n; j++)
+            vals[k * n + j] = w[off + j];
+        frames[k].v = vals + k * n;
+        frames[k].n = n;
+        snprintf(names[k], sizeof names[k], "epoch %.4g (step %zu)", epoch, step);
+        frames[k].name = names[k];
+        if (have_file)
+            for (size_t b = 0; b < nbins; b++)
+                fprintf(af.f, "%zu,%zu,%.6g,%s,%ld,%.9g,%.9g,%llu\n", k, step, epoch, li.name,
+                        row, edges[b], edges[b + 1], (unsigned long long)counts[b]);
+    }
+    if (have_file && (rc = cs_afile_commit(&af, err)))
+        goto done;
+    for (size_t b = 0; b < nbins; b++)
+        dv[b] = (double)counts[b];
+    cs_result_str(res, "layer", li.name);
+    if (row >= 0)
+        cs_result_int(res, "row", row);
+    else
+        cs_result_str(res, "row", "all");
+    cs_result_int(res, "snapshots", (long long)ns);
+    cs_result_int(res, "values", (long long)n);
+    cs_result_vec(res, "edges", edges, nbins + 1);
+    cs_result_vec(res, "counts", dv, nbins);
+    if (outf)
+        cs_result_str(res, "out", outf);
+    {
+        cs_plot_hist_data hd = {.frames = frames, .nframes = ns, .bins = nbins, .lo = edges[0],
+                                .hi = edges[nbins], .xlabel = "weight"};
+        if ((rc = cs_plotstore_hist(in, &hd, err)))
+            goto done;
+        rc = cs_plot_key(in, cl, "hist", res, err);
+    }
+done:
+    free(edges);
+    free(counts);
+    free(dv);
+    free(vals);
+    free(frames);
+    free(names);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ save / load */
+
+int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
+                        cs_err *err)
+{
+    nn_state *s = cs_interp_ext(in, CS_EXT_NN);
+    if (!s || !s->net)
+        return cs_fail(err, CS_ESTATE, "save model: no network (run train or load model first)");
+    int rc = cs_nn_save(s->net, path, force, err);
+    if (rc)
+        return rc;
+    char desc[128];
+    cs_nn_describe(s->net, desc, sizeof desc);
+    cs_result_str(res, "model", desc);
+    cs_result_int(res, "params", (long long)cs_nn_param_count(s->net));
+    return CS_OK;
+}
+
+static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    const cs_arg *what = cs_cmdline_pos(cl, 0), *file = cs_cmdline_pos(cl, 1);
+    if (strcmp(what->value, "model") != 0 || !file) {
+        in->err_col = what->col;
+        return cs_fail(err, CS_EINVAL, "expected 'load model FILE'");
+    }
+    nn_state *s = nn_state_get(in, err);
+    if (!s)
+        return CS_ENOMEM;
+    const char *device;
+    int rc = cs_arg_choice(in, cl, "device", "cpu|cuda", in->device[0] ? in->device : "cpu",
+                           &device, err);
+    if (rc)
+        return rc;
+    char path[4096];
+    cs_nn *net;
+    rc = cs_interp_path(in, file->value, path, sizeof path, err);
+    if (!rc)
+        rc = cs_nn_load(&net, path, device, in->threads, err);
+    if (rc) {
+        in->err_col = file->col;
+        return rc;
+    }
+    cs_nn_free(s->net);
+    s->net = net;
+    s->sel_layer[0] = '\0';
+    s->sel_row = -1;
+    s->seq = nn_stamp(in);
+    char desc[128];
+    cs_nn_describe(net, desc, sizeof desc);
+    cs_result_str(res, "file", file->value);
+    cs_result_str(res, "model", desc);
+    cs_result_str(res, "device", cs_nn_device(net));
+    int q = cs_nn_is_quantized(net);
+    cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------------ the view */
+
+int cs_interp_train_view(cs_interp *in, cs_train_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->row = -1;
+    nn_state *s = cs_interp_ext(in, CS_EXT_NN);
+    if (!s || !s->net)
+        return -1;
+    cs_nn_describe(s->net, s->view_model, sizeof s->view_model);
+    v->model = s->view_model;
+    v->seq = s->seq;
+    size_t nl = cs_nn_wlayer_count(s->net);
+    int layer = s->sel_layer[0] ? cs_nn_wlayer_find(s->net, s->sel_layer) : -1;
+    for (size_t i = 0; i < nl && layer < 0; i++) {
+        cs_nn_wlayer_info li;
+        cs_nn_wlayer(s->net, i, &li);
+        if (!li.excluded_default)
+            layer = (int)i;
+    }
+    if (layer < 0 && nl > 0)
+        layer = 0;
+    size_t ns = cs_nn_snapshot_count(s->net);
+    v->snapshots = ns;
+    if (ns) {
+        const float *w;
+        size_t step;
+        cs_nn_snapshot(s->net, ns - 1, 0, &w, &step, &v->epoch);
+    }
+    if (layer < 0)
+        return 0;
+    cs_nn_wlayer_info li;
+    cs_nn_wlayer(s->net, (size_t)layer, &li);
+    v->layer = li.name;
+    v->quantized = li.quantized;
+    size_t total = li.rows * li.cols;
+    if (s->view_cap < total) {
+        float *b = realloc(s->view_w, total * sizeof *b);
+        if (!b)
+            return 0;
+        s->view_w = b;
+        s->view_cap = total;
+    }
+    cs_err err;
+    if (cs_nn_wlayer_get(s->net, (size_t)layer, s->view_w, &err))
+        return 0;
+    if (s->sel_row >= 0 && (size_t)s->sel_row < li.rows && !strcmp(s->sel_layer, li.name)) {
+        v->row = s->sel_row;
+        v->w = s->view_w + (size_t)s->sel_row * li.cols;
+        v->n = li.cols;
+    } else {
+        v->w = s->view_w;
+        v->n = total;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ nnreport */
+
+static int cmd_nnreport(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    nn_state *s = nn_state_get(in, err);
+    if (!s)
+        return CS_ENOMEM;
+    const char *outf = cs_arg_text(cl, "out", NULL);
+    cs_afile af;
+    if (outf) {
+        char path[4096];
+        int rc = cs_interp_path(in, outf, path, sizeof path, err);
+        if (!rc)
+            rc = cs_afile_open(&af, path, 0, err);
+        if (rc) {
+            cs_arg_blame(in, cl, "out", 0);
+            return rc;
+        }
+        fprintf(af.f, "stage,label,model,reg,lambda,epochs,accuracy,loss,seconds,partial\n");
+    }
+    cs_result_text(res, "%-13s %-18s %-5s %-6s %8s %6s %9s %8s %8s\n", "stage", "label", "model",
+                   "reg", "lambda", "epochs", "accuracy", "loss", "seconds");
+    for (size_t i = 0; i < s->nst; i++) {
+        const nn_stage *t = &s->st[i];
+        char acc[32] = "n/a";
+        if (t->accuracy >= 0)
+            snprintf(acc, sizeof acc, "%.4f", t->accuracy);
+        cs_result_text(res, "%-13s %-18s %-5s %-6s %8g %6d %9s %8.4f %8.1f%s\n", t->stage,
+                       t->label, t->model, t->reg, t->lambda, t->epochs, acc, t->loss,
+                       t->seconds, t->partial ? " (partial)" : "");
+        if (outf) {
+            fprintf(af.f, "%s,%s,%s,%s,%.17g,%d,", t->stage, t->label, t->model, t->reg,
+                    t->lambda, t->epochs);
+            if (t->accuracy >= 0)
+                fprintf(af.f, "%.6f", t->accuracy);
+            fprintf(af.f, ",%.6f,%.3f,%d\n", t->loss, t->seconds, t->partial);
+        }
+    }
+    if (outf) {
+        int rc = cs_afile_commit(&af, err);
+        if (rc)
+            return rc;
+        cs_result_str(res, "out", outf);
+    }
+    cs_result_int(res, "stages", (long long)s->nst);
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------------ table */
+
+static const cs_key_spec hist_keys[] = {
+    {"layer", NULL, "weight layer (conv1.. fc1..; default: the first regularized)", NULL,
+     CS_KEY_WORD},
+    {"row", "all", "one row / output channel, or all", NULL, CS_KEY_WORD},
+    {"bins", "60", "number of uniform bins", NULL, CS_KEY_INT},
+    {"lo", NULL, "left edge (default: -1.05 max|w|)", NULL, CS_KEY_NUM},
+    {"hi", NULL, "right edge (default: 1.05 max|w|)", NULL, CS_KEY_NUM},
+    {"edges", NULL, "explicit bin edges a,b,c or start:step:stop", NULL, CS_KEY_RANGE},
+    {"out", NULL, "CSV of the counts of every snapshot", NULL, CS_KEY_FILE},
+    {"plot", NULL, "figure: .png/.svg/.pdf grid of snapshots, .gif animation", NULL,
+     CS_KEY_FILE},
+    {0}};
+
+static const cs_key_spec load_keys[] = {
+    {"device", "cpu", "where the network lives", "cpu|cuda", CS_KEY_WORD},
+    {0}};
+
+static const cs_key_spec report_keys[] = {
+    {"out", NULL, "CSV of the pipeline's stages", NULL, CS_KEY_FILE},
+    {0}};
+
+static const cs_cmd_spec nnio_commands[] = {
+    {.name = "hist", .topic = "networks",
+     .usage = "hist [layer=..] [row=..] [bins=..] [out=FILE.csv] [plot=FILE]",
+     .summary = "weight histograms of the snapshots taken while training",
+     .example = "hist layer=conv2 row=0 out=h.csv plot=h.gif", .keys = hist_keys,
+     .run = cmd_hist, .journal = 1},
+    {.name = "load", .topic = "networks", .usage = "load model FILE",
+     .summary = "load a network checkpoint written by save model", .example =
+     "load model pre.csnn", .min_pos = 2, .max_pos = 2, .keys = load_keys, .run = cmd_load,
+     .journal = 1},
+    {.name = "nnreport", .topic = "networks", .usage = "nnreport [out=FILE.csv]",
+     .summary = "table of the pipeline's stages (train, quantize, finetune, evaluate)",
+     .example = "nnreport out=results.csv", .keys = report_keys, .run = cmd_nnreport,
+     .journal = 1},
+};
+
+CS_CMD_GROUP(cs_group_nnio, nnio_commands);

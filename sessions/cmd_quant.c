@@ -1,0 +1,122 @@
+/* cmd_quant.c — `quantize bin|ter`: the network's weight layers to binary or
+ * ternary levels per row/channel (paper sec. 3.4, step 2), with the test
+ * accuracy before and after; `finetune` (cmd_train.c) then trains the
+ * scales with the signs fixed. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cs_args.h"
+#include "cs_nn.h"
+#include "interp_internal.h"
+#include "nn_state.h"
+
+/* ------------------------------------------------------------------ quantize */
+
+static void put_quant_report(cs_result *res, const cs_nn_quant_report *q, int ternary)
+{
+    cs_result_text(res, "%-6s %5s %5s %9s %9s %9s %8s %8s\n", "layer", "rows", "cols",
+                   "alpha", "min", "max", "near1%", "error");
+    for (size_t i = 0; i < q->nlayers; i++) {
+        const cs_nn_qlayer_report *l = &q->layer[i];
+        cs_result_text(res, "%-6s %5zu %5zu %9.5f %9.5f %9.5f %8.4f %8.4f\n", l->name, l->rows,
+                       l->cols, l->alpha_mean, l->alpha_min, l->alpha_max, l->near_frac,
+                       l->bin_error);
+        char key[64];
+        snprintf(key, sizeof key, "%s.alpha_mean", l->name);
+        cs_result_num(res, key, l->alpha_mean);
+        snprintf(key, sizeof key, "%s.near_frac", l->name);
+        cs_result_num(res, key, l->near_frac);
+        snprintf(key, sizeof key, "%s.error", l->name);
+        cs_result_num(res, key, l->bin_error);
+    }
+    cs_result_text(res, "model size: %.1f KiB full precision, %.1f KiB %s (%.2fx smaller)\n",
+                   q->bits_fp / 8192.0, q->bits_q / 8192.0, ternary ? "ternary" : "binary",
+                   q->compression);
+    cs_result_num(res, "size_fp_bytes", q->bits_fp / 8);
+    cs_result_num(res, "size_q_bytes", q->bits_q / 8);
+    cs_result_num(res, "compression", q->compression);
+}
+
+static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    nn_state *s;
+    int rc = nn_need_net(in, &s, err);
+    if (rc)
+        return rc;
+    /* the levels by the target family of the regularizer named: bin or ter */
+    const cs_arg *kind = cs_cmdline_pos(cl, 0);
+    const cs_reg_info *qi = cs_reg_lookup(kind->value);
+    if (!qi || qi->kernel != (qi->family == CS_TARGET_TER ? CS_REG_KERNEL_TER
+                                                            : CS_REG_KERNEL_BIN)) {
+        in->err_col = kind->col;
+        return cs_fail(err, CS_EINVAL, "quantize %s: expected bin or ter", kind->value);
+    }
+    int ternary = qi->family == CS_TARGET_TER;
+    cs_nn_exclude excl;
+    long limit;
+    int skip_eval;
+    if ((rc = nn_get_exclude(in, cl, s->excl, &excl, err)) ||
+        (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)) ||
+        (rc = cs_arg_bool(in, cl, "evaluate", 1, &skip_eval, err)))
+        return rc;
+    double acc0 = -1, loss0 = 0, acc1 = -1, loss1 = 0;
+    if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc0, &loss0, err)))
+        return rc;
+    cs_nn_quant_report q;
+    rc = cs_nn_quantize(s->net, ternary, excl, &q, err);
+    if (rc)
+        return rc;
+    s->seq = nn_stamp(in);
+    s->excl = excl;
+    if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc1, &loss1, err)))
+        return rc;
+    cs_result_str(res, "kind", ternary ? "ternary" : "binary");
+    cs_result_int(res, "layers", (long long)q.nlayers);
+    if (skip_eval) {
+        cs_result_num(res, "accuracy_before", acc0);
+        cs_result_num(res, "accuracy", acc1);
+        cs_result_num(res, "loss", loss1);
+        cs_result_text(res, "accuracy %.4f before, %.4f after quantization\n", acc0, acc1);
+    }
+    put_quant_report(res, &q, ternary);
+    for (size_t i = 0; i < cs_nn_wlayer_count(s->net); i++) {
+        cs_nn_wlayer_info li;
+        cs_nn_wlayer(s->net, i, &li);
+        if (!li.quantized)
+            continue;
+        float *a = malloc(li.rows * sizeof *a);
+        double *d = malloc(li.rows * sizeof *d);
+        if (a && d && !cs_nn_wlayer_alpha(s->net, i, a, err)) {
+            for (size_t k = 0; k < li.rows; k++)
+                d[k] = a[k];
+            char key[64];
+            snprintf(key, sizeof key, "%s.alpha", li.name);
+            cs_result_vec(res, key, d, li.rows);
+        }
+        free(a);
+        free(d);
+    }
+    nn_add_stage(s, ternary ? "quantize-ter" : "quantize-bin", cs_arg_text(cl, "label", ""),
+                 NULL, 0, 0, acc1, loss1, 0, 0);
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------------ table */
+
+static const cs_key_spec quant_keys[] = {
+    {"exclude", "default", "layers left full precision (as in training)",
+     "default|none|first|last", CS_KEY_WORD},
+    {"limit", "0", "test images for the accuracies (0: all)", NULL, CS_KEY_INT},
+    {"evaluate", "on", "measure test accuracy before and after", "on|off", CS_KEY_WORD},
+    {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
+    {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {0}};
+
+static const cs_cmd_spec quant_commands[] = {
+    {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [exclude=..]",
+     .summary = "quantize per row/channel: binary alpha=mean|w|, ternary by the exact threshold",
+     .example = "quantize bin", .min_pos = 1, .max_pos = 1, .keys = quant_keys,
+     .run = cmd_quantize, .journal = 1},
+};
+
+CS_CMD_GROUP(cs_group_quant, quant_commands);

@@ -1,0 +1,66 @@
+/* nn_state.h — the network commands' state in the interpreter (slot
+ * CS_EXT_NN): the network, the loaded data and the pipeline's stages.
+ * Shared by cmd_train.c (which owns it), cmd_quant.c, cmd_nnio.c and
+ * cmd_session.c (sessions/ only). */
+#ifndef CS_NN_STATE_H
+#define CS_NN_STATE_H
+
+#include "cs_cmdline.h"
+#include "cs_interp.h"
+#include "cs_nn.h"
+#include "cs_result.h"
+
+#define NN_MAX_STAGES 256
+
+typedef struct nn_stage {
+    char stage[16], label[48], model[16], reg[24];
+    double lambda;
+    int epochs;
+    double accuracy, loss, seconds;   /* accuracy < 0: not measured */
+    int partial;
+} nn_stage;
+
+typedef struct nn_state {
+    cs_nn *net;
+    cs_nn_data train, test;
+    char train_dir[4096], test_dir[4096];
+    size_t train_limit;
+    int have_train, have_test;
+    cs_nn_exclude excl;     /* of the last training/quantization */
+    nn_stage st[NN_MAX_STAGES];
+    size_t nst;
+    /* for front ends (cs_train_view.h): the layer/row `hist` chose last,
+     * when the network last changed, and scratch for its weights */
+    char sel_layer[64];
+    long sel_row;
+    long seq;
+    float *view_w;
+    size_t view_cap;
+    char view_model[128];
+} nn_state;
+
+/* The state, made on first use (NULL only when out of memory). */
+nn_state *nn_state_get(cs_interp *in, cs_err *err);
+/* The state of a session that has a network (commands after train/load);
+ * else an error saying how to get one. */
+int nn_need_net(cs_interp *in, nn_state **out, cs_err *err);
+/* A stamp comparable with the solver's (solve_stamp): one more than the
+ * commands journaled before this one. */
+long nn_stamp(const cs_interp *in);
+/* One row of nnreport (the oldest is dropped when NN_MAX_STAGES are kept);
+ * acc < 0: not measured. */
+void nn_add_stage(nn_state *s, const char *stage, const char *label, const char *reg,
+                  double lambda, int epochs, double acc, double loss, double secs,
+                  int partial);
+/* exclude=default|none|last|first, `def` when not given. */
+int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn_exclude *out,
+                   cs_err *err);
+/* Test accuracy and mean loss on the first `limit` test images (0: all),
+ * loading the test set (data=, else the training data's folder) as needed. */
+int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limit,
+                     double *acc, double *loss, cs_err *err);
+/* `save model FILE [force=on]` (cmd_session.c parses the command). */
+int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
+                        cs_err *err);
+
+#endif
