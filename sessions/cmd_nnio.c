@@ -227,11 +227,16 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     nn_state *s = nn_state_get(in, err);
     if (!s)
         return CS_ENOMEM;
-    const char *device;
-    int rc = cs_arg_choice(in, cl, "device", "cpu|cuda", in->device[0] ? in->device : "cpu",
-                           &device, err);
+    const char *devreq;
+    int rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
+                           in->device[0] ? in->device : "cpu", &devreq, err);
     if (rc)
         return rc;
+    char device[16], why[512];
+    if ((rc = cs_nn_device_resolve(devreq, device, sizeof device, why, sizeof why, err))) {
+        cs_arg_blame(in, cl, "device", 0);
+        return rc;
+    }
     char path[4096];
     cs_nn *net;
     rc = cs_interp_path(in, file->value, path, sizeof path, err);
@@ -251,6 +256,8 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     cs_result_str(res, "file", file->value);
     cs_result_str(res, "model", desc);
     cs_result_str(res, "device", cs_nn_device(net));
+    if (why[0])
+        cs_result_str(res, "device_reason", why);
     int q = cs_nn_is_quantized(net);
     cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
     return CS_OK;
@@ -377,7 +384,8 @@ static const cs_key_spec hist_keys[] = {
     {0}};
 
 static const cs_key_spec load_keys[] = {
-    {"device", "cpu", "where the network lives", "cpu|cuda", CS_KEY_WORD},
+    {"device", "cpu", "where the network lives; auto: cuda when a GPU answers, else cpu "
+     "(default: set device)", NN_DEVICE_CHOICES, CS_KEY_WORD},
     {0}};
 
 static const cs_key_spec report_keys[] = {

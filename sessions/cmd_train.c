@@ -232,14 +232,14 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     long epochs, batch, limit, hist_every;
     double lr, lambda;
     int augment, fresh;
-    const char *model, *device;
+    const char *model, *devreq;
     cs_nn_exclude excl;
     int rc;
     const char *curmodel = s->net ? (cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp") : "mlp";
     if ((rc = cs_arg_choice(in, cl, "model", "mlp|cnn", curmodel, &model, err)) ||
-        (rc = cs_arg_choice(in, cl, "device", "cpu|cuda",
+        (rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
                             s->net ? cs_nn_device(s->net) : (in->device[0] ? in->device : "cpu"),
-                            &device, err)) ||
+                            &devreq, err)) ||
         (rc = cs_arg_long(in, cl, "epochs", 1, 1, CS_NN_MAX_EPOCHS, &epochs, err)) ||
         (rc = cs_arg_long(in, cl, "batch", 128, 2, 4096, &batch, err)) ||
         (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)) ||
@@ -251,14 +251,17 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = nn_get_exclude(in, cl, CS_NN_EXCL_DEFAULT, &excl, err)))
         return rc;
     cs_nn_config cfg = {.kind = !strcmp(model, "cnn") ? CS_NN_CNN : CS_NN_MLP,
-                        .seed = in->seed, .device = device, .threads = in->threads};
+                        .seed = in->seed, .threads = in->threads};
     if ((rc = parse_hidden(in, cl, &cfg, err)))
         return rc;
-    rc = cs_nn_device_check(device, err);
+    /* auto: cuda when a GPU answers, else cpu (why says which and why) */
+    char device[16], why[512];
+    rc = cs_nn_device_resolve(devreq, device, sizeof device, why, sizeof why, err);
     if (rc) {
         cs_arg_blame(in, cl, "device", 0);
         return rc;
     }
+    cfg.device = device;
     cs_reg *reg = NULL;
     char regname[32];
     if ((rc = make_reg(in, cl, &reg, regname, sizeof regname, err)))
@@ -311,6 +314,8 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_nn_describe(s->net, desc, sizeof desc);
     cs_result_str(res, "model", desc);
     cs_result_str(res, "device", cs_nn_device(s->net));
+    if (why[0])
+        cs_result_str(res, "device_reason", why);
     cs_result_int(res, "params", (long long)cs_nn_param_count(s->net));
     cs_result_str(res, "reg", regname);
     cs_result_num(res, "lambda", o.lambda);
@@ -415,7 +420,8 @@ static const cs_key_spec train_keys[] = {
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},
     {"lr", "1e-3", "Adam learning rate", NULL, CS_KEY_NUM},
     {"limit", "0", "train on the first N images (0: all)", NULL, CS_KEY_INT},
-    {"device", "cpu", "cpu (OpenBLAS) or cuda", "cpu|cuda", CS_KEY_WORD},
+    {"device", "cpu", "cpu (OpenBLAS), cuda, or auto: cuda when a GPU answers, else cpu "
+     "(default: the network's, else set device)", NN_DEVICE_CHOICES, CS_KEY_WORD},
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
@@ -448,7 +454,7 @@ static const cs_key_spec eval_keys[] = {
 static const cs_cmd_spec train_commands[] = {
     {.name = "train", .topic = "networks",
      .usage = "train model=mlp|cnn reg=NAME|none lambda=.. epochs=.. [batch=..] [lr=..] "
-              "[limit=..] [device=cpu|cuda] [augment=on]",
+              "[limit=..] [device=cpu|cuda|auto] [augment=on]",
      .summary = "train on Fashion-MNIST with a CS regularizer per row/channel (continues from "
                 "the current weights)",
      .example = "train model=cnn reg=bin lambda=10 epochs=5", .keys = train_keys,

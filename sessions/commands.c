@@ -52,8 +52,8 @@ static const cs_cmd_spec core_commands[] = {
      .summary = "set the seed that drives every random draw", .example = "seed 42",
      .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cmd_seed, .journal = 1},
     {.name = "set", .topic = "basics", .usage = "set KEY VALUE",
-     .summary = "change a setting: seed, threads, device (cpu|cuda), json (on|off), "
-                "plot (window|file)",
+     .summary = "change a setting: seed, threads, device (cpu|cuda|auto: cuda when a GPU "
+                "answers, else cpu), json (on|off), plot (window|file)",
      .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
      .journal = 1},
     /* .journal = 0: `save session` is not journaled; `save model` asks for

@@ -11,6 +11,8 @@
 #include "cs_result.h"
 
 #define NN_MAX_STAGES 256
+/* device= of train and load model (auto: cs_nn_device_resolve) */
+#define NN_DEVICE_CHOICES "cpu|cuda|auto"
 
 typedef struct nn_stage {
     char stage[16], label[48], model[16], reg[24];

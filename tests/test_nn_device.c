@@ -1,6 +1,6 @@
 /* test_nn_device.c — the compute devices: every op of the CUDA backend
- * against the CPU one (skipped without a GPU or a CUDA build), and clear
- * errors for devices that are not there. */
+ * against the CPU one (skipped without a GPU or a CUDA build), clear
+ * errors for devices that are not there, and the choice device=auto makes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -209,12 +209,69 @@ static void test_device_errors(void **state)
     }
 }
 
+/* device=auto: cuda exactly when cs_nn_device_check("cuda") passes, with
+ * the reason; on a machine without a GPU (or a build without CUDA) the cpu.
+ * cpu and cuda stand for themselves; anything else is an error. */
+static void test_device_resolve(void **state)
+{
+    (void)state;
+    cs_err err;
+    char dev[16], why[512];
+    assert_int_equal(cs_nn_device_resolve("cpu", dev, sizeof dev, why, sizeof why, &err), 0);
+    assert_string_equal(dev, "cpu");
+    assert_string_equal(why, "");
+    assert_int_equal(cs_nn_device_resolve(NULL, dev, sizeof dev, NULL, 0, &err), 0);
+    assert_string_equal(dev, "cpu");
+    assert_true(cs_nn_device_resolve("tpu", dev, sizeof dev, why, sizeof why, &err) < 0);
+    assert_non_null(strstr(err.msg, "unknown device 'tpu' (cpu, cuda or auto)"));
+    assert_int_equal(cs_nn_device_check("auto", &err), 0);
+
+    int gpu_ok = cs_nn_device_check("cuda", &err) == 0;
+    char cuda_err[sizeof err.msg];
+    snprintf(cuda_err, sizeof cuda_err, "%s", gpu_ok ? "" : err.msg);
+    int rc = cs_nn_device_resolve("cuda", dev, sizeof dev, why, sizeof why, &err);
+    assert_int_equal(rc == 0, gpu_ok);
+    assert_int_equal(cs_nn_device_resolve("auto", dev, sizeof dev, why, sizeof why, &err), 0);
+    print_message("device=auto: %s (%s)\n", dev, why);
+    if (gpu_ok) {
+        assert_string_equal(dev, "cuda");
+        assert_true(!strncmp(why, "auto: cuda (", 12));
+        assert_non_null(strstr(why, " found)"));
+    } else {
+        assert_string_equal(dev, "cpu");
+#ifdef CSREG_HAVE_CUDA
+        /* the CUDA backend's own words: "device=cuda: <why>" in the check */
+        const char *reason = strstr(cuda_err, "device=cuda: ");
+        assert_non_null(reason);
+        char want[600];
+        snprintf(want, sizeof want, "auto: cpu (no GPU: %s)", reason + strlen("device=cuda: "));
+        assert_string_equal(why, want);
+#else
+        assert_string_equal(why, "auto: cpu (built without CUDA)");
+#endif
+    }
+    /* why may be NULL; a network made with device "auto" lives on the same device */
+    char dev2[16];
+    assert_int_equal(cs_nn_device_resolve("auto", dev2, sizeof dev2, NULL, 0, &err), 0);
+    assert_string_equal(dev2, dev);
+    cs_nn_config cfg = {.kind = CS_NN_MLP, .hidden = {8}, .nhidden = 1, .seed = 1,
+                        .device = "auto"};
+    cs_nn *nn = NULL;
+    assert_int_equal(cs_nn_new(&nn, &cfg, &err), 0);
+    assert_string_equal(cs_nn_device(nn), dev);
+    cs_nn_config got;
+    cs_nn_get_config(nn, &got);
+    assert_string_equal(got.device, dev);
+    cs_nn_free(nn);
+}
+
 int main(void)
 {
     cs_nn_cpu_set_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parity_cpu_cuda),
         cmocka_unit_test(test_device_errors),
+        cmocka_unit_test(test_device_resolve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

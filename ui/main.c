@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "  --json          one JSON object per command on stdout\n"
             "  --seed N        seed for every random draw (default 1)\n"
             "  --threads N     worker threads (default: all cores)\n"
-            "  --device D      cpu or cuda\n"
+            "  --device D      cpu, cuda or auto (cuda when a GPU answers, else cpu)\n"
             "  --repl          the line REPL\n"
             "  --keep-going    scripts: report every error, not only the first\n"
             "  --demo          start on the built-in demo (the TUI on a terminal)\n"

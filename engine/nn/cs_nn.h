@@ -68,7 +68,7 @@ typedef struct cs_nn_config {
     int hidden[CS_NN_MAX_HIDDEN];
     int nhidden;          /* 0: defaults (mlp 512,512; cnn 256) */
     uint64_t seed;        /* initialization stream (seed, 1) */
-    const char *device;   /* "cpu" (default) or "cuda" */
+    const char *device;   /* "cpu" (default), "cuda" or "auto" (cs_nn_device_resolve) */
     int threads;          /* CPU: OpenBLAS threads (0/1: one, no spinning) */
     int max_batch;        /* 0: 256; batches larger than this are refused */
 } cs_nn_config;
@@ -84,8 +84,17 @@ size_t cs_nn_param_count(const cs_nn *nn);
 void cs_nn_describe(const cs_nn *nn, char *buf, size_t len);
 int cs_nn_get_config(const cs_nn *nn, cs_nn_config *cfg);
 /* Whether `device` can run here ("cuda" without a GPU or CUDA build: no,
- * with the reason in err). */
+ * with the reason in err; "auto" always can). */
 int cs_nn_device_check(const char *device, cs_err *err);
+/* The device that `requested` (NULL: cpu) means here, into chosen ("cpu"
+ * or "cuda"). cpu and cuda stand for themselves (cuda fails as in
+ * cs_nn_device_check); auto picks cuda when this csreg was built with CUDA
+ * and a GPU answers (cuBLAS initialized), else the cpu. why (may be NULL)
+ * gets, for auto, which and why: "auto: cuda (NVIDIA H100 80GB HBM3 found)",
+ * "auto: cpu (no GPU: <the CUDA error>)" or "auto: cpu (built without
+ * CUDA)"; otherwise "". Networks made with device "auto" use this rule. */
+int cs_nn_device_resolve(const char *requested, char *chosen, size_t len, char *why, size_t wlen,
+                         cs_err *err);
 
 /* Weight layers (conv1.., fc1..), in order. */
 size_t cs_nn_wlayer_count(const cs_nn *nn);
@@ -224,7 +233,8 @@ int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, si
  * float32 data, quantization state, CRC32 of everything before it. */
 #define CS_NN_FILE_VERSION 1
 int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err);
-/* Creates the model the file describes on `device` (NULL: cpu). */
+/* Creates the model the file describes on `device` (NULL: cpu; auto as in
+ * cs_nn_device_resolve). */
 int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, cs_err *err);
 
 #endif

@@ -103,6 +103,9 @@ extern const cs_nn_ops cs_nn_cuda_ops;
 /* 0 when a CUDA device is usable (and cuBLAS initialized), else <0 with the
  * reason in why. */
 int cs_nn_cuda_init(char *why, size_t len);
+/* The name of CUDA device 0 ("NVIDIA H100 80GB HBM3"); call after
+ * cs_nn_cuda_init succeeded. */
+void cs_nn_cuda_name(char *name, size_t len);
 #endif
 
 #ifdef __cplusplus

@@ -15,10 +15,10 @@
 
 int cs_nn_device_check(const char *device, cs_err *err)
 {
-    if (!device || !strcmp(device, "cpu"))
+    if (!device || !strcmp(device, "cpu") || !strcmp(device, "auto"))
         return CS_OK;
     if (strcmp(device, "cuda") != 0)
-        return cs_fail(err, CS_EINVAL, "unknown device '%s' (cpu or cuda)", device);
+        return cs_fail(err, CS_EINVAL, "unknown device '%s' (cpu, cuda or auto)", device);
 #ifdef CSREG_HAVE_CUDA
     char why[256];
     if (cs_nn_cuda_init(why, sizeof why) != 0)
@@ -28,6 +28,40 @@ int cs_nn_device_check(const char *device, cs_err *err)
     return cs_fail(err, CS_EUNSUPPORTED,
                    "device=cuda: this csreg was built without CUDA (build with nvcc, CUDA=1)");
 #endif
+}
+
+int cs_nn_device_resolve(const char *requested, char *chosen, size_t len, char *why, size_t wlen,
+                         cs_err *err)
+{
+    const char *dev = requested ? requested : "cpu";
+    if (why && wlen)
+        why[0] = '\0';
+    if (strcmp(dev, "auto") != 0) {
+        int rc = cs_nn_device_check(dev, err);
+        if (rc)
+            return rc;
+        snprintf(chosen, len, "%s", dev);
+        return CS_OK;
+    }
+#ifdef CSREG_HAVE_CUDA
+    char msg[256];
+    if (cs_nn_cuda_init(msg, sizeof msg) == 0) {
+        char name[256];
+        cs_nn_cuda_name(name, sizeof name);
+        snprintf(chosen, len, "cuda");
+        if (why && wlen)
+            snprintf(why, wlen, "auto: cuda (%s found)", name);
+        return CS_OK;
+    }
+    snprintf(chosen, len, "cpu");
+    if (why && wlen)
+        snprintf(why, wlen, "auto: cpu (no GPU: %s)", msg);
+#else
+    snprintf(chosen, len, "cpu");
+    if (why && wlen)
+        snprintf(why, wlen, "auto: cpu (built without CUDA)");
+#endif
+    return CS_OK;
 }
 
 static const cs_nn_ops *ops_for(const char *device)
@@ -188,7 +222,8 @@ static void init_weights(cs_nn *nn, float *hp, float *hb)
 int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
 {
     *out = NULL;
-    int rc = cs_nn_device_check(cfg->device, err);
+    char device[8];
+    int rc = cs_nn_device_resolve(cfg->device, device, sizeof device, NULL, 0, err);
     if (rc)
         return rc;
     cs_nn *nn = calloc(1, sizeof *nn);
@@ -196,7 +231,7 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     nn->cfg = *cfg;
     nn->cfg.device = NULL;
-    snprintf(nn->device, sizeof nn->device, "%s", cfg->device ? cfg->device : "cpu");
+    snprintf(nn->device, sizeof nn->device, "%s", device);
     nn->ops = ops_for(nn->device);
     if (nn->cfg.nhidden == 0) {
         if (cfg->kind == CS_NN_MLP) {
@@ -282,15 +317,14 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
         free(hb);
         if (r1 || r2) {
             cs_nn_free(nn);
-            return cs_fail(err, CS_EIO, "%s: copying the initial weights failed",
-                           cfg->device ? cfg->device : "cpu");
+            return cs_fail(err, CS_EIO, "%s: copying the initial weights failed", device);
         }
     }
     *out = nn;
     return CS_OK;
 oom:
     cs_nn_free(nn);
-    return cs_fail(err, CS_ENOMEM, "out of memory (%s) for the network", cfg->device ? cfg->device : "cpu");
+    return cs_fail(err, CS_ENOMEM, "out of memory (%s) for the network", device);
 }
 
 int cs_nn_new(cs_nn **out, const cs_nn_config *cfg, cs_err *err)

@@ -43,6 +43,17 @@ extern "C" int cs_nn_cuda_init(char *why, size_t len)
     return 0;
 }
 
+extern "C" void cs_nn_cuda_name(char *name, size_t len)
+{
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(name, len, "CUDA device 0");
+        return;
+    }
+    snprintf(name, len, "%s", p.name);
+}
+
 /* ------------------------------------------------------------------ memory */
 
 static void *alloc(size_t bytes)
