@@ -241,7 +241,7 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     cs_nn *net;
     rc = cs_interp_path(in, file->value, path, sizeof path, err);
     if (!rc)
-        rc = cs_nn_load(&net, path, device, in->threads, err);
+        rc = cs_nn_load(&net, path, device, err);
     if (rc) {
         in->err_col = file->col;
         return rc;

@@ -251,7 +251,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = nn_get_exclude(in, cl, CS_NN_EXCL_DEFAULT, &excl, err)))
         return rc;
     cs_nn_config cfg = {.kind = !strcmp(model, "cnn") ? CS_NN_CNN : CS_NN_MLP,
-                        .seed = in->seed, .threads = in->threads};
+                        .seed = in->seed};
     if ((rc = parse_hidden(in, cl, &cfg, err)))
         return rc;
     /* auto: cuda when a GPU answers, else cpu (why says which and why) */

@@ -3,6 +3,7 @@
 #include "cs_interp.h"
 
 #include "cs_args.h"
+#include "cs_blas.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
     in->seed = opts->seed;
     in->initial_seed = opts->seed;
     in->threads = opts->threads;
+    cs_blas_set_threads(in->threads);   /* the program sets BLAS's threads, the engine does not */
     snprintf(in->device, sizeof in->device, "%s", opts->device ? opts->device : "cpu");
     in->res = cs_result_new("");
     int rc = in->res ? cs_reg_new(&in->reg, "bin", NULL, 0, in->seed, err)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cs_blas.h"
 #include "cs_nn.h"
 #include "cs_rng.h"
 #include "nn_backend.h"
@@ -146,7 +147,7 @@ static int run_pair(const char *name, cs_nn_config *cfg, const cs_nn_data *d, cs
 
 int main(void)
 {
-    cs_nn_cpu_set_threads(1);
+    cs_blas_set_threads(1);
     cs_err err;
     cs_nn_data full, mlpd, cnnd;
     int synthetic = 0;
@@ -174,9 +175,8 @@ int main(void)
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1,
-                        .threads = 1};
-    cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1, .threads = 1};
+    cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1};
+    cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1};
     double om, oc, sm, sc;
     int rc = run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
              run_pair("cnn (default)", &cnn, &cnnd, bin, peak, 5, &oc, &sc);

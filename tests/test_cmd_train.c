@@ -1,13 +1,15 @@
 /* test_cmd_train.c — the network commands through the interpreter, in
  * process: device=auto on train and load model (the device chosen and why,
- * in JSON and as one line of text), and errors for devices that are not
- * there. Skipped without the Fashion-MNIST package. */
+ * in JSON and as one line of text), errors for devices that are not there,
+ * and the BLAS threads training runs with. Skipped without the
+ * Fashion-MNIST package. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,29 @@ static void test_device_errors(void **state)
     fixture_free(f);
 }
 
+/* Training runs with the BLAS threads the session set (--threads N: N;
+ * 0: one) and leaves them as they are. */
+static void test_train_keeps_blas_threads(void **state)
+{
+    (void)state;
+    if (!have_data()) {
+        skip();
+        return;
+    }
+    fixture *f = fixture_new(1, 3, 2, 1);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    ok(f, TRAIN);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    ok(f, "save model m.csnn");
+    ok(f, "set threads 0");
+    assert_int_equal(openblas_get_num_threads(), 1);
+    ok(f, TRAIN " new=on");
+    ok(f, "load model m.csnn");
+    ok(f, "evaluate limit=100");
+    assert_int_equal(openblas_get_num_threads(), 1);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_set_device_auto_text),
         cmocka_unit_test(test_load_model_device_auto),
         cmocka_unit_test(test_device_errors),
+        cmocka_unit_test(test_train_keeps_blas_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,28 @@ static void test_seed_and_set(void **state)
     assert_non_null(strstr(ok(f, "set device cpu"), "\"device\":\"cpu\""));
 }
 
+/* The session's threads set OpenBLAS's process-wide thread count, at
+ * creation and with `set threads` (0: one BLAS thread); the engine does not
+ * change it. */
+static void test_threads_set_blas(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(1, 7, 2, 0);
+    assert_non_null(f);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    ok(f, "set threads 0");
+    assert_int_equal(openblas_get_num_threads(), 1);
+    ok(f, "set threads 2");
+    assert_int_equal(openblas_get_num_threads(), 2);
+    fails(f, "set threads 1000", "out of range", 13);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    fixture_free(f);
+    f = fixture_new(1, 7, 0, 0);
+    assert_non_null(f);
+    assert_int_equal(openblas_get_num_threads(), 1);
+    fixture_free(f);
+}
+
 static void test_duplicate_key(void **state)
 {
     fixture *f = *state;
@@ -201,6 +224,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_bin_exact_json, fixture_setup_json, fixture_teardown),
+        cmocka_unit_test(test_threads_set_blas),
         cmocka_unit_test_setup_teardown(test_eval_matrix_row_major, fixture_setup_json, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_reg_json_fields, fixture_setup_json, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_unknown_command, fixture_setup_json, fixture_teardown),

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blas.h"
 #include "cs_nn.h"
 #include "cs_rng.h"
 #include "nn_backend.h"
@@ -267,7 +268,7 @@ static void test_device_resolve(void **state)
 
 int main(void)
 {
-    cs_nn_cpu_set_threads(1);
+    cs_blas_set_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parity_cpu_cuda),
         cmocka_unit_test(test_device_errors),

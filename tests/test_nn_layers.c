@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_blas.h"
 #include "cs_nn.h"
 #include "cs_rng.h"
 #include "nn_backend.h"
@@ -377,7 +378,7 @@ static void test_quantizers(void **state)
 
 int main(void)
 {
-    cs_nn_cpu_set_threads(1);
+    cs_blas_set_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grad_dense),
         cmocka_unit_test(test_grad_conv),

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cs_blas.h"
 #include "cs_nn.h"
 #include "cs_rng.h"
 #include "nn_backend.h"
@@ -300,7 +301,7 @@ static void test_save_load(void **state)
         assert_int_equal(cs_nn_save(nn, p, 1, &err), 0);
         assert_true(cs_nn_save(nn, p, 0, &err) < 0);   /* exists, no force */
         cs_nn *m;
-        if (cs_nn_load(&m, p, "cpu", 1, &err))
+        if (cs_nn_load(&m, p, "cpu", &err))
             fail_msg("%s", err.msg);
         assert_int_equal(cs_nn_is_quantized(m), 2);
         double a1, l1, a2, l2;
@@ -322,15 +323,15 @@ static void test_save_load(void **state)
         fseek(f, 500, SEEK_SET);
         fputc(c ^ 0x10, f);
         fclose(f);
-        assert_true(cs_nn_load(&m, p, "cpu", 1, &err) < 0);
+        assert_true(cs_nn_load(&m, p, "cpu", &err) < 0);
         assert_non_null(strstr(err.msg, "CRC"));
         /* truncated */
         assert_int_equal(cs_nn_save(nn, p, 1, &err), 0);
         assert_int_equal(truncate(p, 300), 0);
-        assert_true(cs_nn_load(&m, p, "cpu", 1, &err) < 0);
+        assert_true(cs_nn_load(&m, p, "cpu", &err) < 0);
         /* not a model */
         path_of(p, sizeof p, "train-images-idx3-ubyte.gz");
-        assert_true(cs_nn_load(&m, p, "cpu", 1, &err) < 0);
+        assert_true(cs_nn_load(&m, p, "cpu", &err) < 0);
         assert_non_null(strstr(err.msg, "magic"));
         cs_nn_free(nn);
     }
@@ -362,7 +363,7 @@ static int teardown(void **state)
 
 int main(void)
 {
-    cs_nn_cpu_set_threads(1);
+    cs_blas_set_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idx_reader),
         cmocka_unit_test(test_train_determinism),

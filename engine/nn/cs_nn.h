@@ -69,7 +69,6 @@ typedef struct cs_nn_config {
     int nhidden;          /* 0: defaults (mlp 512,512; cnn 256) */
     uint64_t seed;        /* initialization stream (seed, 1) */
     const char *device;   /* "cpu" (default), "cuda" or "auto" (cs_nn_device_resolve) */
-    int threads;          /* CPU: OpenBLAS threads (0/1: one, no spinning) */
     int max_batch;        /* 0: 256; batches larger than this are refused */
 } cs_nn_config;
 
@@ -235,6 +234,6 @@ int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, si
 int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err);
 /* Creates the model the file describes on `device` (NULL: cpu; auto as in
  * cs_nn_device_resolve). */
-int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, cs_err *err);
+int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err);
 
 #endif

@@ -95,8 +95,6 @@ typedef struct cs_nn_ops {
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
-/* CPU threads for OpenBLAS (1: one thread, no spinning workers). */
-void cs_nn_cpu_set_threads(int threads);
 
 #ifdef CSREG_HAVE_CUDA
 extern const cs_nn_ops cs_nn_cuda_ops;

@@ -212,7 +212,7 @@ static int read_all(const char *path, unsigned char **data, size_t *n, cs_err *e
         goto done;                                                                             \
     } while (0)
 
-int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, cs_err *err)
+int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
 {
     *out = NULL;
     unsigned char *data = NULL;
@@ -253,8 +253,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, int threads, c
             BAD("%s: truncated header", path);
     if (kind > CS_NN_CNN || nh < 1 || nh > CS_NN_MAX_HIDDEN)
         BAD("%s: bad model description (kind %u, %u hidden layers)", path, kind, nh);
-    cs_nn_config cfg = {.kind = (cs_nn_kind)kind, .nhidden = (int)nh, .device = device,
-                        .threads = threads};
+    cs_nn_config cfg = {.kind = (cs_nn_kind)kind, .nhidden = (int)nh, .device = device};
     for (uint32_t i = 0; i < nh; i++) {
         if (hidden[i] < 1 || hidden[i] > 16384)
             BAD("%s: bad hidden size %u", path, hidden[i]);

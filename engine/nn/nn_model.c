@@ -280,8 +280,6 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
         return cs_fail(err, CS_EINVAL, "unknown model kind %d", (int)cfg->kind);
     }
     finish_shapes(nn);
-    if (!strcmp(nn->device, "cpu"))
-        cs_nn_cpu_set_threads(cfg->threads);
     size_t pb = nn->nparams * sizeof(float);
     DEV_ALLOC(nn->params, pb);
     DEV_ALLOC(nn->grads, pb);

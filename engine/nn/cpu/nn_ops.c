@@ -730,11 +730,6 @@ static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi,
     }
 }
 
-void cs_nn_cpu_set_threads(int threads)
-{
-    openblas_set_num_threads(threads > 0 ? threads : 1);
-}
-
 const cs_nn_ops cs_nn_cpu_ops = {
     .name = "cpu",
     .alloc = alloc,
