@@ -116,7 +116,8 @@ static const cs_cmd_spec quant_commands[] = {
     {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [exclude=..]",
      .summary = "quantize per row/channel: binary alpha=mean|w|, ternary by the exact threshold",
      .example = "quantize bin", .min_pos = 1, .max_pos = 1, .keys = quant_keys,
-     .run = cmd_quantize, .journal = 1},
+     .run = cmd_quantize, .journal = 1,
+     .blas_threads = 1},
 };
 
 CS_CMD_GROUP(cs_group_quant, quant_commands);

@@ -91,8 +91,11 @@ static int write_session(cs_interp *in, FILE *f)
     fprintf(f, "# csreg session, replay with: csreg run FILE\n");
     fprintf(f, "# version %s (commit %s), date %s\n", CSREG_VERSION, CSREG_COMMIT, date);
     fprintf(f, "# seed %llu, threads %d, device %s\n", (unsigned long long)in->initial_seed,
-            in->threads, in->device);
+            in->initial_threads, in->device);
     fprintf(f, "seed %llu\n", (unsigned long long)in->initial_seed);
+    /* network commands round by OpenBLAS's thread count: replay with the same */
+    if (in->initial_threads > 1)
+        fprintf(f, "set threads %d\n", in->initial_threads);
     for (size_t i = 0; i < in->njournal; i++)
         fprintf(f, "%s\n", in->journal[i]);
     return ferror(f) ? -1 : 0;

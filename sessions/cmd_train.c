@@ -458,16 +458,19 @@ static const cs_cmd_spec train_commands[] = {
      .summary = "train on Fashion-MNIST with a CS regularizer per row/channel (continues from "
                 "the current weights)",
      .example = "train model=cnn reg=bin lambda=10 epochs=5", .keys = train_keys,
-     .run = cmd_train, .journal = 1},
+     .run = cmd_train, .journal = 1,
+     .blas_threads = 1},
 };
 
 static const cs_cmd_spec tune_commands[] = {
     {.name = "finetune", .topic = "networks", .usage = "finetune epochs=..",
      .summary = "train the scales, biases and batch-norm parameters with the signs fixed",
-     .example = "finetune epochs=2", .keys = finetune_keys, .run = cmd_finetune, .journal = 1},
+     .example = "finetune epochs=2", .keys = finetune_keys, .run = cmd_finetune, .journal = 1,
+     .blas_threads = 1},
     {.name = "evaluate", .topic = "networks", .usage = "evaluate [limit=N]",
      .summary = "test accuracy (fraction) and cross-entropy", .example = "evaluate",
-     .keys = eval_keys, .run = cmd_evaluate, .journal = 1},
+     .keys = eval_keys, .run = cmd_evaluate, .journal = 1,
+     .blas_threads = 1},
 };
 
 CS_CMD_GROUP(cs_group_train, train_commands);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cs_args.h"
-#include "cs_blas.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
 
@@ -290,7 +289,6 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
             return cs_fail(err, CS_EINVAL, "threads: %s (0 means all cores)", sub.msg);
         }
         in->threads = (int)t;
-        cs_blas_set_threads(in->threads);
         cs_result_int(res, "threads", t);
         return CS_OK;
     }

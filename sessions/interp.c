@@ -21,8 +21,9 @@ int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
         in->opts.out = stdout;
     in->seed = opts->seed;
     in->initial_seed = opts->seed;
+    in->initial_threads = opts->threads;
     in->threads = opts->threads;
-    cs_blas_set_threads(in->threads);   /* the program sets BLAS's threads, the engine does not */
+    cs_blas_set_threads(1);   /* the program's default; network commands hold more */
     snprintf(in->device, sizeof in->device, "%s", opts->device ? opts->device : "cpu");
     in->res = cs_result_new("");
     int rc = in->res ? cs_reg_new(&in->reg, "bin", NULL, 0, in->seed, err)
@@ -255,8 +256,11 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
         rc = unknown_command(cl.name, err);
     } else {
         rc = check_args(in, cmd, &cl, err);
+        /* the program sets OpenBLAS's threads, per command (cs_commands.h) */
+        int blas = cs_blas_hold_threads(cmd->blas_threads && in->threads > 1 ? in->threads : 1);
         if (!rc)
             rc = cmd->run(in, &cl, in->res, err);
+        cs_blas_restore_threads(blas);
     }
     /* read and clear: a nested exec (source) must not leak the request to
      * the command that contains it */

@@ -35,6 +35,7 @@ struct cs_interp {
     int journal_this;
     char *journal_as;     /* the line to journal instead of the typed one */
     uint64_t initial_seed;  /* for the header of a saved session */
+    int initial_threads;    /* likewise: network commands round by it */
     int source_depth;     /* nesting of `source`, bounded */
     cs_cancel cancel;     /* set from a signal handler or the TUI */
     cs_ext ext[CS_EXT_COUNT];

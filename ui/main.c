@@ -21,7 +21,7 @@ static void usage(FILE *out)
             "  --json          one JSON object per command on stdout\n"
             "  --seed N        seed for every random draw (default 1)\n"
             "  --threads N     sweep workers (default 0: all cores) and OpenBLAS threads\n"
-            "                  (training, solving; 0: one)\n"
+            "                  of the network commands (0: one)\n"
             "  --device D      cpu, cuda or auto (cuda when a GPU answers, else cpu)\n"
             "  --repl          the line REPL\n"
             "  --keep-going    scripts: report every error, not only the first\n"
