@@ -28,10 +28,12 @@ static int hist_edges(cs_interp *in, const cs_cmdline *cl, double maxabs, double
             return rc;
         for (size_t i = 1; i < n; i++)
             if (!(e[i] > e[i - 1])) {
+                /* the message first: it reads e */
+                rc = cs_fail(err, CS_EINVAL, "edges: must increase strictly (%g after %g)",
+                             e[i], e[i - 1]);
                 free(e);
                 cs_arg_blame(in, cl, "edges", 0);
-                return cs_fail(err, CS_EINVAL, "edges: must increase strictly (%g after %g)",
-                               e[i], e[i - 1]);
+                return rc;
             }
         if (n < 2) {
             free(e);

@@ -171,6 +171,22 @@ static void test_train_keeps_blas_threads(void **state)
     fixture_free(f);
 }
 
+/* A bad edges= list names the values (the message used to read the list
+ * after it was freed; ASan watches this). */
+static void test_hist_bad_edges(void **state)
+{
+    (void)state;
+    if (!have_data()) {
+        skip();
+        return;
+    }
+    fixture *f = fixture_new(1, 3, 1, 1);
+    ok(f, "train model=mlp epochs=1 limit=128 hidden=8");
+    fails(f, "hist edges=1,1,1", "edges: must increase strictly (1 after 1)", 6);
+    fails(f, "hist edges=0,2,1.5", "(1.5 after 2)", 6);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_load_model_device_auto),
         cmocka_unit_test(test_device_errors),
         cmocka_unit_test(test_train_keeps_blas_threads),
+        cmocka_unit_test(test_hist_bad_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

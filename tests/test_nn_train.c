@@ -154,6 +154,18 @@ static void test_idx_reader(void **state)
     write_idx(q, 1, 2, 2, 1, 1);
     assert_true(cs_nn_data_load(&d, tmpdir, "train", 0, &err) < 0);
     assert_non_null(strstr(err.msg, "labels"));
+    /* a label that is no class: the message names it (it used to be read
+     * after the labels were freed; ASan watches this) */
+    path_of(p, sizeof p, "train-images-idx3-ubyte.gz");
+    write_idx(p, 3, 3, 3, 3, 1);
+    unsigned char lab[11] = {0, 0, 8, 1};
+    put_be32(lab + 4, 3);
+    lab[8] = 200, lab[9] = 1, lab[10] = 2;
+    gzFile g = gzopen(q, "wb");
+    gzwrite(g, lab, sizeof lab);
+    gzclose(g);
+    assert_true(cs_nn_data_load(&d, tmpdir, "train", 0, &err) < 0);
+    assert_non_null(strstr(err.msg, "label 200 of example 0 is not a class"));
 }
 
 /* ------------------------------------------------------------------ whole networks */

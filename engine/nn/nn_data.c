@@ -170,10 +170,12 @@ int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t li
     }
     for (uint32_t i = 0; i < ldims[0]; i++)
         if (lab[i] >= CS_NN_CLASSES) {
+            /* the message first: it reads lab[i] */
+            rc = cs_fail(err, CS_EINVAL, "%s: label %u of example %u is not a class 0..9",
+                         lpath, lab[i], i);
             free(img);
             free(lab);
-            return cs_fail(err, CS_EINVAL, "%s: label %u of example %u is not a class 0..9",
-                           lpath, lab[i], i);
+            return rc;
         }
     d->images = img;
     d->labels = lab;
