@@ -5,13 +5,13 @@
  * its trial T at the same (N, M, K) and seed, and `solve` starts from the
  * same random stream as the sweep's method, so a single sweep trial can be
  * replayed and stepped through interactively. */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cs_args.h"
+#include "cs_project.h"
 #include "cs_sweep.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -68,30 +68,18 @@ int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, c
 
 /* ------------------------------------------------------------ graphs */
 
-/* Folders that may hold the project's G-set copies, most specific first:
- * $CSREG_GSET_DIR, the working directory's sessions/data/gset, and the one
- * beside the program (./csreg at the top of the project, or build/VARIANT/csreg). */
+/* Folders that may hold the G-set copies: $CSREG_GSET_DIR, then the
+ * project's sessions/data/gset seen from here or from the program. */
 static size_t gset_dirs(char dirs[][4096], size_t cap)
 {
     size_t n = 0;
     const char *env = getenv("CSREG_GSET_DIR");
     if (env && *env && n < cap)
-        snprintf(dirs[n++], 4096, "%s", env);
-    if (n < cap)
-        snprintf(dirs[n++], 4096, "%s", SOLVE_GSET_DIR);
-    char exe[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            if (n < cap)
-                snprintf(dirs[n++], 4096, "%.3000s/%s", exe, SOLVE_GSET_DIR);
-            if (n < cap)
-                snprintf(dirs[n++], 4096, "%.3000s/../../%s", exe, SOLVE_GSET_DIR);
-        }
-    }
+        snprintf(dirs[n++], 4096, "%.4000s", env);
+    char top[CS_PROJECT_MAX_DIRS][4096];
+    size_t nt = cs_project_dirs(top, CS_PROJECT_MAX_DIRS);
+    for (size_t i = 0; i < nt && n < cap; i++)
+        snprintf(dirs[n++], 4096, "%.4000s/%s", top[i], SOLVE_GSET_DIR);
     return n;
 }
 
@@ -106,8 +94,8 @@ int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, 
         return rc;
     if (access(buf, R_OK) == 0 || strchr(name, '/'))
         return CS_OK;
-    char dirs[4][4096];
-    size_t nd = gset_dirs(dirs, 4);
+    char dirs[1 + CS_PROJECT_MAX_DIRS][4096];
+    size_t nd = gset_dirs(dirs, 1 + CS_PROJECT_MAX_DIRS);
     for (size_t d = 0; d < nd; d++)
         for (int ext = 0; ext < 2; ext++) {
             char cand[4200], mapped[4096];

@@ -13,6 +13,7 @@ extern const cs_cmd_group cs_group_plot;
 extern const cs_cmd_group cs_group_problem;
 extern const cs_cmd_group cs_group_solve;
 extern const cs_cmd_group cs_group_sweep;
+extern const cs_cmd_group cs_group_tour;
 extern const cs_cmd_group cs_group_view;
 extern const cs_cmd_group cs_group_train;
 extern const cs_cmd_group cs_group_quant;
@@ -90,6 +91,7 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_quant,   /* cmd_quant.c: quantize */
     &cs_group_tune,    /* cmd_train.c: finetune, evaluate */
     &cs_group_nnio,    /* cmd_nnio.c: hist, load, nnreport */
+    &cs_group_tour,
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])

@@ -35,6 +35,11 @@ void cs_interp_free(cs_interp *in);
 int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err);
 void cs_interp_print_error(cs_interp *in, const char *line, const cs_err *err, FILE *out);
 
+/* Back to the state of a new interpreter with the same options (every
+ * module's state dropped, the journal emptied): what replaying a script
+ * from its start needs, e.g. the workbench's "back a chapter". */
+int cs_interp_reset(cs_interp *in, cs_err *err);
+
 /* The journal: successful command lines, in order. */
 size_t cs_interp_journal_len(const cs_interp *in);
 const char *cs_interp_journal_line(const cs_interp *in, size_t i);

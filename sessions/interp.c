@@ -51,6 +51,28 @@ void cs_interp_free(cs_interp *in)
     free(in);
 }
 
+int cs_interp_reset(cs_interp *in, cs_err *err)
+{
+    cs_reg *reg;
+    int rc = cs_reg_new(&reg, "bin", NULL, 0, in->initial_seed, err);
+    if (rc)
+        return rc;
+    for (int s = 0; s < CS_EXT_COUNT; s++)
+        cs_interp_set_ext(in, s, NULL, NULL, NULL);
+    for (size_t i = 0; i < in->njournal; i++)
+        free(in->journal[i]);
+    in->njournal = 0;
+    cs_reg_free(in->reg);
+    in->reg = reg;
+    cs_reg_describe(in->reg, in->reg_line, sizeof in->reg_line);
+    in->seed = in->initial_seed;
+    in->threads = in->initial_threads;
+    snprintf(in->device, sizeof in->device, "%s", in->opts.device ? in->opts.device : "cpu");
+    in->plot_window = 0;
+    in->chapter = 0;
+    return CS_OK;
+}
+
 size_t cs_interp_journal_len(const cs_interp *in) { return in->njournal; }
 const char *cs_interp_journal_line(const cs_interp *in, size_t i)
 {

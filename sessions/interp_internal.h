@@ -37,6 +37,7 @@ struct cs_interp {
     uint64_t initial_seed;  /* for the header of a saved session */
     int initial_threads;    /* likewise: network commands round by it */
     int source_depth;     /* nesting of `source`, bounded */
+    int chapter;          /* `chapter` commands so far */
     cs_cancel cancel;     /* set from a signal handler or the TUI */
     cs_ext ext[CS_EXT_COUNT];
     int plot_window;      /* `set plot window`: plots without out= open a window */

@@ -7,6 +7,7 @@
 #include "cs_frontend.h"
 #include "cs_interp.h"
 #include "cs_parse.h"
+#include "cs_project.h"
 #include "tui.h"
 #include "cs_progress.h"
 
@@ -26,6 +27,8 @@ static void usage(FILE *out)
             "  --repl          the line REPL\n"
             "  --keep-going    scripts: report every error, not only the first\n"
             "  --demo          start on the built-in demo (the TUI on a terminal)\n"
+            "  --tour          a guided tour of the paper (sessions/tour.csr) in the TUI\n"
+            "  --play FILE     play a script in the TUI a line at a time (stops at pause)\n"
             "  --help, --version\n"
             "Inside csreg, `help` lists the commands.\n");
 }
@@ -36,7 +39,8 @@ typedef struct cli {
     size_t nlines;
     const char **files;  /* run */
     size_t nfiles;
-    int repl, demo, keep_going;
+    int repl, demo, tour, keep_going;
+    const char *play;    /* --play FILE: the TUI plays this script */
 } cli;
 
 static int want_value(int argc, char **argv, int i)
@@ -76,6 +80,12 @@ static int parse_cli(int argc, char **argv, cli *c)
             c->keep_going = 1;
         } else if (!strcmp(a, "--demo")) {
             c->demo = 1;
+        } else if (!strcmp(a, "--tour")) {
+            c->tour = 1;
+        } else if (!strcmp(a, "--play")) {
+            if (!want_value(argc, argv, i))
+                return 1;
+            c->play = argv[++i];
         } else if (!strcmp(a, "-e")) {
             if (!want_value(argc, argv, i))
                 return 1;
@@ -149,7 +159,19 @@ int main(int argc, char **argv)
         isatty(STDOUT_FILENO)) {
         free(c.lines);
         free(c.files);
-        return cs_tui_main(&c.opts, c.demo);
+        char tour[4096];
+        if (c.tour && cs_project_find("sessions/tour.csr", tour, sizeof tour) != 0) {
+            fprintf(stderr, "error: --tour: sessions/tour.csr not found here or beside the "
+                            "program\n");
+            return 1;
+        }
+        return cs_tui_main(&c.opts, c.demo, c.tour ? tour : c.play);
+    }
+    if (c.tour || c.play) {
+        fprintf(stderr, "error: --tour and --play need a terminal (batch: csreg run FILE.csr)\n");
+        free(c.lines);
+        free(c.files);
+        return 1;
     }
     cs_interp *in;
     cs_err err;

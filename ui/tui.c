@@ -221,9 +221,12 @@ static void draw_status(tui *t)
     } else {
         wattron(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_HINT) : A_REVERSE);
         char line[512];
-        snprintf(line, sizeof line, " %s%s", t->demo ? "Demo: press s to step, space to run. "
-                                                     : "",
-                 hint_text);
+        if (tui_play_waiting(t))
+            snprintf(line, sizeof line, " Tour: n or space next  b back a chapter  q quit  "
+                                        "(the other keys work as always)");
+        else
+            snprintf(line, sizeof line, " %s%s",
+                     t->demo ? "Demo: press s to step, space to run. " : "", hint_text);
         size_t len = strlen(line);
         while (len + 1 < sizeof line && (int)len < wd)
             line[len++] = ' ';
@@ -280,6 +283,7 @@ static void draw(tui *t)
     wnoutrefresh(t->w_hist);
     tui_msg_draw(t, t->w_msg);
     wnoutrefresh(t->w_msg);
+    tui_play_draw(t);
     draw_status(t);
     char prompt[200];
     snprintf(prompt, sizeof prompt, "%s", t->snap ? t->snap->prompt : "csreg> ");
@@ -525,6 +529,9 @@ static int on_key(tui *t, int ch)
             issue(t, line, TUI_ECHO | TUI_SHOW_OUTPUT);
         return 0;
     }
+    int played = tui_play_key(t, ch);
+    if (played)
+        return played == 2;
     for (size_t i = 0; i < sizeof key_table / sizeof *key_table; i++)
         if (key_table[i].key == ch)
             return do_action(t, key_table[i].act);
@@ -549,6 +556,7 @@ static void run_loop(tui *t)
         }
         if (tui_worker_quit_requested(t->worker))
             break;
+        tui_play_tick(t);
         double now = cs_now();
         if (t->running && now >= t->next_tick) {
             if (tui_worker_idle(t->worker)) {
@@ -602,7 +610,7 @@ static void start_demo(tui *t)
         issue(t, demo_lines[i], TUI_ECHO);
 }
 
-int cs_tui_main(const cs_interp_opts *opts, int demo)
+int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
 {
     setlocale(LC_ALL, "");
     FILE *capture = tmpfile();
@@ -642,7 +650,11 @@ int cs_tui_main(const cs_interp_opts *opts, int demo)
     t->box = CS_VIEW_DEFAULT_BOX;
     t->focus = t->prev_focus = TUI_FOCUS_LAND;
     t->demo = demo;
-    if (tui_worker_start(&t->worker, in, capture, t->wake[1]) != 0) {
+    char msg[300];
+    if (script && tui_play_open(&t->play, script, msg, sizeof msg) != 0) {
+        fprintf(stderr, "error: %s\n", msg);
+        status = 1;
+    } else if (tui_worker_start(&t->worker, in, capture, t->wake[1]) != 0) {
         fprintf(stderr, "error: cannot start the worker thread\n");
         status = 1;
     } else if (tui_term_start() != 0) {
@@ -657,6 +669,10 @@ int cs_tui_main(const cs_interp_opts *opts, int demo)
         layout(t);
         if (demo)
             start_demo(t);
+        else if (t->play)
+            tui_log_add(&t->log, TUI_MSG_INFO,
+                        "The tour: read the box, press n or space to go on, b to go back a "
+                        "chapter, q to quit. Between steps every key of the workbench works.");
         else
             tui_log_add(&t->log, TUI_MSG_INFO,
                         "Welcome to csreg. Press : and type a command (problem bin N=2 M=1, "
@@ -670,6 +686,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo)
     tui_term_restore();
     drop_windows(t);
     tui_snap_free(t->snap);
+    tui_play_free(t->play);
     tui_log_free(&t->log);
     tui_cmdline_free(&t->cmd);
     close(t->wake[0]);

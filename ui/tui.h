@@ -5,8 +5,10 @@
 #include "cs_interp.h"
 
 /* Run the workbench until the user quits. opts.out is replaced by the
- * TUI's own message capture. demo: start on the built-in demo. Returns the
- * process exit status (0, or 1 when the terminal could not be set up). */
-int cs_tui_main(const cs_interp_opts *opts, int demo);
+ * TUI's own message capture. demo: start on the built-in demo; script
+ * (may be NULL): play this script (the tour), a line at a time, stopping at
+ * each `pause`. Returns the process exit status (0, or 1 when the terminal
+ * or the script could not be set up). */
+int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script);
 
 #endif

@@ -80,7 +80,9 @@ void tui_snap_free(tui_snap *s);
 
 /* ---- the worker thread: it owns the interpreter while commands run ------- */
 
-enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2 };
+/* TUI_RESET: the job's line is ignored; the interpreter is reset
+ * (cs_interp_reset), e.g. to replay a script from its start. */
+enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2, TUI_RESET = 4 };
 
 typedef struct tui_worker tui_worker;
 typedef struct tui_progress {
@@ -103,6 +105,8 @@ tui_snap *tui_worker_take_snap(tui_worker *w);  /* newest unseen, or NULL */
 void tui_worker_take_log(tui_worker *w, tui_log *into);
 void tui_worker_progress(tui_worker *w, tui_progress *p);
 int tui_worker_quit_requested(tui_worker *w);
+/* Commands that failed so far (the script player stops at a new one). */
+size_t tui_worker_errors(tui_worker *w);
 /* The capture file of stderr (fd), shown in the message area; -1: none. */
 void tui_worker_set_stderr(tui_worker *w, int fd);
 
@@ -162,8 +166,11 @@ typedef struct tui_cmdline {
     char cands[256];      /* the last completion candidates, for the message area */
 } tui_cmdline;
 
+typedef struct tui_play tui_play;
+
 typedef struct tui {
     tui_worker *worker;
+    tui_play *play;       /* the script player (--tour), NULL when none */
     int wake[2];
     tui_snap *snap;
     tui_ring robj, rerr;
@@ -191,6 +198,15 @@ void tui_landscape_draw(tui *t, WINDOW *w);
 void tui_solver_draw(tui *t, WINDOW *w);
 void tui_hist_draw(tui *t, WINDOW *w);
 void tui_msg_draw(tui *t, WINDOW *w);
+
+/* ---- the script player (tui_play.c) ---------------------------------------- */
+
+int tui_play_open(tui_play **out, const char *path, char *msg, size_t len);
+void tui_play_free(tui_play *p);
+void tui_play_tick(tui *t);          /* send the next line when the worker is idle */
+int tui_play_key(tui *t, int ch);    /* 0: not the player's key, 1: taken, 2: quit */
+void tui_play_draw(tui *t);          /* the narration box, over the panels */
+int tui_play_waiting(const tui *t);  /* stopped at a `pause` */
 
 /* The command line: returns 1 when a line is ready in out, -1 when the
  * user left it (Esc), 0 otherwise. */

@@ -34,6 +34,7 @@ struct tui_worker {
     int refresh;
     size_t nx, ny;
     int stop, quit;
+    size_t errors;         /* commands that failed */
     long seq;
     tui_progress prog;
     double started;        /* cs_now() when the running command began */
@@ -243,7 +244,7 @@ static void on_progress(void *ctx, double done, double total, const char *what)
 static void run_job(tui_worker *w, const job *j)
 {
     cs_err err;
-    int col;
+    int col = 0;
     if (j->flags & TUI_ECHO) {
         pthread_mutex_lock(&w->mu);
         char echo[600];
@@ -251,11 +252,13 @@ static void run_job(tui_worker *w, const job *j)
         tui_log_add(&w->log, TUI_MSG_CMD, echo);
         pthread_mutex_unlock(&w->mu);
     }
-    int rc = cs_interp_exec(w->in, j->line, &col, &err);
+    int rc = (j->flags & TUI_RESET) ? cs_interp_reset(w->in, &err)
+                                    : cs_interp_exec(w->in, j->line, &col, &err);
     drain_capture(w, (j->flags & TUI_SHOW_OUTPUT) != 0);
     drain_fd(w, w->err_fd, &w->err_seen, TUI_MSG_ERR);
     pthread_mutex_lock(&w->mu);
     if (rc < 0) {
+        w->errors++;
         char msg[CS_ERR_MAX + 700];
         if (col > 0)
             snprintf(msg, sizeof msg, "error: %s (in '%s', column %d)", err.msg, j->line, col);
@@ -455,6 +458,14 @@ void tui_worker_progress(tui_worker *w, tui_progress *p)
     if (p->busy)
         p->seconds = cs_now() - w->started;
     pthread_mutex_unlock(&w->mu);
+}
+
+size_t tui_worker_errors(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    size_t n = w->errors;
+    pthread_mutex_unlock(&w->mu);
+    return n;
 }
 
 int tui_worker_quit_requested(tui_worker *w)
