@@ -109,9 +109,11 @@ int cs_plot_basins(const cs_plot_basins_data *d, const cs_plot_opts *o, cs_err *
                        "set clip two\nset key outside top center horizontal\n",
                     d->x0 - hx, d->x1 + hx, d->y0 - hy, d->y1 + hy);
     if (!dumb) {
+        /* one flat colour per class: class k fills [k - 0.5, k + 0.5] */
         cs_gpbuf_printf(b, "set palette defined (");
         for (int k = 0; k < CS_PLOT_BASIN_CLASSES; k++)
-            cs_gpbuf_printf(b, "%s%d '%s'", k ? ", " : "", k, cs_plot_basin_colours[k]);
+            cs_gpbuf_printf(b, "%s%g '%s', %g '%s'", k ? ", " : "", k - 0.5,
+                            cs_plot_basin_colours[k], k + 0.5, cs_plot_basin_colours[k]);
         cs_gpbuf_printf(b, ")\nset cbrange [-0.5:3.5]\nunset colorbox\n");
         double ratio = (d->y1 - d->y0) / (d->x1 - d->x0);
         if (ratio > 0.2 && ratio < 5)

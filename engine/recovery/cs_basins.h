@@ -7,8 +7,10 @@
  *                  < 1e-2), but not x*;
  *   spurious       a stationary point off the target set: the gradient
  *                  mapping is small (‖P₀∇f‖ <= 1e-3·‖∇f‖);
- *   not_converged  none of these when maxit ran out.
- * End points are clustered (same class, within 1e-2·‖x*‖). Starts run on a
+ *   not_converged  none of these when maxit ran out (or f cannot be
+ *                  evaluated at the start).
+ * End points are clustered (same class, within 2e-2·‖x*‖ of the cluster's
+ * first member: every success falls in one). Starts run on a
  * worker pool, a grid row per item, each row on its own copy of the
  * problem: the result does not depend on the thread count. For built-in
  * regularizers on small problems this is the paper's "no spurious
