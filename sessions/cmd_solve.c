@@ -99,9 +99,9 @@ static int same_stop(const solve_args *a, const solve_args *b)
 }
 
 /* The solver for these arguments: the existing one when they match (*fresh
- * 0); after a rewind, the existing one with the new stop keys when only
- * they differ (*forked 1: the run forks there); else a new one from the
- * problem's trial stream. */
+ * 0); after a rewind, while the run goes on, the existing one with the new
+ * stop keys when only they differ (*forked 1: the run forks there); else a
+ * new one from the problem's trial stream. */
 static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, int *fresh,
                          int *forked, cs_err *err)
 {
@@ -109,7 +109,7 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
     if (st->solver && same_run(a, &st->args)) {
         if (same_stop(a, &st->args))
             return CS_OK;
-        if (st->rewound) {
+        if (st->rewound && !cs_solver_done(st->solver)) {
             int rc = cs_solver_set_stop(st->solver, a->o.maxit, a->o.stop, a->o.tol, err);
             if (rc)
                 return rc;

@@ -1,7 +1,6 @@
 /* termdraw.c — maps drawn into the terminal by commands (termdraw.h). */
 #include "termdraw.h"
 
-#include <langinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -11,13 +10,26 @@
 
 enum { LABEL_W = 8, MAX_COLS = 81, MIN_COLS = 21 };
 
+/* The locale's character set is UTF-8 (LC_ALL, else LC_CTYPE, else LANG,
+ * the first one set: the program does not switch locales outside the
+ * workbench). */
+static int utf8_locale(void)
+{
+    static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    }
+    return 0;
+}
+
 int term_rich(const cs_interp *in)
 {
     FILE *out = in->opts.out ? in->opts.out : stdout;
     const char *term = getenv("TERM");
-    const char *cs = nl_langinfo(CODESET);
     return !in->opts.json && isatty(fileno(out)) && term && strcmp(term, "dumb") &&
-           cs && !strcmp(cs, "UTF-8") && !getenv("CSREG_TUI_ASCII");
+           utf8_locale() && !getenv("CSREG_TUI_ASCII");
 }
 
 int term_canvas(const cs_interp *in, double x0, double x1, double y0, double y1,

@@ -37,22 +37,6 @@ static int setup(void **state)
 }
 #define teardown fixture_teardown
 
-/* The number after "key": in a JSON line (NAN when absent). */
-static double jnum(const char *json, const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = strstr(json, pat);
-    if (!p)
-        return NAN;
-    p += strlen(pat);
-    if (!strncmp(p, "true", 4))
-        return 1;
-    if (!strncmp(p, "false", 5))
-        return 0;
-    return strtod(p, NULL);
-}
-
 static char *in_dir(fixture *f, const char *name)
 {
     static char p[2048];

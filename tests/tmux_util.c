@@ -99,6 +99,12 @@ int tmux_screen(tmux_session *t, char *buf, size_t len)
     return tmux_run(t, (const char *[]){"capture-pane", "-p", "-t", t->name, NULL}, buf, len);
 }
 
+int tmux_screen_colours(tmux_session *t, char *buf, size_t len)
+{
+    return tmux_run(t, (const char *[]){"capture-pane", "-p", "-e", "-t", t->name, NULL}, buf,
+                    len);
+}
+
 int tmux_wait_for(tmux_session *t, const char *needle, int ms, char *buf, size_t len)
 {
     for (int waited = 0; waited <= ms; waited += 50) {

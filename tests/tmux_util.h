@@ -18,6 +18,8 @@ int tmux_keys(tmux_session *t, const char *const *keys);
 int tmux_literal(tmux_session *t, const char *text);
 /* capture-pane into buf (the visible screen), returns 0 on success */
 int tmux_screen(tmux_session *t, char *buf, size_t len);
+/* the same with the colours and attributes as escape sequences (-e) */
+int tmux_screen_colours(tmux_session *t, char *buf, size_t len);
 /* wait until the screen contains `needle` (up to ms milliseconds) */
 int tmux_wait_for(tmux_session *t, const char *needle, int ms, char *buf, size_t len);
 /* is the program in the pane still running? */

@@ -46,11 +46,14 @@ int cs_solver_rules(cs_solver *replay, const cs_rule *rules, size_t n, cs_rule_r
     size_t pending = n;
     for (size_t i = 0; i < n; i++)
         out[i] = (cs_rule_result){.rule = rules[i], .iter = 0, .rel_err = NAN, .orth_err = NAN};
-    while (s->start <= 1 && !(s->start == 1 && !s->in_start) && pending) {
+    /* until the first start ends (or every rule has fired) */
+    while (pending && !(s->start >= 1 && !s->in_start)) {
         long done = 0;
         int rc = cs_solver_step(s, 1, &done, err);
         if (rc)
             return rc;
+        if ((s->iters & 255) == 0 && cs_cancelled(s->o.cancel))
+            return cs_fail(err, CS_ECANCEL, "interrupted");
         if (done == 0)
             break;
         const cs_trace_rec *t = &s->trace[s->ntrace - 1];
