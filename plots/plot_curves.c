@@ -117,11 +117,14 @@ int cs_plot_success(const cs_plot_success_data *d, const cs_plot_opts *o, cs_err
 /* ---- trace -------------------------------------------------------------- */
 
 /* A dashed line at each marked iteration (in every panel), the labels of
- * the marks there joined, on the first panel. */
+ * the marks there joined, on the first panel, one under the other (marks
+ * often fall close together); a log iteration axis shows the early ones. */
 static void trace_marks(plot_ctx *c, const cs_plot_trace_data *d)
 {
     cs_gpbuf *b = &c->body;
     int label = 0;
+    if (d->nmarks)
+        cs_gpbuf_printf(b, "set logscale x\n");
     for (size_t k = 0; k < d->nmarks; k++) {
         size_t first = 0;
         while (first < k && d->mark_iter[first] != d->mark_iter[k])
@@ -140,8 +143,8 @@ static void trace_marks(plot_ctx *c, const cs_plot_trace_data *d)
                            "lc rgb '#555555' back\n", x, x);
         cs_gpbuf_printf(b, "set label %d ", ++label);
         cs_gpbuf_quote(b, text);
-        cs_gpbuf_printf(b, " at %s, graph 0.98 rotate by 90 right offset -0.6,0 font ',8' "
-                           "noenhanced front\n", x);
+        cs_gpbuf_printf(b, " at %s, graph %.2f left offset 0.4,0 font ',8' noenhanced front\n", x,
+                        0.94 - 0.075 * (label - 1));
     }
 }
 

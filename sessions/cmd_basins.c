@@ -25,32 +25,10 @@ static void on_progress(void *user, size_t done, size_t total)
     cs_interp_progress(p->in, (double)done, (double)total, "basins (rows)");
 }
 
-/* counts as {"success":n,...} and the clusters (largest first) as a list. */
-static void put_counts(cs_result *res, const cs_basins *b)
+/* The clusters (largest first, at most 12) as a list and as lines. */
+static void write_clusters(FILE *j, FILE *t, const void *ctx)
 {
-    char json[512], text[512];
-    size_t jl = 0, tl = 0;
-    json[jl++] = '{';
-    for (int c = 0; c < CS_BASIN_CLASSES; c++) {
-        jl += (size_t)snprintf(json + jl, sizeof json - jl, "%s\"%s\":%zu", c ? "," : "",
-                               cs_basin_class_name(c), b->counts[c]);
-        tl += (size_t)snprintf(text + tl, sizeof text - tl, "%s%s %zu", c ? ", " : "",
-                               cs_basin_class_name(c), b->counts[c]);
-    }
-    snprintf(json + jl, sizeof json - jl, "}");
-    cs_result_json(res, "counts", json, text);
-    char *cj = NULL, *ct = NULL;
-    size_t cjl = 0, ctl = 0;
-    FILE *j = open_memstream(&cj, &cjl), *t = open_memstream(&ct, &ctl);
-    if (!j || !t) {
-        if (j)
-            fclose(j);
-        if (t)
-            fclose(t);
-        free(cj);
-        free(ct);
-        return;
-    }
+    const cs_basins *b = ctx;
     fputc('[', j);
     size_t shown = b->nclusters < 12 ? b->nclusters : 12;
     for (size_t k = 0; k < shown; k++) {
@@ -65,12 +43,24 @@ static void put_counts(cs_result *res, const cs_basins *b)
                 cs_basin_class_name(c->cls), c->count, c->xy[0], c->xy[1], c->rel_err);
     }
     fputc(']', j);
-    fclose(j);
-    fclose(t);
-    cs_result_json(res, "clusters", cj, ct);
+}
+
+/* counts as {"success":n,...} and the clusters (largest first) as a list. */
+static void put_counts(cs_result *res, const cs_basins *b)
+{
+    char json[512], text[512];
+    size_t jl = 0, tl = 0;
+    json[jl++] = '{';
+    for (int c = 0; c < CS_BASIN_CLASSES; c++) {
+        jl += (size_t)snprintf(json + jl, sizeof json - jl, "%s\"%s\":%zu", c ? "," : "",
+                               cs_basin_class_name(c), b->counts[c]);
+        tl += (size_t)snprintf(text + tl, sizeof text - tl, "%s%s %zu", c ? ", " : "",
+                               cs_basin_class_name(c), b->counts[c]);
+    }
+    snprintf(json + jl, sizeof json - jl, "}");
+    cs_result_json(res, "counts", json, text);
+    cs_result_json_written(res, "clusters", write_clusters, b);
     cs_result_int(res, "nclusters", (long long)b->nclusters);
-    free(cj);
-    free(ct);
 }
 
 /* The basin map's drawing data (classes, end points, target set, feasible

@@ -11,6 +11,7 @@
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "cs_solve_view.h"
 #include "cs_sweep.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -445,25 +446,16 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
     int rc = need_solver(in, cl, &st, err);
     if (rc)
         return rc;
-    size_t n, nx = st->N * cs_problem_cols(st->prob);
-    const double *v = cs_solver_iterate(st->solver, &n);
-    cs_solve_result r;
-    cs_solver_result(st->solver, &r);
-    if (st->kind == CS_PROB_2BIT) {
-        double *x = malloc(nx * sizeof *x);
-        if (!x)
-            return cs_fail(err, CS_ENOMEM, "out of memory");
-        for (size_t i = 0; i < nx; i++)
-            x[i] = v[i] + v[nx + i];
-        cs_result_vec(res, "x", x, nx);
-        free(x);
-    } else {
-        cs_result_vec(res, "x", v, nx);
-    }
-    if (n > nx)
-        cs_result_vec(res, "variable", v, n);
-    cs_result_int(res, "iter", r.last_iters);
-    cs_result_int(res, "start", r.starts);
+    cs_solve_view v;   /* its x is the iterate's x part (2bit: y1 + y2) */
+    if (cs_interp_solve_view(in, &v) || !v.x)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    size_t n;
+    const double *var = cs_solver_iterate(st->solver, &n);
+    cs_result_vec(res, "x", v.x, v.n);
+    if (n > v.n)
+        cs_result_vec(res, "variable", var, n);
+    cs_result_int(res, "iter", v.iter);
+    cs_result_int(res, "start", v.start);
     return CS_OK;
 }
 

@@ -98,25 +98,19 @@ static int need_run(cs_interp *in, const cs_cmdline *cl, solve_state **st, cs_er
 
 /* ------------------------------------------------------------ trace rules */
 
+typedef struct rules_out {
+    const cs_rule_result *r;
+    size_t n;
+} rules_out;
+
 /* The rules' results as JSON and as a table. */
-static void put_rules(cs_result *res, const cs_rule_result *out, size_t n)
+static void write_rules(FILE *j, FILE *t, const void *ctx)
 {
-    char *json = NULL, *text = NULL;
-    size_t jl = 0, tl = 0;
-    FILE *j = open_memstream(&json, &jl), *t = open_memstream(&text, &tl);
-    if (!j || !t) {
-        if (j)
-            fclose(j);
-        if (t)
-            fclose(t);
-        free(json);
-        free(text);
-        return;
-    }
+    const rules_out *ro = ctx;
     fputc('[', j);
     fprintf(t, "\n%-18s %8s  %-6s %-12s %s\n", "rule", "iter", "fired", "rel_err", "success");
-    for (size_t i = 0; i < n; i++) {
-        const cs_rule_result *r = &out[i];
+    for (size_t i = 0; i < ro->n; i++) {
+        const cs_rule_result *r = &ro->r[i];
         char label[64], tol[40], err[40];
         cs_rule_label(&r->rule, label, sizeof label);
         int has_tol = r->rule.stop != CS_STOP_ORACLE && r->rule.stop != CS_STOP_MAXIT;
@@ -133,11 +127,6 @@ static void put_rules(cs_result *res, const cs_rule_result *out, size_t n)
                 r->rel_err, r->success ? "yes" : "no");
     }
     fputc(']', j);
-    fclose(j);
-    fclose(t);
-    cs_result_json(res, "rules", json, text);
-    free(json);
-    free(text);
 }
 
 static int trace_rules(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_result *res,
@@ -164,7 +153,8 @@ static int trace_rules(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_
         cs_result_str(res, "method", cs_solver_method(replay));
         cs_result_int(res, "maxit", o.maxit);
         cs_result_int(res, "start", 1);
-        put_rules(res, out, CS_RULES_DEFAULT);
+        rules_out ro = {out, CS_RULES_DEFAULT};
+        cs_result_json_written(res, "rules", write_rules, &ro);
         /* the replay's trace with a mark where each rule fires */
         double marks[CS_RULES_DEFAULT];
         char names[CS_RULES_DEFAULT][64];

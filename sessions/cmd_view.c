@@ -251,6 +251,10 @@ static int map_basins(cs_interp *in, const cs_view_box *box, cs_view_map *m)
     m->slice = b->N > 2;
     for (int k = 0; k < CS_PLOT_BASIN_CLASSES; k++)
         m->counts[k] = b->counts[k];
+    for (; m->nends < 16 && m->nends < b->nclusters; m->nends++) {
+        m->ends[m->nends][0] = b->clusters[m->nends].xy[0];
+        m->ends[m->nends][1] = b->clusters[m->nends].xy[1];
+    }
     snprintf(m->basins_method, sizeof m->basins_method, "%.63s", st->basins_method);
     return 1;
 }

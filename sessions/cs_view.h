@@ -60,6 +60,8 @@ typedef struct cs_view_map {
      * over the box above, counts per class; z is NULL then */
     int *cls;
     size_t counts[CS_PLOT_BASIN_CLASSES];
+    double ends[16][2];   /* where the largest clusters of runs end */
+    size_t nends;
     char basins_method[64];
 } cs_view_map;
 

@@ -170,6 +170,25 @@ void cs_result_json(cs_result *r, const char *key, const char *json, const char 
     f->str = strdup(text ? text : "");
 }
 
+void cs_result_json_written(cs_result *r, const char *key,
+                            void (*write)(FILE *json, FILE *text, const void *ctx),
+                            const void *ctx)
+{
+    char *json = NULL, *text = NULL;
+    size_t jl = 0, tl = 0;
+    FILE *j = open_memstream(&json, &jl), *t = open_memstream(&text, &tl);
+    if (j && t)
+        write(j, t, ctx);
+    if (j)
+        fclose(j);
+    if (t)
+        fclose(t);
+    if (j && t)
+        cs_result_json(r, key, json, text);
+    free(json);
+    free(text);
+}
+
 void cs_result_text(cs_result *r, const char *fmt, ...)
 {
     va_list ap;

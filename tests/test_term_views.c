@@ -111,16 +111,6 @@ static void test_landscape_pipe(void **state)
     }
 }
 
-static int start_cmd(tmux_session *t, int w, int h, const char *cmd)
-{
-    for (int tries = 0; tries < 8; tries++) {
-        if (tmux_start(t, w, h, cmd) == 0)
-            return 0;
-        usleep(300000);
-    }
-    return -1;
-}
-
 /* On a terminal: half blocks in 256 colours, the feasible set in its
  * colour (xterm 201). */
 static void test_landscape_tty(void **state)
@@ -132,7 +122,7 @@ static void test_landscape_tty(void **state)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "env -u DISPLAY LC_ALL=C.UTF-8 TERM=xterm-256color %s -e "
              "'problem bin N=2 M=1' -e landscape; echo LANDSCAPE_DONE; sleep 60", bin());
-    assert_int_equal(start_cmd(&t, 100, 50, cmd), 0);
+    assert_int_equal(tmux_start_retry(&t, 100, 50, cmd), 0);
     assert_int_equal(tmux_wait_for(&t, "LANDSCAPE_DONE", 20000, screen, sizeof screen), 0);
     assert_non_null(strstr(screen, "▀"));
     assert_non_null(strstr(screen, "feasible set Ax=b"));
@@ -175,7 +165,7 @@ static void test_demo(void **state)
     snprintf(cmd, sizeof cmd,
              "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s --demo; echo CSREG_EXITED rc=$?; sleep 60",
              dir, bin());
-    assert_int_equal(start_cmd(&t, 120, 40, cmd), 0);
+    assert_int_equal(tmux_start_retry(&t, 120, 40, cmd), 0);
     /* iteration 0: the start, x* and the feasible set are on the map */
     assert_int_equal(tmux_wait_for(&t, "iter 0  start 1/10", 20000, screen, sizeof screen), 0);
     assert_int_equal(tmux_wait_for(&t, "Ax=b", 20000, screen, sizeof screen), 0);
@@ -225,19 +215,13 @@ static void test_demo(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/csreg_viewsXXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return tmux_state_dir(dir, sizeof dir, "csreg_views");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char p[160];
-    snprintf(p, sizeof p, "%s/csreg/history", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/csreg", dir);
-    rmdir(p);
-    rmdir(dir);
+    tmux_state_dir_remove(dir);
     return 0;
 }
 

@@ -53,6 +53,8 @@ static void fill_canvas(tui *t, cs_heat_canvas *c, const cs_heat_scale *s)
         cs_heat_line(c, xa, ya, xb, yb, CS_HEAT_MAIN_PATH);
     }
     cs_heat_geometry(c, &m->geo, 0);
+    for (size_t k = 0; k < m->nends; k++)
+        cs_heat_point(c, m->ends[k][0], m->ends[k][1], CS_HEAT_START);
 }
 
 static void draw_cells(WINDOW *w, const cs_heat_canvas *c)
@@ -169,6 +171,7 @@ static void draw_legend(WINDOW *w, const cs_view_map *m, const cs_heat_scale *s,
             snprintf(text, sizeof text, "%s %zu ", names[k], m->counts[k]);
             x = key_entry(w, row, x, width, CS_HEAT_BASIN + k, text);
         }
+        x = key_entry(w, row, x, width, CS_HEAT_START, "ends ");
         draw_marker_key(w, m, row, x, width);
         return;
     }

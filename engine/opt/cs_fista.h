@@ -44,6 +44,8 @@ int cs_stop_parse(const char *name, cs_stop *stop, cs_err *err);
  * nres the normalized residual. CS_STOP_MAXIT never fires here. */
 int cs_stop_fires(cs_stop stop, int hit, double resid, double max_resid, double nres,
                   double tol, double eps_r);
+/* maxit >= 1, a known rule, tol >= 0 (the steppers' set_stop). */
+int cs_stop_check(long maxit, cs_stop stop, double tol, cs_err *err);
 
 /* Why a run ended. */
 typedef enum cs_end {

@@ -282,12 +282,9 @@ double cs_dr_max_residual(const cs_dr *s) { return s->max_resid; }
 
 int cs_dr_set_stop(cs_dr *s, long maxit, cs_stop stop, double tol, cs_err *err)
 {
-    if (maxit < 1)
-        return cs_fail(err, CS_EINVAL, "maxit=%ld must be at least 1", maxit);
-    if (stop < CS_STOP_ORACLE || stop >= CS_STOP_COUNT)
-        return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", stop);
-    if (!(tol >= 0.0))
-        return cs_fail(err, CS_EINVAL, "tol must be nonnegative");
+    int rc = cs_stop_check(maxit, stop, tol, err);
+    if (rc)
+        return rc;
     s->o.maxit = maxit;
     s->o.stop = stop;
     s->o.tol = tol;

@@ -694,7 +694,7 @@ const cs_trial_rec *cs_fista_trials(const cs_fista *s, size_t *n)
     return s->trials;
 }
 
-int cs_fista_set_stop(cs_fista *s, long maxit, cs_stop stop, double tol, cs_err *err)
+int cs_stop_check(long maxit, cs_stop stop, double tol, cs_err *err)
 {
     if (maxit < 1)
         return cs_fail(err, CS_EINVAL, "maxit=%ld must be at least 1", maxit);
@@ -702,6 +702,14 @@ int cs_fista_set_stop(cs_fista *s, long maxit, cs_stop stop, double tol, cs_err 
         return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", stop);
     if (!(tol >= 0.0))
         return cs_fail(err, CS_EINVAL, "tol must be nonnegative");
+    return CS_OK;
+}
+
+int cs_fista_set_stop(cs_fista *s, long maxit, cs_stop stop, double tol, cs_err *err)
+{
+    int rc = cs_stop_check(maxit, stop, tol, err);
+    if (rc)
+        return rc;
     s->o.maxit = maxit;
     s->o.stop = stop;
     s->o.tol = tol;
