@@ -91,9 +91,10 @@ void tui_solver_draw(tui *t, WINDOW *w)
     if (!isfinite(s->rel_err) && !s->success)
         verdict = s->done ? "n/a (done)" : "n/a";
     if (s->done) {
-        /* short: the message area has the whole sentence */
-        snprintf(buf, sizeof buf, "%s at %ld, start %d: %s",
-                 !strcmp(s->end, "tolerance") ? s->stop : s->end, s->iter, s->start,
+        /* short (the start is in the first line): the message area has
+         * the whole sentence */
+        snprintf(buf, sizeof buf, "%s at %ld: %s",
+                 !strcmp(s->end, "tolerance") ? s->stop : s->end, s->iter,
                  s->success ? "success" : "failed");
         verdict = buf;
     }
