@@ -51,6 +51,41 @@ typedef struct cs_plot_curve {
     size_t n;
 } cs_plot_curve;
 
+/* One start's path: its start point first, then its iterates. */
+typedef struct cs_plot_path {
+    const double *xy;         /* n points, interleaved x0,y0,x1,y1,... (n >= 1) */
+    size_t n;
+    int start;                /* its 1-based start number */
+    int success;              /* the start that succeeded: highlighted */
+} cs_plot_path;
+
+/* The recovery geometry drawn over a landscape: the feasible set, x*, the
+ * start and path of every start, the current (or final) iterate. Points
+ * outside the box are left out. */
+typedef struct cs_plot_geometry {
+    double constraint_x[2], constraint_y[2];
+    size_t constraint_n;      /* 2: a segment of {Ax = b}, 1: its only point, 0: none */
+    int has_xstar;
+    double xstar[2];
+    const cs_plot_path *paths;
+    size_t npaths;
+    int has_iterate;
+    double iterate[2];
+} cs_plot_geometry;
+
+/* What a 2D view drew, as bits; their names (cs_plot_layer_name) are the
+ * `layers` of plot commands in --json. */
+enum cs_plot_layer {
+    CS_LAYER_TARGET = 1,      /* "target": the target set */
+    CS_LAYER_CONSTRAINT = 2,  /* "constraint": the feasible set */
+    CS_LAYER_XSTAR = 4,       /* "xstar" */
+    CS_LAYER_START = 8,       /* "start": every start point */
+    CS_LAYER_TRAJECTORY = 16, /* "trajectory": every start's path */
+    CS_LAYER_ITERATE = 32     /* "iterate": the current or final iterate */
+};
+#define CS_PLOT_NLAYERS 6
+const char *cs_plot_layer_name(unsigned layer);
+
 /* landscape: values z of a function on a regular grid over a 2D box. */
 typedef struct cs_plot_landscape_data {
     const char *reg;          /* regularizer name (title, colour-bar label); may be NULL */
@@ -66,15 +101,39 @@ typedef struct cs_plot_landscape_data {
     const char *xlabel, *ylabel;  /* literal overrides of the axis labels (NULL: x_{i}) */
     const cs_plot_curve *target;  /* target set: curves and points (may be NULL) */
     size_t ntarget;
+    const cs_plot_geometry *geo;  /* drawn on top (may be NULL) */
 } cs_plot_landscape_data;
 
-/* trajectory: iterates over a landscape. */
+/* trajectory: the paths of a run over a landscape (land.geo, with at least
+ * one path). */
 typedef struct cs_plot_trajectory_data {
     cs_plot_landscape_data land;
-    const double *xy;         /* n points, interleaved x0,y0,x1,y1,... (n >= 1) */
-    size_t n;
     const char *name;         /* method name for the legend (may be NULL) */
 } cs_plot_trajectory_data;
+
+/* The layers a landscape (or trajectory) drawing of d shows. */
+unsigned cs_plot_layers(const cs_plot_landscape_data *d);
+
+/* basins: where the solver ends from each start of a grid. */
+typedef struct cs_plot_basins_data {
+    size_t nx, ny;            /* grid of starts (>= 2 each) */
+    double x0, x1, y0, y1;    /* the box of starts */
+    const int *cls;           /* ny*nx classes 0..3 (success, other, spurious,
+                                 not_converged): cls[j*nx + i] */
+    int dims[2];              /* coordinates drawn (0-based) for the axis labels */
+    const double *ends;       /* nends end points (cluster representatives), interleaved */
+    const int *end_cls;       /* their classes */
+    size_t nends;
+    const size_t *counts;     /* 4 counts for the legend (may be NULL) */
+    const cs_plot_curve *target;
+    size_t ntarget;
+    const cs_plot_geometry *geo;  /* constraint and x* (may be NULL) */
+    const char *name;         /* method name for the title (may be NULL) */
+} cs_plot_basins_data;
+#define CS_PLOT_BASIN_CLASSES 4
+/* The class colours ("#RRGGBB") of basin maps, in class order. */
+extern const char *const cs_plot_basin_colours[CS_PLOT_BASIN_CLASSES];
+unsigned cs_plot_basins_layers(const cs_plot_basins_data *d);
 
 /* One curve: y against x, with optional standard errors. */
 typedef struct cs_plot_series {
@@ -98,6 +157,9 @@ typedef struct cs_plot_trace_data {
     const double *iter;       /* iteration numbers, or NULL: 1..n */
     const double *objective, *residual, *tau, *err_xstar;
     const char *name;         /* method name (title); may be NULL */
+    const double *mark_iter;  /* iterations to mark with a dashed line (may be NULL) */
+    const char *const *mark_label;  /* their labels, literal; equal iterations share a line */
+    size_t nmarks;
 } cs_plot_trace_data;
 
 /* hist: one histogram per frame (a snapshot in time). */
@@ -132,6 +194,7 @@ int cs_plot_success(const cs_plot_success_data *d, const cs_plot_opts *o, cs_err
 int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *err);
 int cs_plot_hist(const cs_plot_hist_data *d, const cs_plot_opts *o, cs_err *err);
 int cs_plot_maxcut(const cs_plot_maxcut_data *d, const cs_plot_opts *o, cs_err *err);
+int cs_plot_basins(const cs_plot_basins_data *d, const cs_plot_opts *o, cs_err *err);
 
 /* The terminal an output name asks for (.png .svg .pdf .gif, any case). */
 int cs_plot_term_from_path(const char *path, cs_plot_term *term, cs_err *err);

@@ -116,6 +116,38 @@ int cs_plot_success(const cs_plot_success_data *d, const cs_plot_opts *o, cs_err
 
 /* ---- trace -------------------------------------------------------------- */
 
+/* A dashed line at each marked iteration (in every panel), the labels of
+ * the marks there joined, on the first panel, one under the other (marks
+ * often fall close together); a log iteration axis shows the early ones. */
+static void trace_marks(plot_ctx *c, const cs_plot_trace_data *d)
+{
+    cs_gpbuf *b = &c->body;
+    int label = 0;
+    if (d->nmarks)
+        cs_gpbuf_printf(b, "set logscale x\n");
+    for (size_t k = 0; k < d->nmarks; k++) {
+        size_t first = 0;
+        while (first < k && d->mark_iter[first] != d->mark_iter[k])
+            first++;
+        if (first < k)
+            continue;   /* drawn with its first mark */
+        char text[512] = "";
+        size_t used = 0;
+        for (size_t m = k; m < d->nmarks; m++)
+            if (d->mark_iter[m] == d->mark_iter[k] && used < sizeof text)
+                used += (size_t)snprintf(text + used, sizeof text - used, "%s%s",
+                                         used ? ", " : "", d->mark_label[m] ? d->mark_label[m] : "");
+        char x[48];
+        cs_gp_fmt_num(x, sizeof x, d->mark_iter[k]);
+        cs_gpbuf_printf(b, "set arrow from %s, graph 0 to %s, graph 1 nohead dt 2 lw 1.2 "
+                           "lc rgb '#555555' back\n", x, x);
+        cs_gpbuf_printf(b, "set label %d ", ++label);
+        cs_gpbuf_quote(b, text);
+        cs_gpbuf_printf(b, " at %s, graph %.2f left offset 0.4,0 font ',8' noenhanced front\n", x,
+                        0.94 - 0.075 * (label - 1));
+    }
+}
+
 int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *err)
 {
     if (!d)
@@ -134,6 +166,10 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
     for (int k = 0; k < 4; k++)
         if (cols[k] && (rc = plot_check_finite(cols[k], d->n, "trace", names[k], err)) != CS_OK)
             return rc;
+    if (d->nmarks && (!d->mark_iter || !d->mark_label))
+        return cs_fail(err, CS_EINVAL, "trace: marks without data");
+    if ((rc = plot_check_finite(d->mark_iter, d->nmarks, "trace", "mark", err)) != CS_OK)
+        return rc;
     plot_ctx c;
     if ((rc = plot_begin(&c, o, 1, "trace", err)) != CS_OK) {
         plot_abort(&c);
@@ -177,6 +213,7 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
         cs_gpbuf_printf(b, " %s", lit || !c.enhanced ? "noenhanced" : "enhanced");
     }
     cs_gpbuf_printf(b, "\nset grid back ls 100\nunset key\n");
+    trace_marks(&c, d);
     plot_set_text(&c, "xlabel", "iteration", 0);
     size_t col = 2;
     for (int k = 0; k < 4; k++) {
@@ -193,6 +230,8 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
         else
             cs_gpbuf_printf(b, "unset logscale y\nset format y '%% h'\n");
         cs_gpbuf_printf(b, "plot $T using 1:%zu with lines lt %d notitle\n", col++, k + 1);
+        if (d->nmarks && col == 3)
+            cs_gpbuf_printf(b, "unset label\n");   /* the labels go on the first panel */
     }
     cs_gpbuf_printf(b, "unset multiplot\n");
     return plot_finish(&c, err);

@@ -47,6 +47,24 @@ void plot_row(plot_ctx *c, const double *v, size_t n);
 int plot_check_finite(const double *v, size_t n, const char *kind, const char *what,
                       cs_err *err);
 
+/* The target set's curves ($TL) and points ($TP) as data blocks, and
+ * their plot elements (plot_landscape.c). */
+void plot_target_blocks(plot_ctx *c, const cs_plot_curve *target, size_t ntarget,
+                        int *has_lines, int *has_points);
+void plot_target_elems(plot_ctx *c, int has_lines, int has_points);
+
+/* The recovery geometry (plot_geometry.c): data blocks first, then the
+ * plot elements (", ..." each; zcol ":(z)" for splot, else ""). */
+typedef struct plot_geo_info {
+    int constraint;      /* points of the feasible set drawn (0..2) */
+    int other_paths, main_path;
+    size_t starts;
+} plot_geo_info;
+int plot_check_geometry(const cs_plot_geometry *g, const char *kind, cs_err *err);
+void plot_geometry_blocks(plot_ctx *c, const cs_plot_geometry *g, plot_geo_info *gi);
+void plot_geometry_elems(plot_ctx *c, const cs_plot_geometry *g, const plot_geo_info *gi,
+                         const char *zcol, const char *name);
+
 #define PLOT_LINECOLOURS 8
 extern const char *const plot_okabe_ito[PLOT_LINECOLOURS];
 

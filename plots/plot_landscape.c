@@ -40,6 +40,8 @@ static int check_landscape(const cs_plot_landscape_data *d, const char *kind, cs
     int rc = plot_check_finite(d->z, d->nx * d->ny, kind, "z", err);
     if (rc != CS_OK)
         return rc;
+    if ((rc = plot_check_geometry(d->geo, kind, err)) != CS_OK)
+        return rc;
     if (d->ntarget && !d->target)
         return cs_fail(err, CS_EINVAL, "%s: %zu target curves but no data", kind, d->ntarget);
     for (size_t k = 0; k < d->ntarget; k++) {
@@ -228,31 +230,7 @@ static void landscape_setup(plot_ctx *c, const cs_plot_landscape_data *d, int tr
     }
     plot_datablock_end(c);
 
-    li->has_lines = li->has_points = 0;
-    for (size_t k = 0; k < d->ntarget; k++) {
-        if (d->target[k].n >= 2)
-            li->has_lines = 1;
-        else if (d->target[k].n == 1)
-            li->has_points = 1;
-    }
-    if (li->has_lines) {
-        plot_datablock_begin(c, "$TL");
-        for (size_t k = 0; k < d->ntarget; k++) {
-            if (d->target[k].n < 2)
-                continue;
-            for (size_t i = 0; i < d->target[k].n; i++)
-                plot_row(c, (double[2]){d->target[k].x[i], d->target[k].y[i]}, 2);
-            cs_gpbuf_printf(b, "\n");
-        }
-        plot_datablock_end(c);
-    }
-    if (li->has_points) {
-        plot_datablock_begin(c, "$TP");
-        for (size_t k = 0; k < d->ntarget; k++)
-            if (d->target[k].n == 1)
-                plot_row(c, (double[2]){d->target[k].x[0], d->target[k].y[0]}, 2);
-        plot_datablock_end(c);
-    }
+    plot_target_blocks(c, d->target, d->ntarget, &li->has_lines, &li->has_points);
 
     int levels = d->contours == 0 ? 10 : d->contours;
     contour_block(c, d, floor_v, li->vmin, li->vmax, levels);
@@ -355,12 +333,49 @@ static void landscape_elems(plot_ctx *c, const land_info *li)
                         contour_colour);
     else
         cs_gpbuf_printf(b, "plot $C using 1:2 with lines lt 1 lw 1 notitle");
-    if (li->has_lines) {
+    plot_target_elems(c, li->has_lines, li->has_points);
+}
+
+void plot_target_blocks(plot_ctx *c, const cs_plot_curve *target, size_t ntarget,
+                        int *has_lines, int *has_points)
+{
+    *has_lines = *has_points = 0;
+    for (size_t k = 0; k < ntarget; k++) {
+        if (target[k].n >= 2)
+            *has_lines = 1;
+        else if (target[k].n == 1)
+            *has_points = 1;
+    }
+    if (*has_lines) {
+        plot_datablock_begin(c, "$TL");
+        for (size_t k = 0; k < ntarget; k++) {
+            if (target[k].n < 2)
+                continue;
+            for (size_t i = 0; i < target[k].n; i++)
+                plot_row(c, (double[2]){target[k].x[i], target[k].y[i]}, 2);
+            cs_gpbuf_printf(&c->body, "\n");
+        }
+        plot_datablock_end(c);
+    }
+    if (*has_points) {
+        plot_datablock_begin(c, "$TP");
+        for (size_t k = 0; k < ntarget; k++)
+            if (target[k].n == 1)
+                plot_row(c, (double[2]){target[k].x[0], target[k].y[0]}, 2);
+        plot_datablock_end(c);
+    }
+}
+
+void plot_target_elems(plot_ctx *c, int has_lines, int has_points)
+{
+    cs_gpbuf *b = &c->body;
+    int titled = 0;
+    if (has_lines) {
         cs_gpbuf_printf(b, ", $TL using 1:2 with lines lc rgb '%s' lw 2.5 dt 2", target_colour);
         plot_elem_title(c, "target set", 1);
         titled = 1;
     }
-    if (li->has_points) {
+    if (has_points) {
         cs_gpbuf_printf(b, ", $TP using 1:2 with points pt 7 ps 1.8 lc rgb '%s'", target_colour);
         if (titled)
             cs_gpbuf_printf(b, " notitle");
@@ -369,21 +384,38 @@ static void landscape_elems(plot_ctx *c, const land_info *li)
     }
 }
 
+/* The landscape with its geometry; name: the method of the paths. */
+static int draw_landscape(const cs_plot_landscape_data *d, const cs_plot_opts *o, int traj,
+                          const char *name, const char *kind, cs_err *err)
+{
+    plot_ctx c;
+    int rc = plot_begin(&c, o, 1, kind, err);
+    if (rc != CS_OK) {
+        plot_abort(&c);
+        return rc;
+    }
+    land_info li;
+    plot_geo_info gi;
+    landscape_setup(&c, d, traj, &li);
+    plot_geometry_blocks(&c, d->geo, &gi);
+    landscape_elems(&c, &li);
+    char zb[64] = "";
+    if (li.surface) {
+        char num[48];
+        cs_gp_fmt_num(num, sizeof num, li.vmin);
+        snprintf(zb, sizeof zb, ":(%s)", num);
+    }
+    plot_geometry_elems(&c, d->geo, &gi, zb, name);
+    cs_gpbuf_printf(&c.body, "\n");
+    return plot_finish(&c, err);
+}
+
 int cs_plot_landscape(const cs_plot_landscape_data *d, const cs_plot_opts *o, cs_err *err)
 {
     int rc = check_landscape(d, "landscape", err);
     if (rc != CS_OK)
         return rc;
-    plot_ctx c;
-    if ((rc = plot_begin(&c, o, 1, "landscape", err)) != CS_OK) {
-        plot_abort(&c);
-        return rc;
-    }
-    land_info li;
-    landscape_setup(&c, d, 0, &li);
-    landscape_elems(&c, &li);
-    cs_gpbuf_printf(&c.body, "\n");
-    return plot_finish(&c, err);
+    return draw_landscape(d, o, 0, NULL, "landscape", err);
 }
 
 int cs_plot_trajectory(const cs_plot_trajectory_data *d, const cs_plot_opts *o, cs_err *err)
@@ -393,64 +425,7 @@ int cs_plot_trajectory(const cs_plot_trajectory_data *d, const cs_plot_opts *o, 
     int rc = check_landscape(&d->land, "trajectory", err);
     if (rc != CS_OK)
         return rc;
-    if (d->n < 1 || !d->xy)
+    if (!d->land.geo || d->land.geo->npaths == 0)
         return cs_fail(err, CS_EINVAL, "trajectory: no iterates");
-    if (d->n > 10000000)
-        return cs_fail(err, CS_EDIM, "trajectory: %zu iterates are too many to plot", d->n);
-    if ((rc = plot_check_finite(d->xy, 2 * d->n, "trajectory", "iterates", err)) != CS_OK)
-        return rc;
-    plot_ctx c;
-    if ((rc = plot_begin(&c, o, 1, "trajectory", err)) != CS_OK) {
-        plot_abort(&c);
-        return rc;
-    }
-    cs_gpbuf *b = &c.body;
-    plot_datablock_begin(&c, "$P");
-    for (size_t i = 0; i < d->n; i++)
-        plot_row(&c, d->xy + 2 * i, 2);
-    plot_datablock_end(&c);
-
-    cs_plot_landscape_data land = d->land;
-    land_info li;
-    landscape_setup(&c, &land, 1, &li);
-    landscape_elems(&c, &li);
-
-    int lit;
-    const char *ml = plot_method_label(&c, d->name, "iterates", &lit);
-    char label[600];
-    if (d->name && lit)
-        snprintf(label, sizeof label, "%.500s iterates", ml);
-    else if (d->name)
-        snprintf(label, sizeof label, "%s iterates", ml);
-    else
-        snprintf(label, sizeof label, "iterates");
-    const char *zcol = "";
-    char zb[64];
-    if (li.surface) {
-        char num[48];
-        cs_gp_fmt_num(num, sizeof num, li.vmin);
-        snprintf(zb, sizeof zb, ":(%s)", num);
-        zcol = zb;
-    }
-    /* a white path outlined in black shows on every colour of the map; the
-     * (black) outline carries the legend entry, which sits on white */
-    cs_gpbuf_printf(b, ", $P using 1:2%s with linespoints lc rgb '#000000' lw 4 pt 7 ps 0.8",
-                    zcol);
-    plot_elem_title(&c, label, lit);
-    if (c.term != CS_PLOT_TERM_DUMB)
-        cs_gpbuf_printf(b, ", $P using 1:2%s with linespoints lc rgb '#FFFFFF' lw 1.5 pt 7"
-                           " ps 0.5 notitle",
-                        zcol);
-    cs_gpbuf_printf(b, ", $P every ::0::0 using 1:2%s with points pt 7 ps 2.2 lc rgb '#FFFFFF'"
-                       " notitle, $P every ::0::0 using 1:2%s with points pt 6 ps 2.2"
-                       " lw 2 lc rgb '#000000'",
-                    zcol, zcol);
-    plot_elem_title(&c, "start", 1);
-    cs_gpbuf_printf(b, ", $P every ::%zu::%zu using 1:2%s with points pt 5 ps 2 lc rgb '#FFFFFF'"
-                       " notitle, $P every ::%zu::%zu using 1:2%s with points pt 4 ps 2"
-                       " lw 2 lc rgb '#000000'",
-                    d->n - 1, d->n - 1, zcol, d->n - 1, d->n - 1, zcol);
-    plot_elem_title(&c, "end", 1);
-    cs_gpbuf_printf(b, "\n");
-    return plot_finish(&c, err);
+    return draw_landscape(&d->land, o, 1, d->name, "trajectory", err);
 }

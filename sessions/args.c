@@ -183,3 +183,85 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
     }
     return CS_OK;
 }
+
+/* x=lo:hi or lo:step:hi (the ends); lo < hi. */
+int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo, double *hi,
+               cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a)
+        return CS_OK;
+    const char *t = a->value, *c1 = strchr(t, ':'), *c2 = c1 ? strrchr(t, ':') : NULL;
+    cs_err sub;
+    int rc = CS_OK;
+    char part[2][128];
+    if (!c1 || (c2 != c1 && strchr(c1 + 1, ':') != c2)) {
+        rc = cs_fail(&sub, CS_EINVAL, "expected lo:hi (or lo:step:hi)");
+    } else if ((size_t)(c1 - t) >= sizeof part[0] || strlen(c2 + 1) >= sizeof part[1]) {
+        rc = cs_fail(&sub, CS_EINVAL, "number too long");
+    } else {
+        memcpy(part[0], t, (size_t)(c1 - t));
+        part[0][c1 - t] = '\0';
+        snprintf(part[1], sizeof part[1], "%s", c2 + 1);
+        double step = 0;
+        if (c2 != c1) {
+            char mid[128];
+            size_t ml = (size_t)(c2 - c1 - 1);
+            if (ml >= sizeof mid) {
+                rc = cs_fail(&sub, CS_EINVAL, "number too long");
+            } else {
+                memcpy(mid, c1 + 1, ml);
+                mid[ml] = '\0';
+                rc = cs_parse_double(mid, &step, &sub);
+                if (!rc && !(step > 0))
+                    rc = cs_fail(&sub, CS_EINVAL, "the step must be positive");
+            }
+        }
+        if (!rc)
+            rc = cs_parse_double(part[0], lo, &sub);
+        if (!rc)
+            rc = cs_parse_double(part[1], hi, &sub);
+        if (!rc && !(*lo < *hi))
+            rc = cs_fail(&sub, CS_EINVAL, "lo must be less than hi");
+    }
+    if (rc) {
+        in->err_col = a->col;
+        return cs_fail(err, rc, "%s=%s: %s", key, t, sub.msg);
+    }
+    return CS_OK;
+}
+
+int cs_arg_dims(cs_interp *in, const cs_cmdline *cl, const char *key, size_t n, size_t dims[2],
+                cs_err *err)
+{
+    const cs_arg *d = cs_cmdline_key(cl, key);
+    if (!d)
+        return CS_OK;
+    double *dv = NULL;
+    size_t rows, cols;
+    cs_err sub;
+    int rc = cs_parse_matrix(d->value, &dv, &rows, &cols, &sub);
+    if (!rc && rows * cols != 2)
+        rc = cs_fail(&sub, CS_EINVAL, "expected two coordinates i,j");
+    size_t got[2] = {0, 1};
+    for (int k = 0; !rc && k < 2; k++) {
+        double v = dv[k];
+        if (v != (double)(long)v)
+            rc = cs_fail(&sub, CS_EINVAL, "coordinate %g is not an integer", v);
+        else if (v < 1 || v > (double)n)
+            rc = cs_fail(&sub, CS_EDIM, "coordinate %g is out of range [1, %zu] (X has %zu "
+                         "entries)", v, n, n);
+        else
+            got[k] = (size_t)v - 1;
+    }
+    if (!rc && got[0] == got[1])
+        rc = cs_fail(&sub, CS_EINVAL, "the two coordinates must differ");
+    free(dv);
+    if (rc) {
+        in->err_col = d->col;
+        return cs_fail(err, rc, "%s=%s: %s", key, d->value, sub.msg);
+    }
+    dims[0] = got[0];
+    dims[1] = got[1];
+    return CS_OK;
+}

@@ -1,5 +1,6 @@
 /* cmd_plot.c — `landscape` (a regularizer over a 2D box, or a slice through
  * a point) and `plot WHAT` (redraw the last result of a kind). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,6 +10,8 @@
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "interp_internal.h"
+#include "solve_state.h"
+#include "termdraw.h"
 
 #define MAX_DRAWN 1001   /* grid points per axis sent to gnuplot */
 
@@ -32,8 +35,9 @@ static const cs_key_spec landscape_keys[] = {
     {"out", "none", "output: .png .svg .pdf .gif draw; .csv (x,y,value rows) and .txt (matrix) "
      "hold the numbers", NULL, CS_KEY_FILE},
     {"plot", "none", "also draw into this image (.png .svg .pdf .gif)", NULL, CS_KEY_FILE},
-    {"term", "auto", "dumb: draw in the terminal; window: a live window (DISPLAY)",
-     "auto|dumb|window", CS_KEY_WORD},
+    {"term", "auto", "auto: without out= a heat map in the terminal (colour half blocks on a "
+     "terminal, an ASCII ramp otherwise); dumb: gnuplot's text rendering; window: a live "
+     "window (DISPLAY)", "auto|dumb|window", CS_KEY_WORD},
     {0}};
 
 static const cs_key_spec plot_keys[] = {
@@ -61,53 +65,6 @@ static const cs_cmd_spec plot_commands[] = {
 CS_CMD_GROUP(cs_group_plot, plot_commands);
 
 /* ---- arguments ----------------------------------------------------------------- */
-
-/* x=lo:hi or lo:step:hi (the ends); lo < hi. */
-static int arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo,
-                   double *hi, cs_err *err)
-{
-    const cs_arg *a = cs_cmdline_key(cl, key);
-    if (!a)
-        return CS_OK;
-    const char *t = a->value, *c1 = strchr(t, ':'), *c2 = c1 ? strrchr(t, ':') : NULL;
-    cs_err sub;
-    int rc = CS_OK;
-    char part[2][128];
-    if (!c1 || (c2 != c1 && strchr(c1 + 1, ':') != c2)) {
-        rc = cs_fail(&sub, CS_EINVAL, "expected lo:hi (or lo:step:hi)");
-    } else if ((size_t)(c1 - t) >= sizeof part[0] || strlen(c2 + 1) >= sizeof part[1]) {
-        rc = cs_fail(&sub, CS_EINVAL, "number too long");
-    } else {
-        memcpy(part[0], t, (size_t)(c1 - t));
-        part[0][c1 - t] = '\0';
-        snprintf(part[1], sizeof part[1], "%s", c2 + 1);
-        double step = 0;
-        if (c2 != c1) {
-            char mid[128];
-            size_t ml = (size_t)(c2 - c1 - 1);
-            if (ml >= sizeof mid) {
-                rc = cs_fail(&sub, CS_EINVAL, "number too long");
-            } else {
-                memcpy(mid, c1 + 1, ml);
-                mid[ml] = '\0';
-                rc = cs_parse_double(mid, &step, &sub);
-                if (!rc && !(step > 0))
-                    rc = cs_fail(&sub, CS_EINVAL, "the step must be positive");
-            }
-        }
-        if (!rc)
-            rc = cs_parse_double(part[0], lo, &sub);
-        if (!rc)
-            rc = cs_parse_double(part[1], hi, &sub);
-        if (!rc && !(*lo < *hi))
-            rc = cs_fail(&sub, CS_EINVAL, "lo must be less than hi");
-    }
-    if (rc) {
-        in->err_col = a->col;
-        return cs_fail(err, rc, "%s=%s: %s", key, t, sub.msg);
-    }
-    return CS_OK;
-}
 
 /* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
 static int arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n,
@@ -141,32 +98,12 @@ static int arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n
         return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
     }
     *n = rows * cols;
-    if (!d)
-        return CS_OK;
-    double *dv = NULL;
-    rc = cs_parse_matrix(d->value, &dv, &rows, &cols, &sub);
-    if (!rc && rows * cols != 2)
-        rc = cs_fail(&sub, CS_EINVAL, "expected two coordinates i,j");
-    for (int k = 0; !rc && k < 2; k++) {
-        double v = dv[k];
-        if (v != (double)(long)v)
-            rc = cs_fail(&sub, CS_EINVAL, "coordinate %g is not an integer", v);
-        else if (v < 1 || v > (double)*n)
-            rc = cs_fail(&sub, CS_EDIM, "coordinate %g is out of range [1, %zu] (X has %zu "
-                         "entries)", v, *n, *n);
-        else
-            dims[k] = (size_t)v - 1;
-    }
-    if (!rc && dims[0] == dims[1])
-        rc = cs_fail(&sub, CS_EINVAL, "the two coordinates must differ");
-    free(dv);
+    rc = cs_arg_dims(in, cl, "dims", *n, dims, err);
     if (rc) {
         free(*at);
         *at = NULL;
-        in->err_col = d->col;
-        return cs_fail(err, rc, "dims=%s: %s", d->value, sub.msg);
     }
-    return CS_OK;
+    return rc;
 }
 
 enum out_kind { OUT_NONE, OUT_CSV, OUT_TXT, OUT_IMAGE };
@@ -214,9 +151,11 @@ static size_t draw_step(size_t n)
     return 1;
 }
 
-/* Deposit the landscape's drawing data in the plot store. */
+/* Deposit the landscape's drawing data in the plot store; *layers gets
+ * what a drawing of it shows. */
 static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t dims[2],
-                           int log_scale, int surface, const char *title, cs_err *err)
+                           int log_scale, int surface, const char *title,
+                           const cs_plot_geometry *geo, unsigned *layers, cs_err *err)
 {
     size_t sx = draw_step(l->nx), sy = draw_step(l->ny);
     size_t nx = (l->nx - 1) / sx + 1, ny = (l->ny - 1) / sy + 1;
@@ -237,7 +176,8 @@ static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t di
         .nx = nx, .ny = ny, .x0 = l->x0, .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = z,
         .log_scale = log_scale, .surface = surface,
         .dims = {(int)dims[0], (int)dims[1]},
-        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget};
+        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget, .geo = geo};
+    *layers = cs_plot_layers(&d);
     int rc = cs_plotstore_landscape(in, &d, title, err);
     if (z != l->z)
         free(z);
@@ -258,10 +198,67 @@ static void report(cs_interp *in, const cs_landscape *l, const double *at, size_
     }
     cs_result_num(res, "min", l->zmin);
     cs_result_vec(res, "argmin", l->argmin, 2);
+    /* honest about a minimum on the edge or shared by many grid points */
+    size_t ties = 0;
+    for (size_t k = 0; k < l->nx * l->ny; k++)
+        ties += l->z[k] == l->zmin;
+    int edge = l->argmin[0] == l->x0 || l->argmin[0] == l->x1 || l->argmin[1] == l->y0 ||
+               l->argmin[1] == l->y1;
+    char note[256] = "";
+    if (edge)
+        snprintf(note, sizeof note, "on the boundary of the box: the smallest value may lie "
+                 "outside it");
+    if (ties > 1)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "%sthe first of %zu grid points with this value%s", edge ? "; " : "", ties,
+                 l->ntarget && l->zmin == 0 ? " (the target set)" : "");
+    if (note[0])
+        cs_result_str(res, "argmin_note", note);
     cs_result_num(res, "max", l->zmax);
     cs_result_str(res, "scale", log_scale ? "log" : "lin");
     cs_result_str(res, "style", style);
     cs_result_int(res, "targets", (long long)l->ntarget);
+}
+
+/* The landscape in the terminal: the heat map (log scale when the values
+ * allow it), the target set and the recovery geometry, a legend. */
+static void draw_terminal(cs_interp *in, const cs_landscape *l, int log_scale,
+                          const cs_plot_geometry *geo, unsigned layers, cs_result *res)
+{
+    cs_heat_canvas c;
+    if (term_canvas(in, l->x0, l->x1, l->y0, l->y1, &c))
+        return;
+    size_t n = l->nx * l->ny;
+    cs_heat_scale s = cs_heat_scale_of(l->z, n);
+    double *lin = NULL;
+    if (!log_scale && (lin = malloc(n * sizeof *lin))) {
+        /* a linear scale: map the values into [1, 10] and show them on the log ramp */
+        double span = l->zmax > l->zmin ? l->zmax - l->zmin : 1.0;
+        for (size_t k = 0; k < n; k++)
+            lin[k] = pow(10.0, (l->z[k] - l->zmin) / span);
+        s = cs_heat_scale_of(lin, n);
+        s.l0 = 0;
+        s.l1 = 1;
+    }
+    cs_heat_fill(&c, lin ? lin : l->z, l->nx, l->ny, &s);
+    free(lin);
+    for (size_t k = 0; k < l->ntarget; k++)
+        cs_heat_line(&c, l->target[k].x[0], l->target[k].y[0], l->target[k].x[l->target[k].n - 1],
+                     l->target[k].y[l->target[k].n - 1], CS_HEAT_TARGET);
+    cs_heat_geometry(&c, geo, 1);
+    char scale[160], marks[1024] = "";
+    if (log_scale && !s.flat)
+        snprintf(scale, sizeof scale, "%s, log10 scale: %.1f (dark) to %.1f (bright)%s",
+                 cs_reg_get_info(in->reg)->name, s.l0, s.l1,
+                 term_rich(in) ? "" : ", ramp ' .,:;=%#@'");
+    else
+        snprintf(scale, sizeof scale, "%s, linear scale: %.3g (dark) to %.3g (bright)%s",
+                 cs_reg_get_info(in->reg)->name, l->zmin, l->zmax,
+                 term_rich(in) ? "" : ", ramp ' .,:;=%#@'");
+    term_layer_legend(in, layers, marks, sizeof marks);
+    const char *legend[2] = {scale, marks};
+    term_print(in, res, &c, legend, marks[0] ? 2 : 1);
+    cs_heat_canvas_free(&c);
 }
 
 static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -274,8 +271,8 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
     char out[4096];
     double *at = NULL;
     int rc;
-    if ((rc = arg_box(in, cl, "x", &spec.x0, &spec.x1, err)) ||
-        (rc = arg_box(in, cl, "y", &spec.y0, &spec.y1, err)) ||
+    if ((rc = cs_arg_box(in, cl, "x", &spec.x0, &spec.x1, err)) ||
+        (rc = cs_arg_box(in, cl, "y", &spec.y0, &spec.y1, err)) ||
         (rc = cs_arg_long(in, cl, "res", 201, CS_LANDSCAPE_MIN_RES, CS_LANDSCAPE_MAX_RES, &r,
                           err)) ||
         (rc = cs_arg_choice(in, cl, "scale", "log|lin", NULL, &scale, err)) ||
@@ -311,8 +308,14 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
     if (scale && !strcmp(scale, "lin"))
         log_scale = 0;
     const char *title = cs_arg_text(cl, "title", NULL);
+    solve_geo geo = {0};
+    unsigned layers = 0;
     if (!rc)
-        rc = store_landscape(in, l, spec.dims, log_scale, !strcmp(style, "surface"), title, err);
+        rc = solve_geo_make(cs_interp_ext(in, CS_EXT_SOLVE), at, spec.n, spec.dims, l->x0, l->x1,
+                            l->y0, l->y1, &geo, err);
+    if (!rc)
+        rc = store_landscape(in, l, spec.dims, log_scale, !strcmp(style, "surface"), title,
+                             &geo.g, &layers, err);
     if (!rc)
         report(in, l, at, spec.n, spec.dims, log_scale, style, res);
     /* the numbers first: they are written even when drawing fails */
@@ -324,9 +327,18 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         else
             cs_result_str(res, "out", out);
     }
+    /* no file, no window, no plot=: the drawing goes to the terminal */
+    int terminal = !rc && out_kind == OUT_NONE && !strcmp(term, "auto") && !in->plot_window &&
+                   !cs_cmdline_key(cl, "plot");
+    if (terminal) {
+        draw_terminal(in, l, log_scale, &geo.g, layers, res);
+        cs_plot_put_layers(res, layers);
+    }
+    solve_geo_free(&geo);
     cs_landscape_free(l);
     free(at);
-    if (!rc && (out_kind == OUT_IMAGE || strcmp(term, "auto"))) {
+    if (!rc && (out_kind == OUT_IMAGE || strcmp(term, "auto") ||
+                (out_kind == OUT_NONE && in->plot_window && !cs_cmdline_key(cl, "plot")))) {
         const char *user_out = out_kind == OUT_IMAGE ? cs_arg_text(cl, "out", NULL) : NULL;
         rc = cs_plotstore_draw(in, "landscape", user_out, term, title, res, err);
         if (rc)

@@ -27,10 +27,10 @@ static void state_free(void *p)
         return;
     cs_solver_free(st->solver);
     cs_problem_free(st->prob);
+    cs_basins_free(st->basins);
     free(st->view_x);
     free(st->view_obj);
     free(st->view_err);
-    free(st->traj);
     free(st);
 }
 
@@ -38,20 +38,61 @@ static void state_describe(const void *p, char *buf, size_t len)
 {
     const solve_state *st = p;
     const char *kind = cs_problem_kind_name(st->kind);
-    if (!st->prob)
+    char method[1024];
+    if (!st->prob) {
         snprintf(buf, len, "%s", "");
-    else if (st->kind == CS_PROB_MAXCUT)
-        snprintf(buf, len, " maxcut %s", st->graph);
+        return;
+    }
+    /* the method the next solve or step runs */
+    solve_next_method(st->in, st, method, sizeof method, NULL);
+    method[strcspn(method, " :")] = '\0';
+    if (st->kind == CS_PROB_MAXCUT)
+        snprintf(buf, len, " maxcut %s solver=%s", st->graph, method);
     else if (st->K)
-        snprintf(buf, len, " %s N=%zu M=%zu K=%zu", kind, st->N, st->M, st->K);
+        snprintf(buf, len, " %s N=%zu M=%zu K=%zu solver=%s", kind, st->N, st->M, st->K, method);
     else
-        snprintf(buf, len, " %s N=%zu M=%zu", kind, st->N, st->M);
+        snprintf(buf, len, " %s N=%zu M=%zu solver=%s", kind, st->N, st->M, method);
 }
 
 solve_state *solve_state_get(cs_interp *in, cs_err *err)
 {
-    return cs_interp_ext_get(in, CS_EXT_SOLVE, sizeof(solve_state), NULL, state_free,
-                             state_describe, err);
+    solve_state *st = cs_interp_ext_get(in, CS_EXT_SOLVE, sizeof(solve_state), NULL, state_free,
+                                        state_describe, err);
+    if (st)
+        st->in = in;
+    return st;
+}
+
+void solve_next_method(const cs_interp *in, const solve_state *st, char *buf, size_t len,
+                       int *own)
+{
+    int o = strcmp(in->reg_line, st->reg_at_problem) == 0;
+    snprintf(buf, len, "%s", o ? cs_kind_defaults_of(st->kind)->method : in->reg_line);
+    if (own)
+        *own = o;
+}
+
+void solve_note_reg(cs_interp *in, cs_result *res)
+{
+    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+    if (!st || !st->prob)
+        return;
+    char method[1024], note[2600], prob[64];
+    int own;
+    solve_next_method(in, st, method, sizeof method, &own);
+    snprintf(prob, sizeof prob, "%s N=%zu", cs_problem_kind_name(st->kind), st->N);
+    const char *name = cs_reg_get_info(in->reg)->name;
+    if (!own)
+        snprintf(note, sizeof note, "the next solve of problem %s uses %s", prob, method);
+    else if (!strcmp(method, name))
+        snprintf(note, sizeof note, "the next solve of problem %s uses %s, the problem's own",
+                 prob, method);
+    else
+        snprintf(note, sizeof note, "the next solve of problem %s uses %s, the problem's own: %s "
+                 "was already current when the problem was drawn (solve reg=%s uses it)", prob,
+                 method, name, name);
+    cs_result_str(res, "solver", method);
+    cs_result_str(res, "note", note);
 }
 
 int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, cs_err *err)
@@ -226,9 +267,9 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         return rc;
     cs_solver_free(st->solver);
     st->solver = NULL;
-    st->ntraj = 0;
-    st->traj_start = 0;
-    st->sig[0] = '\0';
+    st->rewound = 0;
+    cs_basins_free(st->basins);
+    st->basins = NULL;
     cs_problem_free(st->prob);
     st->prob = prob;
     st->kind = kind;

@@ -5,6 +5,7 @@
 #include "cs_args.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
+#include "solve_state.h"
 
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
@@ -50,6 +51,7 @@ int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
     cs_result_str(res, "params", in->reg_line);
     cs_result_str(res, "formula", info->formula);
     cs_result_str(res, "target", info->target);
+    solve_note_reg(in, res);
     return CS_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "cs_parse.h"
 #include "cs_solve_view.h"
 #include "interp_internal.h"
+#include "solve_state.h"
 
 static int cmd_view(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 
@@ -21,10 +22,13 @@ static const cs_key_spec view_keys[] = {
     {"y", "-2:2", "range lo:hi of the second coordinate", NULL, CS_KEY_RANGE},
     {"dims", "1,2", "coordinates of the iterate a slice varies when N > 2 (1-based)", NULL,
      CS_KEY_LIST},
+    {"map", "landscape", "what the panel shows: the regularizer's landscape, or the last basin "
+     "map of the problem (basins)", "landscape|basins", CS_KEY_WORD},
     {0}};
 
 static const cs_cmd_spec view_commands[] = {
-    {.name = "view", .topic = "plots", .usage = "view [x=lo:hi] [y=lo:hi] [dims=i,j]",
+    {.name = "view", .topic = "plots",
+     .usage = "view [x=lo:hi] [y=lo:hi] [dims=i,j] [map=landscape|basins]",
      .summary = "the box (and slice coordinates) the workbench's Landscape panel shows",
      .example = "view x=-1.5:1.5 y=-1.5:1.5 dims=1,2", .keys = view_keys, .run = cmd_view,
      .journal = 1},
@@ -125,8 +129,13 @@ static int cmd_view(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         rc = arg_span(in, cl, "y", &box.y0, &box.y1, err);
     if (!rc)
         rc = arg_dims(in, cl, box.dims, err);
+    const char *map;
+    if (!rc)
+        rc = cs_arg_choice(in, cl, "map", "landscape|basins", box.basins ? "basins" : "landscape",
+                           &map, err);
     if (rc)
         return rc;
+    box.basins = !strcmp(map, "basins");
     cs_view_box *keep = malloc(sizeof *keep);
     if (!keep)
         return cs_fail(err, CS_ENOMEM, "out of memory");
@@ -139,6 +148,13 @@ static int cmd_view(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     cs_result_str(res, "y", text);
     snprintf(text, sizeof text, "%d,%d", box.dims[0], box.dims[1]);
     cs_result_str(res, "dims", text);
+    cs_result_str(res, "map", map);
+    if (box.basins) {
+        solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+        if (!st || !st->basins)
+            cs_result_str(res, "note", "no basin map yet: run basins (the panel shows the "
+                          "landscape until then)");
+    }
     return CS_OK;
 }
 
@@ -160,6 +176,10 @@ void cs_view_map_free(cs_view_map *m)
     if (!m)
         return;
     free(m->z);
+    free(m->cls);
+    for (size_t k = 0; k < m->geo.npaths; k++)
+        free((void *)m->geo.paths[k].xy);
+    free((void *)m->geo.paths);
     free(m);
 }
 
@@ -184,6 +204,59 @@ static int map_fill(cs_view_map *m, const cs_landscape *l, cs_err *err)
         m->target[k] = (cs_view_curve){{c->x[0], c->x[1]}, {c->y[0], c->y[1]}, c->n};
     }
     return CS_OK;
+}
+
+/* The geometry of the session's problem on the map, copied into it. */
+static int map_geometry(cs_interp *in, cs_view_map *m, const double *at, size_t n,
+                        const size_t dims[2], cs_err *err)
+{
+    solve_geo g;
+    int rc = solve_geo_make(cs_interp_ext(in, CS_EXT_SOLVE), at, n, dims, m->x0, m->x1, m->y0,
+                            m->y1, &g, err);
+    if (rc)
+        return rc;
+    m->geo = g.g;
+    m->geo.paths = NULL;
+    m->geo.npaths = 0;
+    cs_plot_path *p = g.g.npaths ? calloc(g.g.npaths, sizeof *p) : NULL;
+    for (size_t k = 0; p && k < g.g.npaths; k++) {
+        p[k] = g.g.paths[k];
+        double *xy = malloc(2 * p[k].n * sizeof *xy);
+        if (xy)
+            memcpy(xy, p[k].xy, 2 * p[k].n * sizeof *xy);
+        p[k].xy = xy;
+        p[k].n = xy ? p[k].n : 0;
+    }
+    m->geo.paths = p;
+    m->geo.npaths = p ? g.g.npaths : 0;
+    solve_geo_free(&g);
+    return CS_OK;
+}
+
+/* The problem's last basin map (its own box and grid), when asked for. */
+static int map_basins(cs_interp *in, const cs_view_box *box, cs_view_map *m)
+{
+    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+    if (!box->basins || !st || !st->basins)
+        return 0;
+    const cs_basins *b = st->basins;
+    m->cls = malloc(b->res * b->res * sizeof *m->cls);
+    if (!m->cls)
+        return 0;
+    memcpy(m->cls, b->cls, b->res * b->res * sizeof *m->cls);
+    m->nx = m->ny = b->res;
+    m->x0 = b->x0, m->x1 = b->x1, m->y0 = b->y0, m->y1 = b->y1;
+    m->dims[0] = (int)b->dims[0] + 1;
+    m->dims[1] = (int)b->dims[1] + 1;
+    m->slice = b->N > 2;
+    for (int k = 0; k < CS_PLOT_BASIN_CLASSES; k++)
+        m->counts[k] = b->counts[k];
+    for (; m->nends < 16 && m->nends < b->nclusters; m->nends++) {
+        m->ends[m->nends][0] = b->clusters[m->nends].xy[0];
+        m->ends[m->nends][1] = b->clusters[m->nends].xy[1];
+    }
+    snprintf(m->basins_method, sizeof m->basins_method, "%.63s", st->basins_method);
+    return 1;
 }
 
 int cs_view_map_new(cs_interp *in, size_t nx, size_t ny, cs_view_map **out, cs_err *err)
@@ -213,11 +286,21 @@ int cs_view_map_new(cs_interp *in, size_t nx, size_t ny, cs_view_map **out, cs_e
         m->dims[0] = (int)d0 + 1;
         m->dims[1] = (int)d1 + 1;
     }
-    cs_landscape *l;
-    int rc = cs_landscape_new(&l, in->reg, &spec, err);
-    if (!rc) {
-        rc = map_fill(m, l, err);
-        cs_landscape_free(l);
+    int rc = CS_OK;
+    if (map_basins(in, &box, m)) {
+        /* the geometry on the basin map's plane: through x* on a slice */
+        solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+        size_t dims[2] = {st->basins->dims[0], st->basins->dims[1]};
+        rc = map_geometry(in, m, cs_problem_xstar(st->prob), st->N, dims, err);
+    } else {
+        cs_landscape *l;
+        rc = cs_landscape_new(&l, in->reg, &spec, err);
+        if (!rc) {
+            rc = map_fill(m, l, err);
+            cs_landscape_free(l);
+        }
+        if (!rc)
+            rc = map_geometry(in, m, spec.at, spec.n, spec.dims, err);
     }
     if (rc) {
         cs_view_map_free(m);

@@ -12,6 +12,8 @@
 extern const cs_cmd_group cs_group_plot;
 extern const cs_cmd_group cs_group_problem;
 extern const cs_cmd_group cs_group_solve;
+extern const cs_cmd_group cs_group_trace;
+extern const cs_cmd_group cs_group_basins;
 extern const cs_cmd_group cs_group_sweep;
 extern const cs_cmd_group cs_group_tour;
 extern const cs_cmd_group cs_group_view;
@@ -84,6 +86,8 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_core,
     &cs_group_problem,
     &cs_group_solve,
+    &cs_group_trace,
+    &cs_group_basins,
     &cs_group_sweep,
     &cs_group_plot,
     &cs_group_view,

@@ -31,6 +31,14 @@ const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def);
  * *vals is malloc'd. */
 int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
                 double **vals, size_t *n, cs_err *err);
+/* A range lo:hi (or lo:step:hi: its ends), lo < hi; untouched when the
+ * key is absent. */
+int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo, double *hi,
+               cs_err *err);
+/* Two distinct 1-based coordinates i,j of a point with n entries, as
+ * 0-based dims; untouched when the key is absent. */
+int cs_arg_dims(cs_interp *in, const cs_cmdline *cl, const char *key, size_t n, size_t dims[2],
+                cs_err *err);
 /* Mark the column of `key` (or of positional i when key is NULL) as the error position. */
 void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos);
 

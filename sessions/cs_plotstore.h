@@ -11,7 +11,7 @@
  *     ... write the CSV first ...
  *     return cs_plot_key(in, cl, "trace", res, err);
  *
- * Kinds: "landscape", "trajectory", "success", "trace", "hist", "maxcut".
+ * Kinds: "landscape", "trajectory", "success", "trace", "hist", "maxcut", "basins".
  * Every function returns 0 or a negative CS_E* code and fills err. When
  * gnuplot is missing, drawing fails with CS_GP_NOT_FOUND_MSG (the data stays
  * stored, and whatever the command wrote before stays written). */
@@ -24,7 +24,7 @@
 #include "plot.h"
 
 /* The kinds, in help order, separated by '|' (for choices and messages). */
-#define CS_PLOT_KINDS "landscape|trajectory|success|trace|hist|maxcut"
+#define CS_PLOT_KINDS "landscape|trajectory|success|trace|hist|maxcut|basins"
 
 /* Deposit (replace) the last data of a kind. `title` on landscape: the
  * title given with the command that made it (NULL: the default title);
@@ -36,6 +36,10 @@ int cs_plotstore_success(cs_interp *in, const cs_plot_success_data *d, cs_err *e
 int cs_plotstore_trace(cs_interp *in, const cs_plot_trace_data *d, cs_err *err);
 int cs_plotstore_hist(cs_interp *in, const cs_plot_hist_data *d, cs_err *err);
 int cs_plotstore_maxcut(cs_interp *in, const cs_plot_maxcut_data *d, cs_err *err);
+int cs_plotstore_basins(cs_interp *in, const cs_plot_basins_data *d, cs_err *err);
+/* The field "layers": the names of the layers set in `layers` (what a 2D
+ * view drew: landscape, trajectory and basins drawings add it). */
+void cs_plot_put_layers(cs_result *res, unsigned layers);
 
 /* 1 when data of `kind` is stored. */
 int cs_plotstore_has(cs_interp *in, const char *kind);

@@ -18,6 +18,16 @@ void cs_result_num(cs_result *res, const char *key, double value);
 void cs_result_int(cs_result *res, const char *key, long long value);
 void cs_result_bool(cs_result *res, const char *key, int value);
 void cs_result_vec(cs_result *res, const char *key, const double *v, size_t n);
+/* A list of strings (JSON array; text: separated by spaces). */
+void cs_result_strs(cs_result *res, const char *key, const char *const *v, size_t n);
+/* A value already written as JSON (an object or array the caller built),
+ * and how text mode shows it. */
+void cs_result_json(cs_result *res, const char *key, const char *json, const char *text);
+/* The same written by `write` into two streams, the JSON and the text
+ * (nothing is added when they cannot be opened). */
+void cs_result_json_written(cs_result *res, const char *key,
+                            void (*write)(FILE *json, FILE *text, const void *ctx),
+                            const void *ctx);
 /* Free text for humans (help, tables): printed as-is in text mode, as the
  * string field "text" in JSON mode. Appends. */
 void cs_result_text(cs_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "cs_fista.h"
 #include "cs_interp.h"
 
 typedef struct cs_solve_view {
@@ -15,7 +16,18 @@ typedef struct cs_solve_view {
     size_t n;
     const double *xstar;     /* ground truth (length n), NULL when unknown */
     long iter;               /* iterations of the current start */
-    int start;               /* 1-based start (restart) number */
+    int start;               /* 1-based start (restart) number (0: none begun) */
+    int max_starts;          /* the run's budget of starts */
+    const char *method;      /* the method the run uses (NULL: no run yet) */
+    const char *next_method; /* the one the next solve or step uses */
+    const char *end;         /* how the last start ended: running, oracle, tolerance,
+                                maxit, diverged */
+    const char *stop;        /* the run's stopping rule (oracle, hybrid, ...) */
+    long iters;              /* iterations over all starts */
+    double final_rel_err;    /* the returned point's error when the run is done */
+    /* the last iteration's trial steps (the Solver panel's ledger) */
+    const cs_trial_rec *ledger;
+    size_t nledger;
     double objective, residual, tau, rel_err;  /* rel_err NaN when unknown */
     int backtracks;
     int success, done;
@@ -24,7 +36,7 @@ typedef struct cs_solve_view {
     size_t hist_len;
     /* 2-dimensional problems: the iterates of the current start recorded by
      * solve and step, its start point first, interleaved x,y (traj_len
-     * points); NULL otherwise */
+     * points); NULL otherwise (every start's: cs_view_map's geometry) */
     const double *traj_xy;
     size_t traj_len;
     /* when the problem or run last changed (problem, solve, step, reset):

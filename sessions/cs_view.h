@@ -9,15 +9,17 @@
 #include <stddef.h>
 
 #include "cs_interp.h"
+#include "plot.h"
 
 /* The view box: x in [x0, x1], y in [y0, y1]; dims are the 1-based
  * coordinates of the iterate a slice varies (used when N > 2). */
 typedef struct cs_view_box {
     double x0, x1, y0, y1;
     int dims[2];
+    int basins;     /* 1: the panel shows the last basin map (view map=basins) */
 } cs_view_box;
 
-#define CS_VIEW_DEFAULT_BOX ((cs_view_box){-2, 2, -2, 2, {1, 2}})
+#define CS_VIEW_DEFAULT_BOX ((cs_view_box){-2, 2, -2, 2, {1, 2}, 0})
 #define CS_VIEW_MAX_TARGETS 9
 
 /* The box set by `view` (the default -2:2 × -2:2, dims 1,2, before any). */
@@ -49,11 +51,24 @@ typedef struct cs_view_map {
     int dims[2];        /* 1-based, as used (clamped to the iterate's length) */
     cs_view_curve target[CS_VIEW_MAX_TARGETS];
     size_t ntarget;
+    /* the recovery geometry on the map (a copy, owned by the map): the
+     * feasible set, x*, every start's path (2-dimensional problems), the
+     * iterate */
+    cs_plot_geometry geo;
+    /* a basin map instead of the heat map (view map=basins): classes 0..3
+     * (success, other, spurious, not converged) on its own nx × ny grid
+     * over the box above, counts per class; z is NULL then */
+    int *cls;
+    size_t counts[CS_PLOT_BASIN_CLASSES];
+    double ends[16][2];   /* where the largest clusters of runs end */
+    size_t nends;
+    char basins_method[64];
 } cs_view_map;
 
 /* Evaluate the current regularizer on an nx×ny grid over the view box: the
  * plane when no problem is set up or its iterate has 2 entries, else the
- * slice through the current iterate. Long grids poll the cancel flag. */
+ * slice through the current iterate. Long grids poll the cancel flag. With
+ * view map=basins and a basin map of the problem: that map instead. */
 int cs_view_map_new(cs_interp *in, size_t nx, size_t ny, cs_view_map **out, cs_err *err);
 void cs_view_map_free(cs_view_map *m);
 

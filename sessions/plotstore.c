@@ -73,14 +73,14 @@ static const double *dup_vec(pool *pl, const double *v, size_t n)
 
 /* ---- the store ---------------------------------------------------------------- */
 
-enum { K_LANDSCAPE, K_TRAJECTORY, K_SUCCESS, K_TRACE, K_HIST, K_MAXCUT, K_COUNT };
+enum { K_LANDSCAPE, K_TRAJECTORY, K_SUCCESS, K_TRACE, K_HIST, K_MAXCUT, K_BASINS, K_COUNT };
 
 static const char *const kind_names[K_COUNT] = {"landscape", "trajectory", "success",
-                                                "trace", "hist", "maxcut"};
+                                                "trace", "hist", "maxcut", "basins"};
 /* What makes the data: "nothing to plot: run ... first". */
 static const char *const kind_source[K_COUNT] = {
     "landscape", "solve on a 2-dimensional problem", "sweep", "solve or step", "hist",
-    "maxcut"};
+    "maxcut", "basins"};
 
 typedef struct slot {
     int has;
@@ -93,6 +93,7 @@ typedef struct slot {
         cs_plot_trace_data trace;
         cs_plot_hist_data hist;
         cs_plot_maxcut_data maxcut;
+        cs_plot_basins_data basins;
     } d;
 } slot;
 
@@ -154,6 +155,32 @@ static int commit(pending *p, cs_err *err)
     return CS_OK;
 }
 
+static const cs_plot_curve *copy_curves(pool *pl, const cs_plot_curve *src, size_t n)
+{
+    cs_plot_curve *t = pool_dup(pl, src, n, sizeof *t);
+    for (size_t i = 0; t && i < n; i++) {
+        t[i].x = dup_vec(pl, src[i].x, src[i].n);
+        t[i].y = dup_vec(pl, src[i].y, src[i].n);
+    }
+    return t;
+}
+
+static const cs_plot_geometry *copy_geo(pool *pl, const cs_plot_geometry *g)
+{
+    if (!g)
+        return NULL;
+    cs_plot_geometry *c = pool_dup(pl, g, 1, sizeof *c);
+    if (!c)
+        return NULL;
+    cs_plot_path *p = pool_dup(pl, g->paths, g->npaths, sizeof *p);
+    for (size_t i = 0; p && i < g->npaths; i++)
+        p[i].xy = g->paths[i].n <= SIZE_MAX / 2 ? dup_vec(pl, g->paths[i].xy, 2 * g->paths[i].n)
+                                                : NULL;
+    c->paths = p;
+    c->npaths = p ? g->npaths : 0;
+    return c;
+}
+
 static cs_plot_landscape_data copy_land(pool *pl, const cs_plot_landscape_data *d)
 {
     cs_plot_landscape_data c = *d;
@@ -164,13 +191,9 @@ static cs_plot_landscape_data copy_land(pool *pl, const cs_plot_landscape_data *
         pl->failed = 1;
     else
         c.z = dup_vec(pl, d->z, d->nx * d->ny);
-    cs_plot_curve *t = pool_dup(pl, d->target, d->ntarget, sizeof *t);
-    for (size_t i = 0; t && i < d->ntarget; i++) {
-        t[i].x = dup_vec(pl, d->target[i].x, d->target[i].n);
-        t[i].y = dup_vec(pl, d->target[i].y, d->target[i].n);
-    }
-    c.target = t;
-    c.ntarget = t ? d->ntarget : 0;
+    c.target = copy_curves(pl, d->target, d->ntarget);
+    c.ntarget = c.target ? d->ntarget : 0;
+    c.geo = copy_geo(pl, d->geo);
     return c;
 }
 
@@ -207,7 +230,6 @@ int cs_plotstore_trajectory(cs_interp *in, const cs_plot_trajectory_data *d, cs_
     cs_plot_trajectory_data *c = &p.next.d.traj;
     *c = *d;
     c->land = copy_land(&p.next.mem, &d->land);
-    c->xy = d->n <= SIZE_MAX / 2 ? dup_vec(&p.next.mem, d->xy, 2 * d->n) : NULL;
     c->name = pool_str(&p.next.mem, d->name);
     return commit(&p, err);
 }
@@ -241,6 +263,11 @@ int cs_plotstore_trace(cs_interp *in, const cs_plot_trace_data *d, cs_err *err)
     c->tau = dup_vec(pl, d->tau, d->n);
     c->err_xstar = dup_vec(pl, d->err_xstar, d->n);
     c->name = pool_str(pl, d->name);
+    c->mark_iter = dup_vec(pl, d->mark_iter, d->nmarks);
+    const char **labels = pool_dup(pl, d->mark_label, d->nmarks, sizeof *labels);
+    for (size_t i = 0; labels && i < d->nmarks; i++)
+        labels[i] = pool_str(pl, d->mark_label[i]);
+    c->mark_label = labels;
     return commit(&p, err);
 }
 
@@ -277,6 +304,29 @@ int cs_plotstore_maxcut(cs_interp *in, const cs_plot_maxcut_data *d, cs_err *err
     return commit(&p, err);
 }
 
+int cs_plotstore_basins(cs_interp *in, const cs_plot_basins_data *d, cs_err *err)
+{
+    pending p;
+    int rc = begin(in, K_BASINS, d, &p, err);
+    if (rc)
+        return rc;
+    cs_plot_basins_data *c = &p.next.d.basins;
+    pool *pl = &p.next.mem;
+    *c = *d;
+    if (d->nx && d->ny > SIZE_MAX / d->nx / sizeof(int))
+        pl->failed = 1;
+    else
+        c->cls = pool_dup(pl, d->cls, d->nx * d->ny, sizeof *d->cls);
+    c->ends = d->nends <= SIZE_MAX / 2 ? dup_vec(pl, d->ends, 2 * d->nends) : NULL;
+    c->end_cls = pool_dup(pl, d->end_cls, d->nends, sizeof *d->end_cls);
+    c->counts = pool_dup(pl, d->counts, d->counts ? CS_PLOT_BASIN_CLASSES : 0, sizeof *d->counts);
+    c->target = copy_curves(pl, d->target, d->ntarget);
+    c->ntarget = c->target ? d->ntarget : 0;
+    c->geo = copy_geo(pl, d->geo);
+    c->name = pool_str(pl, d->name);
+    return commit(&p, err);
+}
+
 int cs_plotstore_has(cs_interp *in, const char *kind)
 {
     plotstore *ps = cs_interp_ext(in, CS_EXT_PLOT);
@@ -299,8 +349,30 @@ static int draw_slot(const slot *s, int k, const cs_plot_opts *o, cs_err *err)
     case K_SUCCESS: return cs_plot_success(&s->d.success, o, err);
     case K_TRACE: return cs_plot_trace(&s->d.trace, o, err);
     case K_HIST: return cs_plot_hist(&s->d.hist, o, err);
+    case K_BASINS: return cs_plot_basins(&s->d.basins, o, err);
     default: return cs_plot_maxcut(&s->d.maxcut, o, err);
     }
+}
+
+/* The layers a drawing of slot k shows (0 for kinds without a plane). */
+static unsigned slot_layers(const slot *s, int k)
+{
+    switch (k) {
+    case K_LANDSCAPE: return cs_plot_layers(&s->d.land);
+    case K_TRAJECTORY: return cs_plot_layers(&s->d.traj.land);
+    case K_BASINS: return cs_plot_basins_layers(&s->d.basins);
+    default: return 0;
+    }
+}
+
+void cs_plot_put_layers(cs_result *res, unsigned layers)
+{
+    const char *names[CS_PLOT_NLAYERS];
+    size_t n = 0;
+    for (unsigned bit = 1; bit < (1u << CS_PLOT_NLAYERS); bit <<= 1)
+        if (layers & bit)
+            names[n++] = cs_plot_layer_name(bit);
+    cs_result_strs(res, "layers", names, n);
 }
 
 /* Draw kind k into `out` (user's name, mapped) or the terminal `term`;
@@ -364,6 +436,8 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
     }
     if (!rc && o.out)
         cs_result_str(res, field, o.out);
+    if (!rc && (k == K_LANDSCAPE || k == K_TRAJECTORY || k == K_BASINS))
+        cs_plot_put_layers(res, slot_layers(&ps->s[k], k));
     return rc;
 }
 

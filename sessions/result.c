@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum field_kind { F_STR, F_NUM, F_INT, F_BOOL, F_VEC };
+enum field_kind { F_STR, F_NUM, F_INT, F_BOOL, F_VEC, F_STRS, F_JSON };
 
 typedef struct field {
     char *key;
     int kind;
-    char *str;
+    char *str;     /* F_STRS: the strings, each NUL-terminated, n of them; F_JSON: the text */
+    char *json;    /* F_JSON: the value as JSON */
     double num;
     long long i;
     double *vec;
@@ -41,6 +42,7 @@ static void clear_fields(cs_result *r)
     for (size_t i = 0; i < r->n; i++) {
         free(r->f[i].key);
         free(r->f[i].str);
+        free(r->f[i].json);
         free(r->f[i].vec);
     }
     r->n = 0;
@@ -72,8 +74,10 @@ static field *add(cs_result *r, const char *key, int kind)
     for (size_t i = 0; i < r->n; i++)
         if (strcmp(r->f[i].key, key) == 0) {
             free(r->f[i].str);
+            free(r->f[i].json);
             free(r->f[i].vec);
             r->f[i].str = NULL;
+            r->f[i].json = NULL;
             r->f[i].vec = NULL;
             r->f[i].kind = kind;
             return &r->f[i];
@@ -135,6 +139,54 @@ void cs_result_vec(cs_result *r, const char *key, const double *v, size_t n)
     if (n)
         memcpy(f->vec, v, n * sizeof *v);
     f->n = n;
+}
+
+void cs_result_strs(cs_result *r, const char *key, const char *const *v, size_t n)
+{
+    field *f = add(r, key, F_STRS);
+    if (!f)
+        return;
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(v[i]) + 1;
+    f->str = malloc(len);
+    if (!f->str)
+        return;
+    char *p = f->str;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(v[i]) + 1;
+        memcpy(p, v[i], l);
+        p += l;
+    }
+    f->n = n;
+}
+
+void cs_result_json(cs_result *r, const char *key, const char *json, const char *text)
+{
+    field *f = add(r, key, F_JSON);
+    if (!f)
+        return;
+    f->json = strdup(json ? json : "null");
+    f->str = strdup(text ? text : "");
+}
+
+void cs_result_json_written(cs_result *r, const char *key,
+                            void (*write)(FILE *json, FILE *text, const void *ctx),
+                            const void *ctx)
+{
+    char *json = NULL, *text = NULL;
+    size_t jl = 0, tl = 0;
+    FILE *j = open_memstream(&json, &jl), *t = open_memstream(&text, &tl);
+    if (j && t)
+        write(j, t, ctx);
+    if (j)
+        fclose(j);
+    if (t)
+        fclose(t);
+    if (j && t)
+        cs_result_json(r, key, json, text);
+    free(json);
+    free(text);
 }
 
 void cs_result_text(cs_result *r, const char *fmt, ...)
@@ -209,6 +261,18 @@ static void print_value_json(FILE *out, const field *f)
         }
         fputc(']', out);
         break;
+    case F_STRS: {
+        fputc('[', out);
+        const char *p = f->str;
+        for (size_t i = 0; p && i < f->n; i++, p += strlen(p) + 1) {
+            if (i)
+                fputc(',', out);
+            cs_json_string(out, p);
+        }
+        fputc(']', out);
+        break;
+    }
+    case F_JSON: fputs(f->json ? f->json : "null", out); break;
     }
 }
 
@@ -254,6 +318,13 @@ void cs_result_print_text(const cs_result *r, FILE *out)
                 print_num(out, f->vec[j]);
             }
             break;
+        case F_STRS: {
+            const char *p = f->str;
+            for (size_t j = 0; p && j < f->n; j++, p += strlen(p) + 1)
+                fprintf(out, "%s%s", j ? " " : "", p);
+            break;
+        }
+        case F_JSON: fputs(f->str ? f->str : "", out); break;
         }
         fputc('\n', out);
     }

@@ -1,14 +1,24 @@
 /* solve_state.h — the recovery commands' state in the interpreter (slot
- * CS_EXT_SOLVE): the current problem and a solver bound to it. Shared by
- * cmd_problem.c, cmd_solve.c and cmd_sweep.c (sessions/ only). */
+ * CS_EXT_SOLVE): the current problem, a solver bound to it, and the last
+ * basin map. Shared by cmd_problem.c, cmd_solve.c, cmd_trace.c,
+ * cmd_basins.c, cmd_sweep.c, solve_geo.c and solve_view.c (sessions/ only). */
 #ifndef CS_SOLVE_STATE_H
 #define CS_SOLVE_STATE_H
 
+#include "cs_basins.h"
 #include "cs_cmdline.h"
 #include "cs_interp.h"
 #include "cs_solver.h"
+#include "plot.h"
+
+/* What a solver is made from: the method text and the solve keys. */
+typedef struct solve_args {
+    char method[1024];
+    cs_solve_opts o;
+} solve_args;
 
 typedef struct solve_state {
+    cs_interp *in;          /* the interpreter that owns this state */
     cs_problem *prob;
     cs_kind kind;
     size_t N, M, K;
@@ -17,17 +27,14 @@ typedef struct solve_state {
     char reg_at_problem[1024];
     char graph[256];        /* maxcut: the graph name (for display) */
     cs_solver *solver;
-    char sig[1536];         /* method + options the solver was made with */
-    char method[1024];
+    solve_args args;        /* what the solver was made from */
+    uint64_t solver_seed;   /* the seed it was made with */
+    int rewound;            /* rewind since the solver was made: stop keys fork the run */
     /* scratch for the view */
     double *view_x, *view_obj, *view_err;
     size_t view_cap, hist_cap;
-    /* 2-dimensional problems: the iterates of the current start, its start
-     * point first, interleaved x,y (ntraj points); traj_start is the start
-     * they belong to (0: none yet) */
-    double *traj;
-    size_t ntraj, captraj;
-    int traj_start;
+    cs_basins *basins;      /* the last basin map of this problem (NULL: none) */
+    char basins_method[1024];
     long seq;               /* when it last changed, for front ends (cs_solve_view.h) */
 } solve_state;
 
@@ -43,5 +50,37 @@ long solve_stamp(const cs_interp *in);
 int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, cs_err *err);
 /* The help text's name for where G-set graphs are looked up. */
 #define SOLVE_GSET_DIR "sessions/data/gset"
+
+/* The method text the next solve (without reg=) uses: the current
+ * regularizer when it was chosen after `problem`, else the problem's own.
+ * *own (may be NULL) says which. */
+void solve_next_method(const cs_interp *in, const solve_state *st, char *buf, size_t len,
+                       int *own);
+/* After `reg`: whether the next solve uses it (fields "solver" and "note"). */
+void solve_note_reg(cs_interp *in, cs_result *res);
+
+/* Iterates are recorded when x is a 2-vector: the plane shows the whole
+ * problem. */
+int solve_traj_wanted(const solve_state *st);
+
+/* The recovery geometry on a view of the box (solve_geo.c): the feasible
+ * set, x*, every start's path (2-dimensional problems) with the successful
+ * or running one highlighted, and the iterate. N > 2: on the slice through
+ * `at` (N entries) along dims; at NULL there: nothing. Paths point into
+ * the solver: valid until the next command. */
+typedef struct solve_geo {
+    cs_plot_geometry g;
+    cs_plot_path *paths;
+} solve_geo;
+int solve_geo_make(const solve_state *st, const double *at, size_t n_at, const size_t dims[2],
+                   double x0, double x1, double y0, double y1, solve_geo *out, cs_err *err);
+void solve_geo_free(solve_geo *geo);
+/* Deposit a solver's trace in the plot store, with marks (may be none). */
+int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter,
+                      const char *const *mark_label, size_t nmarks, cs_err *err);
+
+/* The points of start `start` in the solver's path (2-dimensional
+ * problems): a pointer to npoints interleaved x,y, NULL when none. */
+const double *solve_path_of(const solve_state *st, int start, size_t *npoints);
 
 #endif

@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,4 +127,20 @@ char *slurp(const char *path, size_t *len)
         *len = got;
     fclose(fp);
     return b;
+}
+
+/* The number after "key": in a JSON line (NAN when absent). */
+double jnum(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(json, pat);
+    if (!p)
+        return NAN;
+    p += strlen(pat);
+    if (!strncmp(p, "true", 4))
+        return 1;
+    if (!strncmp(p, "false", 5))
+        return 0;
+    return strtod(p, NULL);
 }

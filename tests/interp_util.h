@@ -35,6 +35,10 @@ void fails(fixture *f, const char *line, const char *needle, int want_col);
 /* A whole file, NUL-terminated, malloc'd (NULL when unreadable); *len may be NULL. */
 char *slurp(const char *path, size_t *len);
 
+/* The number after "key": in a JSON line (NAN when absent; true/false as
+ * 1/0). */
+double jnum(const char *json, const char *key);
+
 /* Remove a folder and the files directly in it. */
 void rm_dir(const char *dir);
 

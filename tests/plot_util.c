@@ -94,10 +94,23 @@ cs_plot_landscape_data land_data(void)
 }
 
 static const double traj_xy[] = {1.5, 0.3, 1.2, 0.5, 1.0, 0.8, 0.9, 0.9};
+static const double traj_failed[] = {-1.5, -0.2, -1.0, 0.4, -0.6, 0.6};
+static cs_plot_path traj_paths[2];
+static cs_plot_geometry traj_geo;
 
+/* Two starts (the first failed), the feasible set x + y = 1.8 (through the
+ * successful end point), x*, the iterate. */
 cs_plot_trajectory_data traj_data(void)
 {
-    return (cs_plot_trajectory_data){.land = land_data(), .xy = traj_xy, .n = 4, .name = "fista"};
+    traj_paths[0] = (cs_plot_path){.xy = traj_failed, .n = 3, .start = 1};
+    traj_paths[1] = (cs_plot_path){.xy = traj_xy, .n = 4, .start = 2, .success = 1};
+    traj_geo = (cs_plot_geometry){.constraint_x = {0.8, 2}, .constraint_y = {1, -0.2},
+                                  .constraint_n = 2, .has_xstar = 1, .xstar = {0.9, 0.9},
+                                  .paths = traj_paths, .npaths = 2, .has_iterate = 1,
+                                  .iterate = {0.9, 0.9}};
+    cs_plot_trajectory_data d = {.land = land_data(), .name = "fista"};
+    d.land.geo = &traj_geo;
+    return d;
 }
 
 static const double g_x[5] = {0.3, 0.4, 0.5, 0.6, 0.7};

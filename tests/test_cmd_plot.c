@@ -88,16 +88,24 @@ static void clear_dir(const char *dir)
 static void test_json_fields(void **state)
 {
     fixture *f = *state;
-    assert_string_equal(ok(f, "landscape res=3"),
-                        "{\"cmd\":\"landscape\",\"reg\":\"bin\",\"params\":\"bin\",\"x\":[-2,2],"
-                        "\"y\":[-2,2],\"res\":3,\"min\":0,\"argmin\":[-2,-2],\"max\":16,"
-                        "\"scale\":\"log\",\"style\":\"heatmap\",\"targets\":2}\n");
+    const char *land = ok(f, "landscape res=3");
+    assert_memory_equal(land, "{\"cmd\":\"landscape\",\"reg\":\"bin\",\"params\":\"bin\",\"x\":[-2,2],"
+                        "\"y\":[-2,2],\"res\":3,\"min\":0,\"argmin\":[-2,-2],\"argmin_note\":"
+                        "\"on the boundary of the box: the smallest value may lie outside it; "
+                        "the first of 5 grid points with this value (the target set)\","
+                        "\"max\":16,\"scale\":\"log\",\"style\":\"heatmap\",\"targets\":2,"
+                        "\"layers\":[\"target\"],\"text\":", 312);
+    /* a unique interior minimum is not flagged */
+    ok(f, "reg linf");
+    assert_null(strstr(ok(f, "landscape x=-1:1 y=-1:1 res=3 out=interior.csv"), "argmin_note"));
+    ok(f, "reg bin");
     const char *out = ok(f, "landscape x=-1:0.5:3 y=0:1 res=5 scale=lin at=1,2,3 dims=3,1");
     assert_non_null(strstr(out, "\"x\":[-1,3],\"y\":[0,1],\"res\":5,\"at\":[1,2,3],"
                                 "\"dims\":[3,1]"));
     assert_non_null(strstr(out, "\"scale\":\"lin\""));
     /* journaled like every command that makes data */
     assert_string_equal(cs_interp_journal_line(f->in, 0), "landscape res=3");
+    assert_string_equal(cs_interp_journal_line(f->in, 3), "reg bin");
 }
 
 static void test_csv_exact(void **state)
@@ -257,7 +265,8 @@ static void test_term_dumb_and_plot_again(void **state)
     const char *out = ok(f, "landscape res=41 term=dumb title=MyLandscapeTitle");
     assert_non_null(strstr(out, "MyLandscapeTitle"));
     out = ok(f, "plot landscape out=again.png");
-    assert_string_equal(out, "{\"cmd\":\"plot\",\"kind\":\"landscape\",\"out\":\"again.png\"}\n");
+    assert_string_equal(out, "{\"cmd\":\"plot\",\"kind\":\"landscape\",\"out\":\"again.png\","
+                             "\"layers\":[\"target\"]}\n");
     assert_png("again.png", 1000, 700);
     /* the stored title is reused, unless a new one is given */
     assert_non_null(strstr(ok(f, "plot landscape term=dumb"), "MyLandscapeTitle"));
@@ -394,10 +403,12 @@ static void test_store_every_kind(void **state)
     double *hz = heap(z, 9), *hxy = heap(xy, 6);
     double tx[2] = {-2, 2}, ty[2] = {-2, 2};
     cs_plot_curve tc = {tx, ty, 2};
+    cs_plot_path path = {.xy = hxy, .n = 3, .start = 1, .success = 1};
+    cs_plot_geometry geo = {.paths = &path, .npaths = 1};
     cs_plot_trajectory_data tj = {
         .land = {.reg = "bin", .nx = 3, .ny = 3, .x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2,
-                 .z = hz, .log_scale = 0, .target = &tc, .ntarget = 1},
-        .xy = hxy, .n = 3, .name = "fista"};
+                 .z = hz, .log_scale = 0, .target = &tc, .ntarget = 1, .geo = &geo},
+        .name = "fista"};
     assert_int_equal(cs_plotstore_trajectory(f->in, &tj, &err), 0);
     scribble_free(hz, 9), scribble_free(hxy, 6);
 

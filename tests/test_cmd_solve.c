@@ -37,22 +37,6 @@ static int setup(void **state)
 }
 #define teardown fixture_teardown
 
-/* The number after "key": in a JSON line (NAN when absent). */
-static double jnum(const char *json, const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = strstr(json, pat);
-    if (!p)
-        return NAN;
-    p += strlen(pat);
-    if (!strncmp(p, "true", 4))
-        return 1;
-    if (!strncmp(p, "false", 5))
-        return 0;
-    return strtod(p, NULL);
-}
-
 static char *in_dir(fixture *f, const char *name)
 {
     static char p[2048];
@@ -89,7 +73,20 @@ static void test_problem_prompt(void **state)
     assert_non_null(strstr(o, "\"kind\":\"bin\",\"N\":100,\"M\":50"));
     char prompt[256];
     cs_interp_prompt(f->in, prompt, sizeof prompt);
-    assert_string_equal(prompt, "csreg[bin bin N=100 M=50]> ");
+    assert_string_equal(prompt, "csreg[bin bin N=100 M=50 solver=bin]> ");
+    /* the prompt names the method the next solve uses, and reg says it */
+    o = ok(f, "reg ter");
+    assert_non_null(strstr(o, "\"solver\":\"ter\""));
+    cs_interp_prompt(f->in, prompt, sizeof prompt);
+    assert_string_equal(prompt, "csreg[ter bin N=100 M=50 solver=ter]> ");
+    ok(f, "problem bin N=100 gamma=0.5");
+    cs_interp_prompt(f->in, prompt, sizeof prompt);
+    assert_string_equal(prompt, "csreg[ter bin N=100 M=50 solver=bin]> ");
+    o = ok(f, "reg ter");
+    assert_non_null(strstr(o, "\"solver\":\"bin\""));
+    assert_non_null(strstr(o, "uses bin, the problem's own: ter was already current"));
+    o = ok(f, "solve maxit=5 restarts=1");
+    assert_non_null(strstr(o, "\"method\":\"bin\""));
     o = ok(f, "problem osb gamma=0.3 K=10");
     assert_int_equal((int)jnum(o, "M"), 30);
     assert_int_equal((int)jnum(o, "K"), 10);

@@ -28,19 +28,6 @@ static const char *bin(void)
     return b ? b : "./csreg";
 }
 
-/* tmux_start, retried: the socket name is made of the pid and the time,
- * so a test starting within the second the previous one's server is being
- * killed can meet that server going away. */
-static int start_cmd(tmux_session *t, int w, int h, const char *cmd)
-{
-    for (int tries = 0; tries < 8; tries++) {
-        if (tmux_start(t, w, h, cmd) == 0)
-            return 0;
-        usleep(300000);
-    }
-    return -1;
-}
-
 /* Start the workbench under a shell that reports its exit, so the screen
  * after quitting shows whether the terminal came back. */
 static void start(tmux_session *t, int w, int h, const char *extra_env)
@@ -49,7 +36,7 @@ static void start(tmux_session *t, int w, int h, const char *extra_env)
     snprintf(cmd, sizeof cmd,
              "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
              dir, extra_env, bin());
-    assert_int_equal(start_cmd(t, w, h, cmd), 0);
+    assert_int_equal(tmux_start_retry(t, w, h, cmd), 0);
     assert_int_equal(tmux_wait_for(t, "Histogram", 5000, screen, sizeof screen), 0);
 }
 
@@ -246,7 +233,7 @@ static void test_tui_demo_runs_and_zooms(void **state)
     snprintf(cmd, sizeof cmd,
              "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s --demo; echo CSREG_EXITED rc=$?; sleep 60",
              dir, bin());
-    assert_int_equal(start_cmd(&t, 120, 40, cmd), 0);
+    assert_int_equal(tmux_start_retry(&t, 120, 40, cmd), 0);
     assert_int_equal(tmux_wait_for(&t, "iter 0", 5000, screen, sizeof screen), 0);
     /* the hint line may land in a later frame than the panels */
     assert_int_equal(tmux_wait_for(&t, "press s to step", 5000, screen, sizeof screen), 0);
@@ -327,21 +314,13 @@ static void test_tui_hist_weights(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/csreg_tuiXXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return tmux_state_dir(dir, sizeof dir, "csreg_tui");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char p[160];
-    snprintf(p, sizeof p, "%s/tui.csr", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/csreg/history", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/csreg", dir);
-    rmdir(p);
-    rmdir(dir);
+    tmux_state_dir_remove(dir);
     return 0;
 }
 

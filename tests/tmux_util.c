@@ -1,5 +1,6 @@
 #include "tmux_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -79,6 +80,17 @@ int tmux_start(tmux_session *t, int w, int h, const char *cmd)
                     NULL, 0);
 }
 
+int tmux_start_retry(tmux_session *t, int w, int h, const char *cmd)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        if (tmux_start(t, w, h, cmd) == 0)
+            return 0;
+        struct timespec ts = {0, 300 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
 int tmux_keys(tmux_session *t, const char *const *keys)
 {
     const char *args[32] = {"send-keys", "-t", t->name};
@@ -97,6 +109,12 @@ int tmux_literal(tmux_session *t, const char *text)
 int tmux_screen(tmux_session *t, char *buf, size_t len)
 {
     return tmux_run(t, (const char *[]){"capture-pane", "-p", "-t", t->name, NULL}, buf, len);
+}
+
+int tmux_screen_colours(tmux_session *t, char *buf, size_t len)
+{
+    return tmux_run(t, (const char *[]){"capture-pane", "-p", "-e", "-t", t->name, NULL}, buf,
+                    len);
 }
 
 int tmux_wait_for(tmux_session *t, const char *needle, int ms, char *buf, size_t len)
@@ -122,4 +140,29 @@ int tmux_pane_alive(tmux_session *t)
 void tmux_stop(tmux_session *t)
 {
     tmux_run(t, (const char *[]){"kill-server", NULL}, NULL, 0);
+}
+
+int tmux_state_dir(char *dir, size_t len, const char *prefix)
+{
+    snprintf(dir, len, "/tmp/%sXXXXXX", prefix);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+void tmux_state_dir_remove(const char *dir)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/csreg/history", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/csreg", dir);
+    rmdir(p);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }

@@ -27,7 +27,7 @@
 /* ---- the key table (behaviour as data) ------------------------------------ */
 
 enum act {
-    ACT_STEP, ACT_STEP10, ACT_RUN, ACT_RESET, ACT_PICK, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_PAN_LEFT,
+    ACT_STEP, ACT_STEP10, ACT_RUN, ACT_RESET, ACT_BACK, ACT_BACK10, ACT_MAP, ACT_PICK, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_PAN_LEFT,
     ACT_PAN_RIGHT, ACT_PAN_UP, ACT_PAN_DOWN, ACT_DIM_X, ACT_DIM_Y, ACT_VIEW_HOME, ACT_FOCUS,
     ACT_FOCUS_BACK, ACT_CMDLINE, ACT_HELP, ACT_CANCEL, ACT_REDRAW, ACT_PAGE_UP, ACT_PAGE_DOWN,
     ACT_QUIT
@@ -43,6 +43,9 @@ static const struct tui_key {
     {'S', ACT_STEP10, "S", "ten steps (step n=10)"},
     {' ', ACT_RUN, "space", "run / pause: a step every 0.12 s"},
     {'r', ACT_RESET, "r", "reset the solver (reset)"},
+    {'b', ACT_BACK, "b / B", "back one / ten iterations of the start (rewind K)"},
+    {'B', ACT_BACK10, NULL, NULL},
+    {'m', ACT_MAP, "m", "the landscape or the basin map (view map=basins; run :basins)"},
     {'p', ACT_PICK, "p / Enter", "pick the highlighted regularizer (reg NAME)"},
     {'\n', ACT_PICK, NULL, NULL},
     {'\r', ACT_PICK, NULL, NULL},
@@ -69,8 +72,8 @@ static const struct tui_key {
     {'q', ACT_QUIT, "q", "quit"},
 };
 
-static const char hint_text[] = "s step  S x10  space run  r reset  p pick  +/- zoom  "
-                                "arrows pan  Tab focus  : command  ? help  q quit";
+static const char hint_text[] = "s step  S x10  space run  b back  r reset  m map  p pick  "
+                                "+/- zoom  arrows pan  : command  ? help  q quit";
 
 /* ---- layout ----------------------------------------------------------------- */
 
@@ -99,7 +102,7 @@ static void layout(tui *t)
     int left_w = cols >= 150 ? 34 : cols >= 110 ? 27 : 20;
     int right_w = cols >= 150 ? 46 : cols >= 110 ? 36 : 26;
     int land_w = cols - left_w - right_w;
-    int solver_h = body_h >= 17 ? 11 : body_h / 2 + 1;
+    int solver_h = body_h >= 26 ? 13 : body_h >= 17 ? 11 : body_h / 2 + 1;
     t->w_head = newwin(1, cols, 0, 0);
     t->w_regs = newwin(body_h, left_w, body_top, 0);
     t->w_land = newwin(body_h, land_w, body_top, left_w);
@@ -316,10 +319,10 @@ static void apply_snap(tui *t, tui_snap *s)
     if (tui_worker_idle(t->worker))
         t->box = s->box;
     if (t->running && (!s->have_problem || s->done)) {
-        t->running = 0;
-        tui_log_add(&t->log, TUI_MSG_INFO,
-                    s->have_problem ? "run stopped: the solver is done (r resets)"
-                                    : "run stopped: no problem (try :problem bin N=2 M=1)");
+        t->running = 0;   /* the worker said how the run stopped */
+        if (!s->have_problem)
+            tui_log_add(&t->log, TUI_MSG_INFO,
+                        "run stopped: no problem (try :problem bin N=2 M=1)");
     }
 }
 
@@ -439,15 +442,66 @@ static void page(tui *t, int dir)
         t->msg_scroll = t->msg_scroll > rows ? t->msg_scroll - rows : 0;
 }
 
+/* A finished run takes no more steps: say so and how it stopped, and send
+ * nothing (nothing is journaled). Returns 1 when it has stopped. */
+static int run_has_stopped(tui *t)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem || !s->done)
+        return 0;
+    char how[256], line[400];
+    tui_stop_text(s, how, sizeof how);
+    snprintf(line, sizeof line, "the solver has %s; r resets it", how);
+    tui_log_add(&t->log, TUI_MSG_INFO, line);
+    t->running = 0;
+    return 1;
+}
+
+/* b / B: rewind the current start by `back` iterations. */
+static void step_back(tui *t, long back)
+{
+    const tui_snap *s = t->snap;
+    t->running = 0;
+    if (!s || !s->have_problem || !s->method[0] || s->start == 0) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "nothing to go back to: step first (s)");
+        return;
+    }
+    if (s->iter == 0) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "at the start point of this start: r resets the run");
+        return;
+    }
+    char line[64];
+    snprintf(line, sizeof line, "rewind %ld", s->iter > back ? s->iter - back : 0);
+    issue(t, line, TUI_ECHO);
+}
+
+/* m: the landscape or the basin map. */
+static void toggle_map(tui *t)
+{
+    int basins = t->snap && t->snap->map && t->snap->map->cls;
+    issue(t, basins ? "view map=landscape" : "view map=basins", TUI_ECHO | TUI_SHOW_OUTPUT);
+}
+
 /* Returns 1 to quit. */
 static int do_action(tui *t, int act)
 {
     int regs = t->focus == TUI_FOCUS_REGS;
     int n = (int)cs_view_reg_count();
     switch (act) {
-    case ACT_STEP: issue(t, "step", TUI_ECHO); break;
-    case ACT_STEP10: issue(t, "step n=10", TUI_ECHO); break;
+    case ACT_STEP:
+        if (!run_has_stopped(t))
+            issue(t, "step", TUI_ECHO);
+        break;
+    case ACT_STEP10:
+        if (!run_has_stopped(t))
+            issue(t, "step n=10", TUI_ECHO);
+        break;
+    case ACT_BACK: step_back(t, 1); break;
+    case ACT_BACK10: step_back(t, 10); break;
+    case ACT_MAP: toggle_map(t); break;
     case ACT_RUN:
+        if (!t->running && run_has_stopped(t))
+            break;
         t->running = !t->running;
         t->next_tick = cs_now();
         tui_log_add(&t->log, TUI_MSG_INFO,
@@ -558,8 +612,12 @@ static void run_loop(tui *t)
             break;
         tui_play_tick(t);
         double now = cs_now();
-        if (t->running && now >= t->next_tick) {
-            if (tui_worker_idle(t->worker)) {
+        if (t->running && now >= t->next_tick && tui_worker_idle(t->worker)) {
+            /* idle: the last command's snapshot is in; a run that has
+             * stopped takes no more steps */
+            if ((s = tui_worker_take_snap(t->worker)))
+                apply_snap(t, s);
+            if (t->running) {
                 issue(t, "step", 0);
                 t->next_tick = now + TICK_MS / 1000.0;
             }
@@ -591,21 +649,28 @@ static void run_loop(tui *t)
     }
 }
 
+/* The demo problem, found by trying seeds with this binary: the line
+ * Ax = b crosses both diagonals (the target set of bin); the first start
+ * runs to the crossing that is not x* and sits there until maxit, the
+ * restart finds x*. About 80 steps: ten seconds of space-run. */
 static const char *demo_lines[] = {
-    "seed 2",  /* a draw whose first start succeeds */
+    "seed 26",
     "reg bin",
     "problem bin N=2 M=1",
     "view x=-2:2 y=-2:2",
+    "step n=0 maxit=60",   /* the first start at its start point */
 };
 
 static void start_demo(tui *t)
 {
     tui_log_add(&t->log, TUI_MSG_INFO,
-                "Demo: the symmetric binary regularizer (bin) on the plane; dark is small, the "
-                "cyan lines are its zero set {-a,+a}^2.");
+                "Demo: bin on the plane, dark is small; its zero set {-a,+a}^2 is the two "
+                "diagonals (target). The line Ax=b is a 1x2 recovery problem: x* is where it "
+                "meets a diagonal at (+-1, +-1).");
     tui_log_add(&t->log, TUI_MSG_INFO,
-                "A 1x2 recovery problem: FISTA follows the line Ax=b to x*. Press s to step, "
-                "space to run, r to reset, p to pick another regularizer, ? for all keys.");
+                "FISTA starts at the yellow point. Press space to run (a step every 0.12 s), s "
+                "to step, b to step back, r to reset, m for the basin map after :basins, ? for "
+                "all keys.");
     for (size_t i = 0; i < sizeof demo_lines / sizeof *demo_lines; i++)
         issue(t, demo_lines[i], TUI_ECHO);
 }

@@ -96,13 +96,6 @@ const char *tui_log_at(const tui_log *l, size_t i, int *kind)
 
 /* ---- colours -------------------------------------------------------------- */
 
-/* xterm-256 indices: black through purple, red and orange to pale yellow
- * (an "inferno"-like ramp), then the markers: cyan target set, green path,
- * sky-blue x*. */
-static const short palette[TUI_NCOLORS] = {16,  17,  53,  54,  90,  126, 132, 167,
-                                           166, 202, 208, 214, 220, 227, 229, 231,
-                                           51,  46,  39};
-
 void tui_colors_init(void)
 {
     tui_cap.color = has_colors();
@@ -125,9 +118,9 @@ void tui_colors_init(void)
         return;
     for (int top = 0; top < TUI_NCOLORS; top++)
         for (int bot = 0; bot < TUI_NCOLORS; bot++)
-            init_pair(tui_pair_pixels(top, bot), palette[top], palette[bot]);
+            init_pair(tui_pair_pixels(top, bot), cs_heat_xterm(top), cs_heat_xterm(bot));
     for (int top = 0; top < TUI_NCOLORS; top++)
-        init_pair(tui_pair_pixels(top, -1), palette[top], -1);
+        init_pair(tui_pair_pixels(top, -1), cs_heat_xterm(top), -1);
     tui_cap.rich = tui_cap.utf8;
 }
 

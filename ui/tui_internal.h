@@ -13,6 +13,7 @@
 #include "cs_solve_view.h"
 #include "cs_train_view.h"
 #include "cs_view.h"
+#include "heatmap.h"
 
 /* ---- ring buffers (sparklines, the trajectory, the message log) ---------- */
 
@@ -57,9 +58,17 @@ typedef struct tui_snap {
     size_t N, M, K, n;
     double *x, *xstar;     /* copies, n entries (xstar may be NULL) */
     long iter;
-    int start;
+    int start, max_starts;
     double objective, residual, tau, rel_err;
     int backtracks, success, done;
+    char method[64];       /* the run's method ("" before the first step) */
+    char next_method[64];  /* the one the next solve or step uses */
+    char end[16];          /* how the last start ended (running, oracle, ...) */
+    char stop[16];         /* the run's stopping rule */
+    long iters;            /* over all starts */
+    double final_rel_err;  /* of the returned point, when done */
+    cs_trial_rec ledger[8];  /* the last iteration's trial steps (the first 8) */
+    size_t nledger;          /* how many there were */
     size_t hist_len;       /* length of the full history */
     size_t hist_from;      /* index of hobj[0]/herr[0] in it */
     double *hobj, *herr;   /* the tail: hist_len - hist_from entries */
@@ -77,6 +86,9 @@ typedef struct tui_snap {
     size_t wsnapshots;
 } tui_snap;
 void tui_snap_free(tui_snap *s);
+/* How a finished run stopped, one line: "stopped: oracle success at iter
+ * 57 (start 2)". */
+void tui_stop_text(const tui_snap *s, char *buf, size_t len);
 
 /* ---- the worker thread: it owns the interpreter while commands run ------- */
 
@@ -116,8 +128,8 @@ enum tui_pair {
     TUI_PAIR_TITLE = 1, TUI_PAIR_FOCUS, TUI_PAIR_ERR, TUI_PAIR_CMD, TUI_PAIR_DIM, TUI_PAIR_OK,
     TUI_PAIR_BAR, TUI_PAIR_HIST, TUI_PAIR_HINT, TUI_PAIR_SPARK, TUI_PAIR_BASE_COUNT
 };
-/* Heat-map colours: TUI_RAMP levels, then marker colours. */
-enum { TUI_RAMP = 16, TUI_MARK_TARGET = TUI_RAMP, TUI_MARK_PATH, TUI_MARK_XSTAR, TUI_NCOLORS };
+/* Heat-map colours: the ramp levels and marker colours of heatmap.h. */
+enum { TUI_RAMP = CS_HEAT_RAMP, TUI_NCOLORS = CS_HEAT_NCOLORS };
 
 typedef struct tui_caps {
     int color;      /* basic colours */

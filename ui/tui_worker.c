@@ -5,6 +5,7 @@
  * command or progress report writes one byte to the wake pipe, so the UI
  * sleeps in poll() instead of spinning. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,11 @@ struct tui_worker {
     char path_key[64];
     long path_iter;
     int path_start;
+    /* the run as last seen, to say when a start ends and the run stops */
+    char run_key[160];
+    long run_iters;
+    int run_start;
+    int run_noted;         /* the end of run_start was reported */
 };
 
 static void wake(tui_worker *w)
@@ -104,6 +110,68 @@ static void record_path(tui_worker *w, const tui_snap *s)
     }
 }
 
+/* How the run stopped, as one line ("stopped: oracle success at iter 57
+ * (start 2)"). */
+void tui_stop_text(const tui_snap *s, char *buf, size_t len)
+{
+    char err[48] = "";
+    if (isfinite(s->final_rel_err))
+        snprintf(err, sizeof err, ", rel. error %.2g", s->final_rel_err);
+    if (!strcmp(s->end, "oracle"))
+        snprintf(buf, len, "stopped: oracle success at iter %ld (start %d)%s", s->iter, s->start,
+                 err);
+    else if (!strcmp(s->end, "tolerance"))
+        snprintf(buf, len, "stopped: %s tolerance at iter %ld (start %d): %s%s", s->stop,
+                 s->iter, s->start, s->success ? "success" : "not x*", err);
+    else
+        snprintf(buf, len, "stopped: %s at iter %ld (start %d of %d): %s%s", s->end, s->iter,
+                 s->start, s->max_starts, s->success ? "success" : "no start reached x*", err);
+}
+
+static void note(tui_worker *w, const char *text)
+{
+    pthread_mutex_lock(&w->mu);
+    tui_log_add(&w->log, TUI_MSG_INFO, text);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Messages when a start ends, a restart begins and the run stops, once
+ * each (a replay by rewind or a new run starts over silently). */
+static void note_run(tui_worker *w, const tui_snap *s)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%s/%zu/%zu/%s", s->kind, s->N, s->M, s->method);
+    if (!s->have_problem || !s->method[0] || strcmp(key, w->run_key) || s->iters < w->run_iters) {
+        snprintf(w->run_key, sizeof w->run_key, "%s", key);
+        w->run_start = s->start;
+        w->run_iters = s->iters;
+        w->run_noted = strcmp(s->end, "running") != 0;
+        return;
+    }
+    char line[256];
+    if (s->start > w->run_start && !w->run_noted) {
+        snprintf(line, sizeof line, "start %d ended without reaching x*: restart, start %d of %d",
+                 w->run_start, s->start, s->max_starts);
+        note(w, line);
+    } else if (s->start > w->run_start) {
+        snprintf(line, sizeof line, "restart: start %d of %d", s->start, s->max_starts);
+        note(w, line);
+    }
+    if (s->start != w->run_start)
+        w->run_noted = 0;
+    if (strcmp(s->end, "running") && !w->run_noted) {
+        if (s->done)
+            tui_stop_text(s, line, sizeof line);
+        else
+            snprintf(line, sizeof line, "start %d ended: %s at iter %ld, not x*; the next step "
+                     "begins start %d", s->start, s->end, s->iter, s->start + 1);
+        note(w, line);
+        w->run_noted = 1;
+    }
+    w->run_start = s->start;
+    w->run_iters = s->iters;
+}
+
 /* Copy what the panels show out of the interpreter (worker thread only). */
 static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
 {
@@ -144,6 +212,16 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
         s->xstar = dup_vec(v.xstar, v.n);
         s->iter = v.iter;
         s->start = v.start;
+        s->max_starts = v.max_starts;
+        snprintf(s->method, sizeof s->method, "%s", v.method ? v.method : "");
+        snprintf(s->next_method, sizeof s->next_method, "%s", v.next_method ? v.next_method : "");
+        snprintf(s->end, sizeof s->end, "%s", v.end ? v.end : "");
+        snprintf(s->stop, sizeof s->stop, "%s", v.stop ? v.stop : "");
+        s->iters = v.iters;
+        s->final_rel_err = v.final_rel_err;
+        s->nledger = v.nledger;
+        for (size_t k = 0; k < v.nledger && k < sizeof s->ledger / sizeof *s->ledger; k++)
+            s->ledger[k] = v.ledger[k];
         s->objective = v.objective;
         s->residual = v.residual;
         s->tau = v.tau;
@@ -164,7 +242,7 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
             s->hobj = s->herr = NULL;
             s->hist_len = s->hist_from = 0;
         }
-        if (v.n && !s->x)
+        if (v.x && !s->x)
             s->n = 0;
     }
     if (nx >= 3 && ny >= 3) {
@@ -173,6 +251,7 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
             snprintf(s->map_err, sizeof s->map_err, "%s", err.msg);
     }
     record_path(w, s);
+    note_run(w, s);
     s->path = malloc(sizeof *s->path);
     if (s->path)
         *s->path = w->path;

@@ -9,7 +9,8 @@
  * residual r = ‖z⁺ − z‖ = ‖y − x‖ (which bounds the change of x):
  *   residual    r < tol
  *   normalized  r/(‖x⁺‖ + 1e-8) < tol
- *   hybrid      r/(max r so far + 1e-8) < tol  or  normalized < tol
+ *   ratio       r/(max r so far + 1e-8) < tol
+ *   hybrid      ratio  or  normalized
  * On instances DR cannot recover (it converges to a non-binary ℓ∞
  * minimizer) r decays only 5–10× per 2500 iterations at N = 100, so with
  * tol = 1e-8 those runs still take about 9000 of the 1e4 iterations. */
@@ -54,5 +55,8 @@ long cs_dr_iters(const cs_dr *s);
 const double *cs_dr_x(const cs_dr *s);
 const cs_trace_rec *cs_dr_last(const cs_dr *s);  /* objective = ‖x‖∞ or ‖x‖₁, tau = t */
 int cs_dr_oracle_hit(const cs_dr *s);
+double cs_dr_max_residual(const cs_dr *s);       /* largest residual of this run */
+/* Change the stopping rule in place, as cs_fista_set_stop. */
+int cs_dr_set_stop(cs_dr *s, long maxit, cs_stop stop, double tol, cs_err *err);
 
 #endif

@@ -32,10 +32,20 @@ typedef enum cs_stop {
     CS_STOP_HYBRID,      /* FASTA default: ratio residual or normalized residual < tol */
     CS_STOP_RESIDUAL,    /* residual < tol */
     CS_STOP_NORMALIZED,  /* normalized residual < tol */
-    CS_STOP_MAXIT        /* run maxit iterations */
+    CS_STOP_MAXIT,       /* run maxit iterations */
+    CS_STOP_RATIO,       /* ratio residual (residual / (largest so far + eps_r)) < tol */
+    CS_STOP_COUNT
 } cs_stop;
 const char *cs_stop_name(cs_stop stop);                /* "oracle", "hybrid", ... */
 int cs_stop_parse(const char *name, cs_stop *stop, cs_err *err);
+/* Whether rule `stop` fires on a step (FISTA and Douglas–Rachford ask this
+ * after every iteration): hit is the oracle's verdict, resid the residual,
+ * max_resid the largest residual of the start so far (this one included),
+ * nres the normalized residual. CS_STOP_MAXIT never fires here. */
+int cs_stop_fires(cs_stop stop, int hit, double resid, double max_resid, double nres,
+                  double tol, double eps_r);
+/* maxit >= 1, a known rule, tol >= 0 (the steppers' set_stop). */
+int cs_stop_check(long maxit, cs_stop stop, double tol, cs_err *err);
 
 /* Why a run ended. */
 typedef enum cs_end {
@@ -57,7 +67,23 @@ typedef struct cs_trace_rec {
     double norm_residual;  /* residual / (max(‖∇f(x)‖, ‖x⁺ − x̂⁺‖/τ) + eps_n) */
     double tau;
     double rel_err;        /* the oracle's metric (‖x − x*‖/‖x*‖); NaN when unknown */
+    int hit;               /* the oracle was satisfied at this iterate */
 } cs_trace_rec;
+
+/* One trial step of the backtracking line search (the ledger): the step
+ * size tried, f at the trial point, the non-monotone bound it was held to
+ * (max of the last `window` f values + ⟨Δx, ∇f⟩ + ‖Δx‖²/(2τ); the trial
+ * passes when f − 1e-12 <= bound), and whether the step was taken: the
+ * last trial of an iteration, the first one that passes, or the one after
+ * max_backtracks shrinks even when it does not. bound is NaN without
+ * backtracking. */
+typedef struct cs_trial_rec {
+    long iter;             /* 1-based within its start */
+    int start;             /* 1-based start (filled by the solver layer) */
+    int trial;             /* 1-based within the iteration */
+    double tau, f, bound;
+    int accepted;
+} cs_trial_rec;
 
 typedef struct cs_fista_opts {
     long maxit;           /* 10000 */
@@ -72,6 +98,7 @@ typedef struct cs_fista_opts {
     cs_stop stop;
     double tol;           /* 1e-8 */
     double eps_r, eps_n;  /* 1e-8 */
+    int ledger;           /* 0; 1: keep the trial steps of the last iteration */
 } cs_fista_opts;
 void cs_fista_opts_default(cs_fista_opts *o);
 
@@ -134,5 +161,12 @@ double cs_fista_L(const cs_fista *s);                  /* the L estimate (or 1/t
 const cs_trace_rec *cs_fista_last(const cs_fista *s);  /* record of the last step */
 int cs_fista_oracle_hit(const cs_fista *s);            /* last iterate satisfied the oracle */
 long cs_fista_total_backtracks(const cs_fista *s);
+double cs_fista_max_residual(const cs_fista *s);       /* largest residual of this start */
+/* The trial steps of the last iteration (opts.ledger; else none), oldest
+ * first; iter is filled, start is 0. */
+const cs_trial_rec *cs_fista_trials(const cs_fista *s, size_t *n);
+/* Change the stopping rule of a run in place (maxit >= 1, tol >= 0): the
+ * next step tests the new rule; the iterations so far stay. */
+int cs_fista_set_stop(cs_fista *s, long maxit, cs_stop stop, double tol, cs_err *err);
 
 #endif

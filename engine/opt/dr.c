@@ -63,7 +63,7 @@ int cs_dr_new(cs_dr **out, size_t n, const cs_dr_fns *fns, const cs_dr_opts *opt
         return cs_fail(err, CS_EINVAL, "t=%g must be positive", o.t);
     if (o.maxit < 1)
         return cs_fail(err, CS_EINVAL, "maxit=%ld must be at least 1", o.maxit);
-    if (o.stop < CS_STOP_ORACLE || o.stop > CS_STOP_MAXIT)
+    if (o.stop < CS_STOP_ORACLE || o.stop >= CS_STOP_COUNT)
         return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", o.stop);
     if (n > ((size_t)1 << 27))
         return cs_fail(err, CS_ENOMEM, "variable of %zu entries is too large", n);
@@ -259,17 +259,9 @@ int cs_dr_step(cs_dr *s, cs_err *err)
      * default) ratio r/(max r + 1e-8) < tol or normalized < tol. */
     if (resid > s->max_resid)
         s->max_resid = resid;
-    int stop = 0;
-    switch (s->o.stop) {
-    case CS_STOP_ORACLE: stop = s->hit; break;
-    case CS_STOP_HYBRID:
-        stop = resid / (s->max_resid + 1e-8) < s->o.tol || s->last.norm_residual < s->o.tol;
-        break;
-    case CS_STOP_RESIDUAL: stop = resid < s->o.tol; break;
-    case CS_STOP_NORMALIZED: stop = s->last.norm_residual < s->o.tol; break;
-    default: break;
-    }
-    if (stop) {
+    s->last.hit = s->hit;
+    if (cs_stop_fires(s->o.stop, s->hit, resid, s->max_resid, s->last.norm_residual, s->o.tol,
+                      1e-8)) {
         s->end = s->o.stop == CS_STOP_ORACLE ? CS_END_ORACLE : CS_END_TOL;
         return 1;
     }
@@ -286,3 +278,15 @@ long cs_dr_iters(const cs_dr *s) { return s->it; }
 const double *cs_dr_x(const cs_dr *s) { return s->x; }
 const cs_trace_rec *cs_dr_last(const cs_dr *s) { return &s->last; }
 int cs_dr_oracle_hit(const cs_dr *s) { return s->hit; }
+double cs_dr_max_residual(const cs_dr *s) { return s->max_resid; }
+
+int cs_dr_set_stop(cs_dr *s, long maxit, cs_stop stop, double tol, cs_err *err)
+{
+    int rc = cs_stop_check(maxit, stop, tol, err);
+    if (rc)
+        return rc;
+    s->o.maxit = maxit;
+    s->o.stop = stop;
+    s->o.tol = tol;
+    return CS_OK;
+}

@@ -29,6 +29,8 @@ struct cs_fista {
     cs_end end;
     int avx2;      /* vector loops: the AVX2 build */
     cs_trace_rec last;
+    cs_trial_rec *trials;  /* opts.ledger: the last iteration's trial steps */
+    size_t ntrials;
 };
 
 const char *cs_stop_name(cs_stop stop)
@@ -39,20 +41,34 @@ const char *cs_stop_name(cs_stop stop)
     case CS_STOP_RESIDUAL: return "residual";
     case CS_STOP_NORMALIZED: return "normalized";
     case CS_STOP_MAXIT: return "maxit";
+    case CS_STOP_RATIO: return "ratio";
     default: return "?";
     }
 }
 
 int cs_stop_parse(const char *name, cs_stop *stop, cs_err *err)
 {
-    for (cs_stop s = CS_STOP_ORACLE; s <= CS_STOP_MAXIT; s++)
+    for (cs_stop s = CS_STOP_ORACLE; s < CS_STOP_COUNT; s++)
         if (name && strcmp(name, cs_stop_name(s)) == 0) {
             *stop = s;
             return CS_OK;
         }
     return cs_fail(err, CS_EINVAL,
-                   "stop=%s: expected oracle, hybrid, residual, normalized or maxit",
+                   "stop=%s: expected oracle, hybrid, residual, normalized, ratio or maxit",
                    name ? name : "");
+}
+
+int cs_stop_fires(cs_stop stop, int hit, double resid, double max_resid, double nres,
+                  double tol, double eps_r)
+{
+    switch (stop) {
+    case CS_STOP_ORACLE: return hit;
+    case CS_STOP_HYBRID: return resid / (max_resid + eps_r) < tol || nres < tol;
+    case CS_STOP_RATIO: return resid / (max_resid + eps_r) < tol;
+    case CS_STOP_RESIDUAL: return resid < tol;
+    case CS_STOP_NORMALIZED: return nres < tol;
+    default: return 0;
+    }
 }
 
 const char *cs_end_name(cs_end end)
@@ -99,6 +115,7 @@ void cs_fista_free(cs_fista *s)
     free(s->base);
     free(s->best);
     free(s->fwin);
+    free(s->trials);
     free(s);
 }
 
@@ -127,8 +144,10 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
         return cs_fail(err, CS_EINVAL, "shrink=%g must be in (0, 1)", o.shrink);
     if (!(o.tol >= 0.0) || !(o.tau0 >= 0.0))
         return cs_fail(err, CS_EINVAL, "tol and tau0 must be nonnegative");
-    if (o.stop < CS_STOP_ORACLE || o.stop > CS_STOP_MAXIT)
+    if (o.stop < CS_STOP_ORACLE || o.stop >= CS_STOP_COUNT)
         return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", o.stop);
+    if (o.max_backtracks > 10000)
+        return cs_fail(err, CS_EINVAL, "max_backtracks=%d: at most 10000", o.max_backtracks);
     if (n > ((size_t)1 << 27))
         return cs_fail(err, CS_ENOMEM, "variable of %zu entries is too large", n);
     cs_fista *s = calloc(1, sizeof *s);
@@ -148,7 +167,8 @@ int cs_fista_new(cs_fista **out, size_t n, const cs_fista_fns *fns, const cs_fis
         }
     }
     s->fwin = malloc((size_t)o.window * sizeof *s->fwin);
-    if (!s->fwin) {
+    s->trials = malloc(((size_t)o.max_backtracks + 1) * sizeof *s->trials);
+    if (!s->fwin || !s->trials) {
         cs_fista_free(s);
         return cs_fail(err, CS_ENOMEM, "out of memory");
     }
@@ -370,6 +390,7 @@ int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, 
     s->it = 0;
     s->total_bt = 0;
     s->oracle_hit = 0;
+    s->ntrials = 0;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x0[i]))
             return cs_fail(err, CS_ENONFINITE, "start point has a non-finite entry at %zu",
@@ -488,6 +509,14 @@ int cs_fista_step(cs_fista *s, cs_err *err)
     return cs_fista_step_end(s, err);
 }
 
+static void note_trial(cs_fista *s, long iter, double tau, double f, double bound, int accepted)
+{
+    s->trials[s->ntrials] = (cs_trial_rec){.iter = iter, .trial = (int)s->ntrials + 1,
+                                           .tau = tau, .f = f, .bound = bound,
+                                           .accepted = accepted};
+    s->ntrials++;
+}
+
 int cs_fista_step_end(cs_fista *s, cs_err *err)
 {
     size_t n = s->n;
@@ -502,6 +531,7 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
     if (rc < 0)
         return rc;
     int bt = 0;
+    s->ntrials = 0;
     if (o->backtrack) {
         double Mx;
         if (i == 1) {
@@ -511,7 +541,13 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
              * min(window, i − 1) slots: their max, without a division each */
             Mx = window_max(s->fwin, i - 1 < o->window ? i - 1 : o->window);
         }
-        while (f1 - 1e-12 > Mx + fs.dxg + fs.dxx / (2.0 * tau) && bt < o->max_backtracks) {
+        for (;;) {
+            double bound = Mx + fs.dxg + fs.dxx / (2.0 * tau);
+            int again = f1 - 1e-12 > bound && bt < o->max_backtracks;
+            if (o->ledger)
+                note_trial(s, i, tau, f1, bound, !again);
+            if (!again)
+                break;
             tau *= o->shrink;
             fb_candidate(s, tau, &fs);
             rc = eval_f(s, s->x1, &f1, bfg ? s->g1 : NULL, err);
@@ -520,6 +556,8 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
             bt++;
         }
         s->total_bt += bt;
+    } else if (o->ledger) {
+        note_trial(s, i, tau, f1, NAN, 1);
     }
     s->feasible = 1; /* x1 = prox(...) lies in the set */
     double resid = sqrt(fs.dxx) / tau;
@@ -550,17 +588,9 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
     s->last.norm_residual = nres;
     s->last.tau = tau;
     s->last.rel_err = metric;
+    s->last.hit = hit;
 
-    int stop = 0;
-    switch (o->stop) {
-    case CS_STOP_ORACLE: stop = hit; break;
-    case CS_STOP_HYBRID:
-        stop = resid / (s->max_resid + o->eps_r) < o->tol || nres < o->tol;
-        break;
-    case CS_STOP_RESIDUAL: stop = resid < o->tol; break;
-    case CS_STOP_NORMALIZED: stop = nres < o->tol; break;
-    default: break;
-    }
+    int stop = cs_stop_fires(o->stop, hit, resid, s->max_resid, nres, o->tol, o->eps_r);
     if (!isfinite(f1)) {
         s->end = CS_END_DIVERGED;
         return 1;
@@ -656,6 +686,35 @@ double cs_fista_L(const cs_fista *s) { return s->L; }
 const cs_trace_rec *cs_fista_last(const cs_fista *s) { return &s->last; }
 int cs_fista_oracle_hit(const cs_fista *s) { return s->oracle_hit; }
 long cs_fista_total_backtracks(const cs_fista *s) { return s->total_bt; }
+double cs_fista_max_residual(const cs_fista *s) { return s->max_resid; }
+
+const cs_trial_rec *cs_fista_trials(const cs_fista *s, size_t *n)
+{
+    *n = s->ntrials;
+    return s->trials;
+}
+
+int cs_stop_check(long maxit, cs_stop stop, double tol, cs_err *err)
+{
+    if (maxit < 1)
+        return cs_fail(err, CS_EINVAL, "maxit=%ld must be at least 1", maxit);
+    if (stop < CS_STOP_ORACLE || stop >= CS_STOP_COUNT)
+        return cs_fail(err, CS_EINVAL, "unknown stopping rule %d", stop);
+    if (!(tol >= 0.0))
+        return cs_fail(err, CS_EINVAL, "tol must be nonnegative");
+    return CS_OK;
+}
+
+int cs_fista_set_stop(cs_fista *s, long maxit, cs_stop stop, double tol, cs_err *err)
+{
+    int rc = cs_stop_check(maxit, stop, tol, err);
+    if (rc)
+        return rc;
+    s->o.maxit = maxit;
+    s->o.stop = stop;
+    s->o.tol = tol;
+    return CS_OK;
+}
 
 const double *cs_fista_current(const cs_fista *s)
 {

@@ -83,6 +83,9 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
 /* A MAX-CUT problem on a graph the caller keeps alive (not copied). */
 int cs_problem_new_maxcut(cs_problem **out, const cs_graph *g, cs_err *err);
 void cs_problem_free(cs_problem *p);
+/* An independent copy (its own projection: for another thread), the same
+ * operator bit for bit; a MAX-CUT copy shares the graph of src. */
+int cs_problem_clone(cs_problem **out, const cs_problem *src, cs_err *err);
 
 cs_kind cs_problem_kind(const cs_problem *p);
 size_t cs_problem_N(const cs_problem *p);

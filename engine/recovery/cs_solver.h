@@ -65,7 +65,8 @@ typedef struct cs_solve_opts {
     double lambda;      /* 2bit / maxcut weight; 0: default */
     double dr_t;        /* 0: 10 for linf, 1 for l1 */
     double success_tol; /* 0: 1e-2 */
-    int trace;          /* keep every step's record */
+    int trace;          /* keep every step's record, and (FISTA) every trial step's */
+    int path;           /* keep the x part of every start point and iterate */
     int sequential_starts; /* 1: restarts one after another, never in lockstep
                               (same results; for tests and benchmarks) */
     int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
@@ -117,10 +118,44 @@ const double *cs_solver_iterate(const cs_solver *s, size_t *n);
  * NULL before the first start. For drawing trajectories. */
 const double *cs_solver_start_point(const cs_solver *s, size_t *n);
 const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len);
+/* Every trial step of the backtracking line search of the iterations so
+ * far (opts.trace; FISTA only: Douglas–Rachford has none), oldest first. */
+const cs_trial_rec *cs_solver_ledger(const cs_solver *s, size_t *len);
+/* opts.path: every start point and iterate of the run so far, nx entries
+ * each (the x part: 2bit y1 + y2, no extra coordinates), in order; a start
+ * point first for every start; (*start_of)[i] is the 1-based start of
+ * point i. NULL (0 points) without opts.path. */
+const double *cs_solver_path(const cs_solver *s, size_t *npoints, const int **start_of);
+/* The largest residual of the current start so far (the ratio rule's
+ * denominator); NaN before the first start. */
+double cs_solver_max_residual(const cs_solver *s);
+
+/* Begin the first start at x (len entries: the variable's n, or for all
+ * kinds but 2bit its x part, the extra coordinates then set as for a random
+ * start) instead of a random point; FISTA's first step projects it, as any
+ * start off the feasible set. Later starts are random. x NULL: random
+ * again. Takes effect at the next first start (after reset). */
+int cs_solver_set_start(cs_solver *s, const double *x, size_t len, cs_err *err);
+/* Begin the next start now, when none is running and the run is not done
+ * (a step would begin it): its start point becomes visible. */
+int cs_solver_begin(cs_solver *s, cs_err *err);
+/* Back to iteration k (0 <= k <= its iterations) of the current start: a
+ * reset and a replay of the iterations before it (the solver is a
+ * deterministic stepper, so the next step continues bit for bit as the
+ * first time); at k = 0 the start is begun. */
+int cs_solver_rewind(cs_solver *s, long k, cs_err *err);
+/* Change maxit, the stopping rule and tol of the run in place (maxit <= 0:
+ * the problem's default; tol <= 0: 1e-8): the next step of the current
+ * start tests the new rule (a start that has ended stays ended). */
+int cs_solver_set_stop(cs_solver *s, long maxit, cs_stop stop, double tol, cs_err *err);
+
 const char *cs_solver_method(const cs_solver *s);   /* canonical method text */
 cs_algo cs_solver_algo(const cs_solver *s);          /* FISTA or DR */
 long cs_solver_maxit(const cs_solver *s);
 int cs_solver_max_starts(const cs_solver *s);
 double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut; NaN otherwise */
+cs_stop cs_solver_stop(const cs_solver *s);
+double cs_solver_tol(const cs_solver *s);
+const cs_problem *cs_solver_problem(const cs_solver *s);
 
 #endif

@@ -667,6 +667,45 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     return CS_OK;
 }
 
+int cs_problem_clone(cs_problem **out, const cs_problem *src, cs_err *err)
+{
+    *out = NULL;
+    if (src->kind == CS_PROB_MAXCUT)
+        return cs_problem_new_maxcut(out, src->graph, err);
+    cs_problem *p = calloc(1, sizeof *p);
+    if (!p)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    *p = *src;
+    p->A = p->b = p->xstar = p->C = NULL;
+    p->P = NULL;
+    p->graph_owned = NULL;
+    size_t M = src->M, N = src->N, cols = src->cols;
+    p->A = malloc(M * N * sizeof *p->A);
+    p->b = malloc(M * cols * sizeof *p->b);
+    p->xstar = malloc(N * cols * sizeof *p->xstar);
+    if (src->C)
+        p->C = malloc(N * N * sizeof *p->C);
+    if (!p->A || !p->b || !p->xstar || (src->C && !p->C)) {
+        cs_problem_free(p);
+        return cs_fail(err, CS_ENOMEM, "out of memory for a %zux%zu problem", M, N);
+    }
+    memcpy(p->A, src->A, M * N * sizeof *p->A);
+    memcpy(p->b, src->b, M * cols * sizeof *p->b);
+    memcpy(p->xstar, src->xstar, N * cols * sizeof *p->xstar);
+    if (src->C)
+        memcpy(p->C, src->C, N * N * sizeof *p->C);
+    if (src->P) {
+        int rc = cs_affine_new(&p->P, p->A, M, N, p->b, cols, cs_affine_method(src->P), err);
+        if (rc) {
+            cs_problem_free(p);
+            return rc;
+        }
+        cs_affine_set_simd(p->P, cs_affine_simd(src->P));
+    }
+    *out = p;
+    return CS_OK;
+}
+
 int cs_problem_new_maxcut(cs_problem **out, const cs_graph *g, cs_err *err)
 {
     *out = NULL;

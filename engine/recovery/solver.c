@@ -1,5 +1,5 @@
 /* solver.c — problem + method → FISTA / Douglas–Rachford with restarts. */
-#include "cs_solver.h"
+#include "solver_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,51 +7,9 @@
 #include <string.h>
 
 #include "cs_clock.h"
-#include "cs_dr.h"
 #include "cs_method.h"
 #include "cs_proj.h"
-#include "cs_reg.h"
-#include "cs_reg_fast.h"
-#include "cs_rng.h"
-#include "cs_vec.h"
 
-struct cs_solver {
-    cs_problem *prob;
-    cs_kind kind;
-    cs_solve_opts o;
-    cs_algo algo;
-    char method[256];     /* canonical method text NAME:k=v:... */
-    char name[256];       /* its regularizer's name */
-    cs_reg *reg;
-    size_t N, cols, nx;   /* x part: N×cols */
-    size_t n;             /* variable length (extras; 2bit: 2N) */
-    size_t extra;
-    long maxit;
-    int max_starts;
-    double lambda, tol_ok;
-    cs_reg_kernel fast;   /* the hand-written kernel used (bin, osb, ter), or NONE */
-    const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
-    double xstar_norm;
-    cs_fista *fista;
-    cs_fista **pool;      /* starts 2.. run in lockstep (lockstep_starts) */
-    int npool;
-    cs_fista_fns ffns;
-    cs_fista_opts fopts;
-    cs_dr *dr;
-    uint64_t seed, stream;
-    cs_rng rng;
-    int start;            /* starts begun */
-    int in_start;         /* a start is running */
-    int done, success;
-    long iters, last_iters;
-    double seconds;
-    cs_end end;
-    double *x0, *xhat, *gtmp, *rtmp;
-    int have_result;
-    cs_solve_result res;  /* of the last finished start */
-    cs_trace_rec *trace;
-    size_t ntrace, captrace;
-};
 
 /* Per problem kind, as the paper's code runs it (cs_solver.h). */
 static const cs_kind_defaults kind_defaults[CS_PROB_COUNT] = {
@@ -106,181 +64,6 @@ int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err)
                        "mode=%s: expected default, accel, adaptive or plain", name ? name : "");
 }
 
-/* ------------------------------------------------------------ callbacks */
-
-static int fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *err)
-{
-    cs_solver *s = ctx;
-    if (s->fast) {
-        int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, NULL);
-        if (rc)
-            return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
-        return CS_OK;
-    }
-    if (s->kind == CS_PROB_ORTH)
-        return cs_reg_eval(s->reg, x, s->N, s->cols, f, grad, err);
-    return cs_reg_eval(s->reg, x, 1, s->n, f, grad, err);
-}
-
-/* bin fast path with the gradient's norm from the same pass (FISTA's fg_gnorm) */
-static int fgn_bin(void *ctx, const double *x, double *f, double *grad, double *gnorm,
-                   cs_err *err)
-{
-    cs_solver *s = ctx;
-    int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, gnorm);
-    if (rc)
-        return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
-    return CS_OK;
-}
-
-/* ℓequ for B = 2 blocks y1, y2 (h = 1, 4): K·N·Σ y⁴ − (Σ_b 4^{b−1}‖y_b‖²)², K = 17. */
-static void equ2(const double *y, size_t N, double *f, double *grad)
-{
-    const double K = 17.0;
-    double s4 = 0.0, S = 0.0;
-    for (size_t b = 0; b < 2; b++) {
-        double h = b ? 4.0 : 1.0;
-        for (size_t i = 0; i < N; i++) {
-            double v = y[b * N + i], v2 = v * v;
-            s4 += v2 * v2;
-            S += h * v2;
-        }
-    }
-    *f = K * (double)N * s4 - S * S;
-    if (grad)
-        for (size_t b = 0; b < 2; b++) {
-            double h = b ? 4.0 : 1.0;
-            for (size_t i = 0; i < N; i++) {
-                double v = y[b * N + i];
-                grad[b * N + i] = 4.0 * v * (K * (double)N * v * v - h * S);
-            }
-        }
-}
-
-static int fg_2bit(void *ctx, const double *y, double *f, double *grad, cs_err *err)
-{
-    cs_solver *s = ctx;
-    size_t N = s->N, M = cs_problem_M(s->prob);
-    const double *A = cs_problem_A(s->prob), *b = cs_problem_b(s->prob);
-    double *x = s->xhat, *r = s->rtmp;
-    for (size_t i = 0; i < N; i++)
-        x[i] = y[i] + y[N + i];
-    double rr = 0.0;
-    for (size_t i = 0; i < M; i++) {
-        double v = -b[i];
-        for (size_t j = 0; j < N; j++)
-            v += A[i * N + j] * x[j];
-        r[i] = v;
-        rr += v * v;
-    }
-    double fe;
-    equ2(y, N, &fe, grad);
-    *f = rr + s->lambda * fe;
-    if (grad) {
-        for (size_t i = 0; i < 2 * N; i++)
-            grad[i] *= s->lambda;
-        for (size_t j = 0; j < N; j++) {
-            double g = 0.0;
-            for (size_t i = 0; i < M; i++)
-                g += A[i * N + j] * r[i];
-            grad[j] += 2.0 * g;
-            grad[N + j] += 2.0 * g;
-        }
-    }
-    if (!isfinite(*f))
-        return cs_fail(err, CS_ENONFINITE, "objective is not finite");
-    return CS_OK;
-}
-
-static int fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err *err)
-{
-    cs_solver *s = ctx;
-    const cs_graph *g = cs_problem_graph(s->prob);
-    double fr;
-    int rc = cs_reg_eval(s->reg, x, 1, s->n, &fr, grad ? s->gtmp : NULL, err);
-    if (rc)
-        return rc;
-    *f = -cs_graph_cut(g, x) + s->lambda * fr;
-    if (grad) {
-        cs_graph_cut_grad(g, x, grad);
-        for (size_t i = 0; i < s->n; i++)
-            grad[i] = -grad[i] + s->lambda * s->gtmp[i];
-    }
-    return CS_OK;
-}
-
-static void prox_affine(void *ctx, const double *z, double *x, double t)
-{
-    (void)t;
-    cs_solver *s = ctx;
-    cs_affine_project(cs_problem_affine(s->prob), z, x);
-    for (size_t i = s->nx; i < s->n; i++)
-        x[i] = z[i];
-}
-
-static void dir_affine(void *ctx, const double *g, double *d)
-{
-    cs_solver *s = ctx;
-    cs_affine_project_dir(cs_problem_affine(s->prob), g, d);
-    for (size_t i = s->nx; i < s->n; i++)
-        d[i] = g[i];
-}
-
-static void project_affine(void *ctx, const double *z, double *x) { prox_affine(ctx, z, x, 0); }
-
-static void prox_box(void *ctx, const double *z, double *x, double t)
-{
-    (void)t;
-    cs_solver *s = ctx;
-    memcpy(x, z, s->n * sizeof *x);
-    cs_proj_box(x, s->n, -1.0, 1.0);
-}
-
-static int maxcut_hit(cs_solver *s, const double *x)
-{
-    const cs_graph *g = cs_problem_graph(s->prob);
-    double best = cs_graph_known_best(g);
-    if (isnan(best) || cs_graph_cut(g, x) < best)
-        return 0;
-    double dd = 0.0, xx = 0.0;
-    for (size_t i = 0; i < s->n; i++) {
-        double sg = x[i] > 0 ? 1.0 : (x[i] < 0 ? -1.0 : 0.0);
-        dd += (x[i] - sg) * (x[i] - sg);
-        xx += x[i] * x[i];
-    }
-    return xx > 0.0 && sqrt(dd / xx) < s->tol_ok;
-}
-
-/* x part of the variable (2bit: y1 + y2) into s->xhat; returns it. */
-static const double *x_part(cs_solver *s, const double *v)
-{
-    if (s->kind == CS_PROB_2BIT) {
-        for (size_t i = 0; i < s->N; i++)
-            s->xhat[i] = v[i] + v[s->N + i];
-        return s->xhat;
-    }
-    return v;
-}
-
-static int oracle(void *ctx, const double *x, double *metric)
-{
-    cs_solver *s = ctx;
-    if (s->kind == CS_PROB_MAXCUT) {
-        *metric = NAN;
-        return maxcut_hit(s, x);
-    }
-    if (s->xstar) {
-        double d = sqrt(cs_vec_dist2(x, s->xstar, s->nx));
-        *metric = s->xstar_norm > 0.0 ? d / s->xstar_norm : d;
-        return *metric < s->tol_ok;
-    }
-    const double *xp = x_part(s, x);
-    *metric = cs_problem_rel_err(s->prob, xp);
-    if (s->kind == CS_PROB_ORTH)
-        return cs_problem_orth_err(s->prob, xp) < s->tol_ok;
-    return *metric < s->tol_ok;
-}
-
 /* ---------------------------------------------------------------- setup */
 
 void cs_solver_free(cs_solver *s)
@@ -298,6 +81,10 @@ void cs_solver_free(cs_solver *s)
     free(s->gtmp);
     free(s->rtmp);
     free(s->trace);
+    free(s->ledger);
+    free(s->path);
+    free(s->path_start);
+    free(s->start_x);
     free(s);
 }
 
@@ -408,7 +195,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         s->lambda = cs_graph_lambda(cs_problem_graph(prob));
     if (!isnan(s->lambda) && s->o.lambda > 0)
         s->lambda = s->o.lambda;
-    if (s->o.stop < CS_STOP_ORACLE || s->o.stop > CS_STOP_MAXIT) {
+    if (s->o.stop < CS_STOP_ORACLE || s->o.stop >= CS_STOP_COUNT) {
         rc = cs_fail(err, CS_EINVAL, "unknown stopping rule %d", s->o.stop);
         goto fail;
     }
@@ -430,8 +217,8 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         dopt.stop = s->o.stop;
         dopt.tol = tol;
         /* the error of every iterate is needed to stop on it or to trace it */
-        cs_dr_fns fns = {.ctx = s, .project = project_affine,
-                         .oracle = s->o.stop == CS_STOP_ORACLE || s->o.trace ? oracle : NULL};
+        cs_dr_fns fns = {.ctx = s, .project = solver_project_affine,
+                         .oracle = s->o.stop == CS_STOP_ORACLE || s->o.trace ? solver_oracle : NULL};
         rc = cs_dr_new(&s->dr, s->n, &fns, &dopt, err);
     } else {
         cs_fista_opts fo;
@@ -442,21 +229,22 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         fo.maxit = s->maxit;
         fo.stop = s->o.stop;
         fo.tol = tol;
-        cs_fista_fns fns = {.ctx = s, .oracle = oracle};
+        fo.ledger = s->o.trace;
+        cs_fista_fns fns = {.ctx = s, .oracle = solver_oracle};
         switch (s->kind) {
         case CS_PROB_2BIT:
-            fns.fg = fg_2bit;
+            fns.fg = solver_fg_2bit;
             break;
         case CS_PROB_MAXCUT:
-            fns.fg = fg_maxcut;
-            fns.prox = prox_box;
+            fns.fg = solver_fg_maxcut;
+            fns.prox = solver_prox_box;
             break;
         default:
-            fns.fg = fg_reg;
+            fns.fg = solver_fg_reg;
             if (s->fast == CS_REG_KERNEL_BIN)
-                fns.fg_gnorm = fgn_bin;
-            fns.prox = prox_affine;
-            fns.dir = dir_affine;
+                fns.fg_gnorm = solver_fgn_bin;
+            fns.prox = solver_prox_affine;
+            fns.dir = solver_dir_affine;
             if (s->xstar && s->xstar_norm > 0.0 && s->n == s->nx) {
                 fns.xstar = s->xstar; /* the oracle, measured in FISTA's own pass */
                 fns.xstar_norm = s->xstar_norm;
@@ -493,23 +281,45 @@ int cs_solver_reset(cs_solver *s, cs_err *err)
     s->end = CS_END_RUNNING;
     s->have_result = 0;
     s->ntrace = 0;
+    s->nledger = 0;
+    s->npath = 0;
     memset(&s->res, 0, sizeof s->res);
     return CS_OK;
 }
 
 /* ---------------------------------------------------------------- steps */
 
-static int begin_start(cs_solver *s, cs_err *err)
+/* The first start from the caller's point (cs_solver_set_start): taken
+ * as it is (FISTA's first step projects it), extra coordinates as a random
+ * start sets them. */
+static int given_start(cs_solver *s)
+{
+    double *x0 = s->x0;
+    memcpy(x0, s->start_x, s->n * sizeof *x0);
+    if (s->algo == CS_ALGO_DR)
+        return 1;
+    return s->kind == CS_PROB_2BIT;
+}
+
+static int begin_start_point(cs_solver *s, cs_err *err)
 {
     double *x0 = s->x0;
     size_t n = s->n, nx = s->nx;
     s->start++;
     s->last_iters = 0;
+    int feasible = 1;
+    if (s->start == 1 && s->start_x) {
+        feasible = given_start(s);
+        if (s->algo == CS_ALGO_DR)
+            return cs_dr_start(s->dr, x0, err);
+        if (s->kind == CS_PROB_MAXCUT)
+            s->res.cut_start = cs_graph_cut(cs_problem_graph(s->prob), x0);
+        return cs_fista_start(s->fista, x0, feasible, &s->rng, err);
+    }
     if (s->algo == CS_ALGO_DR) {
         cs_rng_normal_fill(&s->rng, x0, n);
         return cs_dr_start(s->dr, x0, err);
     }
-    int feasible = 1;
     switch (s->kind) {
     case CS_PROB_2BIT:
         cs_rng_normal_fill(&s->rng, x0, n);
@@ -545,27 +355,82 @@ static int begin_start(cs_solver *s, cs_err *err)
     return cs_fista_start(s->fista, x0, feasible, &s->rng, err);
 }
 
+/* Room for one more record after len in an array of capacity *cap:
+ * the array (moved when it grew), or NULL when out of memory (the old one
+ * stays valid; records are best effort, the run goes on). */
+static void *grow(void *p, size_t *cap, size_t len, size_t size)
+{
+    if (len < *cap)
+        return p;
+    size_t c = *cap ? 2 * *cap : 1024;
+    void *q = realloc(p, c * size);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* opts.path: the x part of v as the next point, of the current start. */
+static void push_path(cs_solver *s, const double *v)
+{
+    if (!s->o.path || !v)
+        return;
+    if (s->npath == s->cappath) {
+        size_t c = s->cappath ? 2 * s->cappath : 1024;
+        double *p = realloc(s->path, c * s->nx * sizeof *p);
+        if (p)
+            s->path = p;
+        int *q = p ? realloc(s->path_start, c * sizeof *q) : NULL;
+        if (q)
+            s->path_start = q;
+        if (!p || !q)
+            return;
+        s->cappath = c;
+    }
+    const double *xp = solver_x_part(s, v);
+    memcpy(s->path + s->npath * s->nx, xp, s->nx * sizeof *xp);
+    s->path_start[s->npath++] = s->start;
+}
+
+int solver_begin_start(cs_solver *s, cs_err *err)
+{
+    int rc = begin_start_point(s, err);
+    if (!rc)
+        push_path(s, s->x0);
+    return rc;
+}
+
+/* The last FISTA step's trial steps into the ledger (trace on). */
+static void append_ledger(cs_solver *s)
+{
+    size_t n;
+    const cs_trial_rec *t = cs_fista_trials(s->fista, &n);
+    for (size_t i = 0; i < n; i++) {
+        cs_trial_rec *l = grow(s->ledger, &s->capledger, s->nledger, sizeof *l);
+        if (!l)
+            return;
+        s->ledger = l;
+        l[s->nledger] = t[i];
+        l[s->nledger++].start = s->start;
+    }
+}
+
 static void append_trace(cs_solver *s, const cs_trace_rec *r)
 {
     if (!s->o.trace)
         return;
-    if (s->ntrace == s->captrace) {
-        size_t cap = s->captrace ? 2 * s->captrace : 1024;
-        cs_trace_rec *t = realloc(s->trace, cap * sizeof *t);
-        if (!t)
-            return; /* trace is best effort; the run goes on */
-        s->trace = t;
-        s->captrace = cap;
-    }
+    cs_trace_rec *t = grow(s->trace, &s->captrace, s->ntrace, sizeof *t);
+    if (!t)
+        return; /* trace is best effort; the run goes on */
+    s->trace = t;
     s->trace[s->ntrace] = *r;
     s->trace[s->ntrace].start = s->start;
     s->ntrace++;
 }
 
 /* Errors, cuts and success of the solution v of a start, into r. */
-static int judge(cs_solver *s, const double *v, cs_solve_result *r)
+int solver_judge(cs_solver *s, const double *v, cs_solve_result *r)
 {
-    const double *xp = x_part(s, v);
+    const double *xp = solver_x_part(s, v);
     int ok;
     r->rel_err = cs_problem_rel_err(s->prob, xp);
     r->orth_err = cs_problem_orth_err(s->prob, xp);
@@ -576,7 +441,7 @@ static int judge(cs_solver *s, const double *v, cs_solve_result *r)
         for (size_t i = 0; i < s->N; i++)
             s->gtmp[i] = v[i] > 0 ? 1.0 : (v[i] < 0 ? -1.0 : 0.0);
         r->cut_rounded = cs_graph_cut(g, s->gtmp);
-        ok = maxcut_hit(s, v);
+        ok = solver_maxcut_hit(s, v);
     } else if (s->kind == CS_PROB_ORTH) {
         ok = r->orth_err <= s->tol_ok;
     } else {
@@ -586,11 +451,11 @@ static int judge(cs_solver *s, const double *v, cs_solve_result *r)
 }
 
 /* The finished start's solution, success and result fields. */
-static void finish_start(cs_solver *s)
+void solver_finish_start(cs_solver *s)
 {
     const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
     cs_solve_result *r = &s->res;
-    s->success = judge(s, v, r);
+    s->success = solver_judge(s, v, r);
     if (s->algo == CS_ALGO_DR) {
         r->objective = cs_dr_last(s->dr)->objective;
         s->end = cs_dr_end(s->dr);
@@ -612,7 +477,7 @@ static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_e
     double t0 = cs_now();
     while (k < n && !s->done && !(check_cancel && k > 0 && !s->in_start)) {
         if (!s->in_start) {
-            rc = begin_start(s, err);
+            rc = solver_begin_start(s, err);
             if (rc)
                 break;
             s->in_start = 1;
@@ -624,18 +489,22 @@ static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_e
                 append_trace(s, cs_dr_last(s->dr));
         } else {
             st = cs_fista_step(s->fista, err);
-            if (st >= 0)
+            if (st >= 0) {
                 append_trace(s, cs_fista_last(s->fista));
+                if (s->o.trace)
+                    append_ledger(s);
+            }
         }
         if (st < 0) {
             rc = st;
             break;
         }
+        push_path(s, cs_solver_iterate(s, NULL));
         k++;
         s->iters++;
         s->last_iters++;
         if (st == 1)
-            finish_start(s);
+            solver_finish_start(s);
         if (check_cancel && (k & 255) == 0 && cs_cancelled(s->o.cancel)) {
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
             break;
@@ -654,136 +523,6 @@ int cs_solver_step(cs_solver *s, long n, long *done_steps, cs_err *err)
     return step_n(s, n, done_steps, 0, err);
 }
 
-/* Restarts in lockstep: when the first start of a solve has failed, the
- * remaining ones begin in order from the same stream (so with the same start
- * points and L estimates as one after another), step together so that their
- * P₀ images share each pass over the projection basis, and the run ends as
- * the sequential one would: at the first start that succeeds, every earlier
- * one having failed, counting only those starts' iterations. Traces and
- * problems without the affine fast path keep the sequential loop. */
-static int lockstep_ok(const cs_solver *s)
-{
-    return s->algo == CS_ALGO_FISTA && s->ffns.dir && !s->o.trace && !s->o.sequential_starts &&
-           s->start >= 1 && !s->in_start && !s->done && s->max_starts - s->start >= 2;
-}
-
-static void dir_many(cs_solver *s, size_t m, const double **g, double **d)
-{
-    cs_affine_project_dir_many(cs_problem_affine(s->prob), m, g, d);
-    for (size_t k = 0; k < m; k++)
-        for (size_t i = s->nx; i < s->n; i++)
-            d[k][i] = g[k][i];
-}
-
-typedef struct lane {
-    long iters;
-    int state;   /* 0 running, 1 failed, 2 succeeded */
-    cs_rng rng;  /* the stream after this start's draws */
-} lane;
-
-/* Begin the starts after the current one, each in its own FISTA. */
-static int lockstep_begin(cs_solver *s, int K, lane *ln, cs_err *err)
-{
-    if (s->npool < K) {
-        cs_fista **p = realloc(s->pool, (size_t)K * sizeof *p);
-        if (!p)
-            return cs_fail(err, CS_ENOMEM, "out of memory");
-        s->pool = p;
-        for (; s->npool < K; s->npool++) {
-            int rc = cs_fista_new(&s->pool[s->npool], s->n, &s->ffns, &s->fopts, err);
-            if (rc)
-                return rc;
-        }
-    }
-    cs_fista *keep = s->fista;
-    int rc = CS_OK;
-    for (int k = 0; k < K && !rc; k++) {
-        s->fista = s->pool[k];
-        rc = begin_start(s, err);
-        ln[k] = (lane){.iters = 0, .state = 0, .rng = s->rng};
-    }
-    s->fista = keep;
-    return rc;
-}
-
-/* Make lane k the solver's current start (its FISTA, iterations, stream). */
-static void lockstep_adopt(cs_solver *s, int base, int k, const lane *ln)
-{
-    cs_fista *t = s->fista;
-    s->fista = s->pool[k];
-    s->pool[k] = t;
-    for (int j = 0; j <= k; j++)
-        s->iters += ln[j].iters;
-    s->start = base + k + 1;
-    s->last_iters = ln[k].iters;
-    s->rng = ln[k].rng;
-}
-
-static int lockstep_starts(cs_solver *s, cs_err *err)
-{
-    int K = s->max_starts - s->start, base = s->start, first = K, m, rc;
-    lane *ln = malloc((size_t)K * sizeof *ln);
-    const double **g = malloc((size_t)K * sizeof *g);
-    double **d = malloc((size_t)K * sizeof *d);
-    int *idx = malloc((size_t)K * sizeof *idx);
-    if (!ln || !g || !d || !idx) {
-        rc = cs_fail(err, CS_ENOMEM, "out of memory");
-        goto out;
-    }
-    double t0 = cs_now();
-    rc = lockstep_begin(s, K, ln, err);
-    if (rc)
-        goto out; /* as the sequential run: the start that failed to begin ends the solve */
-    for (long round = 1; !rc; round++) {
-        m = 0;
-        for (int k = 0; k < first && !rc; k++)
-            if (ln[k].state == 0) {
-                rc = cs_fista_step_begin(s->pool[k], &g[m], &d[m], err);
-                idx[m++] = k;
-            }
-        if (rc || m == 0)
-            break;
-        dir_many(s, (size_t)m, g, d);
-        for (int q = 0; q < m && !rc; q++) {
-            int k = idx[q], st = cs_fista_step_end(s->pool[k], err);
-            if (st < 0) {
-                rc = st;
-                break;
-            }
-            ln[k].iters++;
-            if (st == 1) {
-                cs_solve_result tmp;
-                ln[k].state = judge(s, cs_fista_best(s->pool[k]), &tmp) ? 2 : 1;
-                if (ln[k].state == 2 && k < first)
-                    first = k;
-            }
-        }
-        if (!rc && (round & 255) == 0 && cs_cancelled(s->o.cancel))
-            rc = cs_fail(err, CS_ECANCEL, "interrupted");
-    }
-    if (rc) {
-        /* Keep the earliest unfinished start as the current one: stepping on
-         * continues exactly as the sequential run would. */
-        int k = 0;
-        while (k < K - 1 && ln[k].state == 1)
-            k++;
-        lockstep_adopt(s, base, k, ln);
-        s->in_start = ln[k].state == 0;
-        if (!s->in_start)
-            finish_start(s);
-    } else {
-        lockstep_adopt(s, base, first < K ? first : K - 1, ln);
-        finish_start(s);
-    }
-    s->seconds += cs_now() - t0;
-out:
-    free(ln);
-    free(g);
-    free(d);
-    free(idx);
-    return rc;
-}
-
 int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err)
 {
     int rc = CS_OK;
@@ -792,7 +531,7 @@ int cs_solver_solve(cs_solver *s, cs_solve_result *res, cs_err *err)
             rc = cs_fail(err, CS_ECANCEL, "interrupted");
             break;
         }
-        rc = lockstep_ok(s) ? lockstep_starts(s, err) : step_n(s, 1L << 20, NULL, 1, err);
+        rc = solver_lockstep_ok(s) ? solver_lockstep_starts(s, err) : step_n(s, 1L << 20, NULL, 1, err);
     }
     if (res)
         cs_solver_result(s, res);
@@ -826,7 +565,7 @@ const double *cs_solver_x(cs_solver *s, size_t *n)
     if (s->start == 0)
         return NULL;
     const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
-    return x_part(s, v);
+    return solver_x_part(s, v);
 }
 
 const double *cs_solver_iterate(const cs_solver *s, size_t *n)
@@ -840,7 +579,7 @@ const double *cs_solver_iterate(const cs_solver *s, size_t *n)
 
 const double *cs_solver_start_point(const cs_solver *s, size_t *n)
 {
-    /* s->x0 is written only by begin_start */
+    /* s->x0 is written only by solver_begin_start */
     if (n)
         *n = s->n;
     return s->start == 0 ? NULL : s->x0;
@@ -857,3 +596,114 @@ cs_algo cs_solver_algo(const cs_solver *s) { return s->algo; }
 long cs_solver_maxit(const cs_solver *s) { return s->maxit; }
 int cs_solver_max_starts(const cs_solver *s) { return s->max_starts; }
 double cs_solver_lambda(const cs_solver *s) { return s->lambda; }
+
+const cs_trial_rec *cs_solver_ledger(const cs_solver *s, size_t *len)
+{
+    *len = s->nledger;
+    return s->ledger;
+}
+
+const double *cs_solver_path(const cs_solver *s, size_t *npoints, const int **start_of)
+{
+    *npoints = s->npath;
+    if (start_of)
+        *start_of = s->path_start;
+    return s->path;
+}
+
+double cs_solver_max_residual(const cs_solver *s)
+{
+    if (s->start == 0)
+        return NAN;
+    return s->algo == CS_ALGO_DR ? cs_dr_max_residual(s->dr) : cs_fista_max_residual(s->fista);
+}
+
+int cs_solver_set_start(cs_solver *s, const double *x, size_t len, cs_err *err)
+{
+    if (!x) {
+        free(s->start_x);
+        s->start_x = NULL;
+        return CS_OK;
+    }
+    if (len != s->n && (len != s->nx || s->kind == CS_PROB_2BIT))
+        return cs_fail(err, CS_EDIM, "start point: %zu entries, the variable has %zu", len,
+                       s->n);
+    for (size_t i = 0; i < len; i++)
+        if (!isfinite(x[i]))
+            return cs_fail(err, CS_ENONFINITE, "start point: entry %zu is not finite", i + 1);
+    if (!s->start_x && !(s->start_x = malloc(s->n * sizeof *s->start_x)))
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    memcpy(s->start_x, x, len * sizeof *x);
+    if (len < s->n) {
+        /* extra coordinates (β, μ) as a random start sets them: mean(x²) */
+        double r2 = 0.0;
+        for (size_t i = 0; i < len; i++)
+            r2 += x[i] * x[i];
+        for (size_t i = len; i < s->n; i++)
+            s->start_x[i] = r2 / (double)len;
+    }
+    return CS_OK;
+}
+
+int cs_solver_begin(cs_solver *s, cs_err *err)
+{
+    if (s->in_start || s->done)
+        return CS_OK;
+    int rc = solver_begin_start(s, err);
+    if (!rc)
+        s->in_start = 1;
+    return rc;
+}
+
+int cs_solver_rewind(cs_solver *s, long k, cs_err *err)
+{
+    if (s->start == 0)
+        return cs_fail(err, CS_ESTATE, "nothing to rewind: no start has begun (step first)");
+    if (k < 0 || k > s->last_iters)
+        return cs_fail_key(err, CS_EINVAL, "K",
+                           "rewind %ld: start %d is at iteration %ld (rewind takes 0..%ld)", k,
+                           s->start, s->last_iters, s->last_iters);
+    long target = s->iters - s->last_iters + k, done = 0;
+    int start = s->start, rc = cs_solver_reset(s, err);
+    if (!rc)
+        rc = step_n(s, target, &done, 0, err);
+    if (!rc && done != target)
+        rc = cs_fail(err, CS_ESTATE, "rewind: the replay ended after %ld of %ld iterations",
+                     done, target);
+    /* at iteration 0 of a later start: begin it, as the next step would */
+    if (!rc && s->start < start)
+        rc = cs_solver_begin(s, err);
+    return rc;
+}
+
+int cs_solver_set_stop(cs_solver *s, long maxit, cs_stop stop, double tol, cs_err *err)
+{
+    if (maxit <= 0)
+        maxit = cs_kind_defaults_of(s->kind)->maxit;
+    if (!(tol > 0))
+        tol = 1e-8;
+    int rc;
+    if (s->algo == CS_ALGO_DR) {
+        if (stop == CS_STOP_ORACLE && !s->o.trace && s->o.stop != CS_STOP_ORACLE)
+            return cs_fail_key(err, CS_EUNSUPPORTED, "stop",
+                               "stop=oracle: this Douglas-Rachford run measures no error");
+        rc = cs_dr_set_stop(s->dr, maxit, stop, tol, err);
+    } else {
+        rc = cs_fista_set_stop(s->fista, maxit, stop, tol, err);
+        for (int k = 0; !rc && k < s->npool; k++)
+            rc = cs_fista_set_stop(s->pool[k], maxit, stop, tol, err);
+        s->fopts.maxit = maxit;
+        s->fopts.stop = stop;
+        s->fopts.tol = tol;
+    }
+    if (rc)
+        return rc;
+    s->maxit = maxit;
+    s->o.maxit = maxit;
+    s->o.stop = stop;
+    s->o.tol = tol;
+    return CS_OK;
+}
+cs_stop cs_solver_stop(const cs_solver *s) { return s->o.stop; }
+double cs_solver_tol(const cs_solver *s) { return s->o.tol > 0 ? s->o.tol : 1e-8; }
+const cs_problem *cs_solver_problem(const cs_solver *s) { return s->prob; }

@@ -77,6 +77,16 @@ size_t cs_landscape_targets(cs_target_family family, const double *at, size_t n,
                             const size_t dims[2], double x0, double x1, double y0, double y1,
                             cs_landscape_curve out[CS_LANDSCAPE_MAX_TARGETS]);
 
+/* The line through (px, py) along (dx, dy) clipped to the box: 1 and the
+ * segment in c, or 0 when it misses the box (or the direction is 0). */
+int cs_landscape_clip(double px, double py, double dx, double dy, double x0, double x1,
+                      double y0, double y1, cs_landscape_curve *c);
+
+/* The n grid coordinates from lo to hi the landscape uses (symmetric about
+ * the middle to the last bit, the ends exact); an error naming `name` when
+ * neighbouring points coincide. */
+int cs_grid_axis(const char *name, double lo, double hi, size_t n, double *v, cs_err *err);
+
 /* Write the landscape atomically: CSV with the header `x,y,value` and one
  * row per grid point (y outer, x inner), or a whitespace matrix (one row per
  * y_j, one column per x_i, after a `#` comment line naming the axes). */

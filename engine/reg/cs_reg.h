@@ -125,6 +125,10 @@ size_t cs_reg_extra(const cs_reg *reg);
 
 /* The instance's target family (holder and si: that of their base). */
 cs_target_family cs_reg_family(const cs_reg *reg);
+/* ‖x − q‖/‖x‖ for the point q of the family's target set nearest to x
+ * (any scale a >= 0): BIN, OSB and TER; NaN for the other families; 0 at
+ * x = 0 (the scale a = 0). */
+double cs_target_distance(cs_target_family family, const double *x, size_t n);
 /* The hand-written kernel of this instance: the entry's, when the instance
  * has no parameters; CS_REG_KERNEL_NONE otherwise. */
 cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg);

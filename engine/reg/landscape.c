@@ -53,9 +53,7 @@ static int check_spec(const cs_reg *reg, const cs_landscape_spec *s, cs_err *err
     return CS_OK;
 }
 
-/* Grid coordinates: symmetric about the box centre to the last bit, ends
- * exact; an error when neighbouring points coincide. */
-static int fill_axis(const char *name, double lo, double hi, size_t n, double *v, cs_err *err)
+int cs_grid_axis(const char *name, double lo, double hi, size_t n, double *v, cs_err *err)
 {
     double c = 0.5 * lo + 0.5 * hi, h = 0.5 * hi - 0.5 * lo, m = (double)(n - 1);
     for (size_t i = 0; i < n; i++) {
@@ -81,12 +79,14 @@ cs_target_family cs_landscape_family(const cs_reg *reg)
     return f == CS_TARGET_BIN || f == CS_TARGET_OSB || f == CS_TARGET_TER ? f : CS_TARGET_NONE;
 }
 
-/* The line t*(dx, dy) clipped to the box; 0 when it misses it. */
-static int clip_line(double dx, double dy, double x0, double x1, double y0, double y1,
-                     cs_landscape_curve *c)
+int cs_landscape_clip(double px, double py, double dx, double dy, double x0, double x1,
+                      double y0, double y1, cs_landscape_curve *c)
 {
     double tlo = -INFINITY, thi = INFINITY;
-    const double d[2] = {dx, dy}, lo[2] = {x0, y0}, hi[2] = {x1, y1};
+    const double p[2] = {px, py}, d[2] = {dx, dy}, lo[2] = {x0 - px, y0 - py},
+                 hi[2] = {x1 - px, y1 - py};
+    if (!isfinite(px) || !isfinite(py) || !isfinite(dx) || !isfinite(dy) || (dx == 0 && dy == 0))
+        return 0;
     for (int k = 0; k < 2; k++) {
         if (d[k] == 0) {
             if (lo[k] > 0 || hi[k] < 0)
@@ -106,7 +106,8 @@ static int clip_line(double dx, double dy, double x0, double x1, double y0, doub
     }
     if (!(tlo < thi))
         return 0;
-    *c = (cs_landscape_curve){{tlo * dx, thi * dx}, {tlo * dy, thi * dy}, 2};
+    *c = (cs_landscape_curve){{p[0] + tlo * dx, p[0] + thi * dx}, {p[1] + tlo * dy, p[1] + thi * dy},
+                              2};
     return 1;
 }
 
@@ -160,7 +161,8 @@ size_t cs_landscape_targets(cs_target_family family, const double *at, size_t n,
         if (family == CS_TARGET_BIN || family == CS_TARGET_TER)
             dirs[nd][0] = 1, dirs[nd][1] = -1, nd++;  /* x = -y */
         for (size_t k = 0; k < nd; k++)
-            m += (size_t)clip_line(dirs[k][0], dirs[k][1], x0, x1, y0, y1, &out[m]);
+            m += (size_t)cs_landscape_clip(0, 0, dirs[k][0], dirs[k][1], x0, x1, y0, y1,
+                                           &out[m]);
         return m;
     }
     /* isolated points: the values allowed for each of the two coordinates */
@@ -263,9 +265,9 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
     }
     if (spec->at)
         memcpy(v, spec->at, n * sizeof *v);
-    rc = fill_axis("x", l->x0, l->x1, l->nx, l->xs, err);
+    rc = cs_grid_axis("x", l->x0, l->x1, l->nx, l->xs, err);
     if (!rc)
-        rc = fill_axis("y", l->y0, l->y1, l->ny, l->ys, err);
+        rc = cs_grid_axis("y", l->y0, l->y1, l->ny, l->ys, err);
     if (!rc)
         rc = eval_grid(l, reg, spec, v, n, err);
     free(v);

@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static int too_costly(const char *line)
 {
     static const char *heavy[] = {"sweep", "solve", "maxcut", "train", "finetune",
-                                  "evaluate", "step", "problem", NULL};
+                                  "evaluate", "step", "problem", "basins", NULL};
     while (*line == ' ' || *line == '\t')
         line++;
     for (size_t i = 0; heavy[i]; i++) {

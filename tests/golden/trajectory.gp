@@ -14,12 +14,6 @@ set style line 100 lc rgb '#c8c8c8' lw 1 dt 3
 set border lw 1.2
 set tics out nomirror
 set output '/tmp/traj.png'
-$P << EOD
-1.5 0.3
-1.2 0.5
-1 0.8
-0.9 0.9
-EOD
 # landscape: 6 x 5 grid, colour = log10(max(z, floor))
 # floor = 1.6e-05
 $Z << EOD
@@ -161,5 +155,32 @@ set palette defined (0 '#440154', 1 '#472C7A', 2 '#3B518B', 3 '#2C718E', 4 '#219
 set cblabel 'log_{10} ℓ_{bin}(x)' enhanced
 set size ratio -1
 set key outside top center horizontal
-plot $Z using 1:2:3 with image notitle, $C using 1:2:3:4 with vectors nohead lc rgb '#70FFFFFF' lw 1 notitle, $TL using 1:2 with lines lc rgb '#D55E00' lw 2.5 dt 2 title 'target set' noenhanced, $TP using 1:2 with points pt 7 ps 1.8 lc rgb '#D55E00' notitle, $P using 1:2 with linespoints lc rgb '#000000' lw 4 pt 7 ps 0.8 title 'FISTA iterates' enhanced, $P using 1:2 with linespoints lc rgb '#FFFFFF' lw 1.5 pt 7 ps 0.5 notitle, $P every ::0::0 using 1:2 with points pt 7 ps 2.2 lc rgb '#FFFFFF' notitle, $P every ::0::0 using 1:2 with points pt 6 ps 2.2 lw 2 lc rgb '#000000' title 'start' noenhanced, $P every ::3::3 using 1:2 with points pt 5 ps 2 lc rgb '#FFFFFF' notitle, $P every ::3::3 using 1:2 with points pt 4 ps 2 lw 2 lc rgb '#000000' title 'end' noenhanced
+$GC << EOD
+0.8 1
+2 -0.2
+EOD
+$GF << EOD
+-1.5 -0.2
+-1 0.4
+-0.6 0.6
+
+EOD
+$GS << EOD
+1.5 0.3
+1.2 0.5
+1 0.8
+0.9 0.9
+
+EOD
+$GT << EOD
+-1.5 -0.2
+1.5 0.3
+EOD
+$GX << EOD
+0.9 0.9
+EOD
+$GI << EOD
+0.9 0.9
+EOD
+plot $Z using 1:2:3 with image notitle, $C using 1:2:3:4 with vectors nohead lc rgb '#70FFFFFF' lw 1 notitle, $TL using 1:2 with lines lc rgb '#D55E00' lw 2.5 dt 2 title 'target set' noenhanced, $TP using 1:2 with points pt 7 ps 1.8 lc rgb '#D55E00' notitle, $GC using 1:2 with lines lc rgb '#CC79A7' lw 2.5 title 'feasible set Ax = b' noenhanced, $GF using 1:2 with linespoints lc rgb '#000000' lw 2 pt 7 ps 0.5 title 'other starts' noenhanced, $GF using 1:2 with linespoints lc rgb '#BBBBBB' lw 0.8 pt 7 ps 0.3 notitle, $GS using 1:2 with linespoints lc rgb '#000000' lw 4 pt 7 ps 0.8 title 'FISTA iterates' enhanced, $GS using 1:2 with linespoints lc rgb '#FFFFFF' lw 1.5 pt 7 ps 0.5 notitle, $GT using 1:2 with points pt 7 ps 2.2 lc rgb '#FFFFFF' notitle, $GT using 1:2 with points pt 6 ps 2.2 lw 2 lc rgb '#000000' title 'starts' noenhanced, $GX using 1:2 with points pt 3 ps 2.6 lw 3 lc rgb '#56B4E9' title 'x^{*}' enhanced, $GI using 1:2 with points pt 5 ps 2 lc rgb '#FFFFFF' notitle, $GI using 1:2 with points pt 4 ps 2 lw 2 lc rgb '#000000' title 'iterate' noenhanced
 unset output

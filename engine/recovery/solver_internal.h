@@ -1,0 +1,81 @@
+/* solver_internal.h — the solver's state, shared by its files (solver.c:
+ * setup, steps and accessors; solver_fns.c: the objectives, projections and
+ * oracle handed to FISTA and Douglas–Rachford; solver_lock.c: restarts in
+ * lockstep). Not a public header. */
+#ifndef CS_SOLVER_INTERNAL_H
+#define CS_SOLVER_INTERNAL_H
+
+#include "cs_dr.h"
+#include "cs_reg_fast.h"
+#include "cs_rng.h"
+#include "cs_solver.h"
+
+struct cs_solver {
+    cs_problem *prob;
+    cs_kind kind;
+    cs_solve_opts o;
+    cs_algo algo;
+    char method[256];     /* canonical method text NAME:k=v:... */
+    char name[256];       /* its regularizer's name */
+    cs_reg *reg;
+    size_t N, cols, nx;   /* x part: N×cols */
+    size_t n;             /* variable length (extras; 2bit: 2N) */
+    size_t extra;
+    long maxit;
+    int max_starts;
+    double lambda, tol_ok;
+    cs_reg_kernel fast;   /* the hand-written kernel used (bin, osb, ter), or NONE */
+    const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
+    double xstar_norm;
+    cs_fista *fista;
+    cs_fista **pool;      /* starts 2.. run in lockstep (lockstep_starts) */
+    int npool;
+    cs_fista_fns ffns;
+    cs_fista_opts fopts;
+    cs_dr *dr;
+    uint64_t seed, stream;
+    cs_rng rng;
+    int start;            /* starts begun */
+    int in_start;         /* a start is running */
+    int done, success;
+    long iters, last_iters;
+    double seconds;
+    cs_end end;
+    double *x0, *xhat, *gtmp, *rtmp;
+    int have_result;
+    cs_solve_result res;  /* of the last finished start */
+    cs_trace_rec *trace;
+    size_t ntrace, captrace;
+    cs_trial_rec *ledger;  /* every trial step (trace on, FISTA) */
+    size_t nledger, capledger;
+    double *path;         /* opts.path: x parts, start points first (nx each) */
+    int *path_start;      /* the start of each point */
+    size_t npath, cappath;
+    double *start_x;      /* the first start's point when set (n entries), else NULL */
+};
+
+/* solver_fns.c: the callbacks FISTA and DR get (ctx = the solver). */
+int solver_fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *err);
+int solver_fgn_bin(void *ctx, const double *x, double *f, double *grad, double *gnorm,
+                   cs_err *err);
+int solver_fg_2bit(void *ctx, const double *y, double *f, double *grad, cs_err *err);
+int solver_fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err *err);
+void solver_prox_affine(void *ctx, const double *z, double *x, double t);
+void solver_dir_affine(void *ctx, const double *g, double *d);
+void solver_project_affine(void *ctx, const double *z, double *x);
+void solver_prox_box(void *ctx, const double *z, double *x, double t);
+int solver_oracle(void *ctx, const double *x, double *metric);
+int solver_maxcut_hit(cs_solver *s, const double *x);
+/* The x part of a full variable v (2bit: y1 + y2 into s->xhat). */
+const double *solver_x_part(cs_solver *s, const double *v);
+
+/* solver.c */
+int solver_begin_start(cs_solver *s, cs_err *err);
+void solver_finish_start(cs_solver *s);
+int solver_judge(cs_solver *s, const double *v, cs_solve_result *r);
+
+/* solver_lock.c: the remaining starts in lockstep, when allowed. */
+int solver_lockstep_ok(const cs_solver *s);
+int solver_lockstep_starts(cs_solver *s, cs_err *err);
+
+#endif

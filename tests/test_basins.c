@@ -1,0 +1,199 @@
+/* test_basins.c — the basin explorer in the engine (classes of 31×31
+ * starts on a 2D problem, independence of the thread count, slices of a
+ * larger problem), the feasible set on a slice, and the distance to a
+ * target set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_basins.h"
+#include "cs_geometry.h"
+#include "cs_problem.h"
+#include "cs_reg.h"
+
+static cs_problem *make(const char *kind, size_t N, size_t M, uint64_t stream)
+{
+    cs_problem_spec sp = {.N = N, .M = M};
+    assert_int_equal(cs_problem_kind_parse(kind, &sp.kind, NULL), 0);
+    cs_problem *p = NULL;
+    cs_err err;
+    if (cs_problem_new(&p, &sp, 5, stream, &err))
+        fail_msg("problem: %s", err.msg);
+    return p;
+}
+
+static cs_basins *run(cs_problem *p, const char *method, size_t res, int threads)
+{
+    cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .res = res, .method = method,
+                         .seed = 5, .stream = 9, .threads = threads};
+    cs_basins *b = NULL;
+    cs_err err;
+    if (cs_basins_run(&b, p, &sp, &err))
+        fail_msg("basins: %s", err.msg);
+    return b;
+}
+
+/* bin on a line: ℓbin = (x1² − x2²)² is 0 on the two diagonals, which the
+ * line Ax = b meets at x* and at one other point; its only other stationary
+ * point on the line is a maximum, so every start ends at one of the two. */
+static void test_basins_bin_plane(void **state)
+{
+    (void)state;
+    cs_problem *p = make("bin", 2, 1, 3);
+    cs_basins *b = run(p, NULL, 31, 2);
+    assert_int_equal(b->res, 31);
+    size_t total = 0;
+    for (int c = 0; c < CS_BASIN_CLASSES; c++)
+        total += b->counts[c];
+    assert_int_equal(total, 31 * 31);
+    assert_true(b->counts[CS_BASIN_SUCCESS] > 0);
+    assert_true(b->counts[CS_BASIN_SUCCESS] + b->counts[CS_BASIN_OTHER] >= 31 * 31 - 31);
+    assert_int_equal(b->counts[CS_BASIN_SPURIOUS], 0);
+    /* clusters: x* and the other point of the target set on the line */
+    size_t in_clusters = 0;
+    const double *xs = cs_problem_xstar(p);
+    for (size_t c = 0; c < b->nclusters; c++) {
+        const cs_basin_cluster *cl = &b->clusters[c];
+        in_clusters += cl->count;
+        if (cl->cls == CS_BASIN_SUCCESS)
+            assert_true(hypot(cl->xy[0] - xs[0], cl->xy[1] - xs[1]) < 0.02 * M_SQRT2);
+        if (cl->cls == CS_BASIN_OTHER)
+            assert_true(fabs(fabs(cl->xy[0]) - fabs(cl->xy[1])) < 1e-3);
+        if (c)
+            assert_true(b->clusters[c - 1].count >= cl->count);
+    }
+    assert_int_equal(in_clusters, 31 * 31);
+    /* every start's class agrees with its end point */
+    for (size_t k = 0; k < 31 * 31; k++) {
+        double e = hypot(b->end[2 * k] - xs[0], b->end[2 * k + 1] - xs[1]) / M_SQRT2;
+        if (b->cls[k] == CS_BASIN_SUCCESS)
+            assert_true(e <= 1e-2);
+        else
+            assert_true(e > 1e-2);
+        assert_true(b->rel_err[k] == e || fabs(b->rel_err[k] - e) < 1e-12);
+    }
+    /* the same on one thread, to the bit */
+    cs_basins *b1 = run(p, NULL, 31, 1);
+    assert_memory_equal(b->cls, b1->cls, 31 * 31 * sizeof *b->cls);
+    assert_memory_equal(b->end, b1->end, 2 * 31 * 31 * sizeof *b->end);
+    assert_memory_equal(b->cluster, b1->cluster, 31 * 31 * sizeof *b->cluster);
+    cs_basins_free(b1);
+    cs_basins_free(b);
+    cs_problem_free(p);
+}
+
+/* A slice of a larger problem: starts are x* with two coordinates moved. */
+static void test_basins_slice(void **state)
+{
+    (void)state;
+    cs_problem *p = make("bin", 12, 8, 4);
+    cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .res = 9, .dims = {2, 5},
+                         .seed = 5, .stream = 9, .threads = 2, .opts = {.maxit = 500}};
+    cs_basins *b = NULL;
+    cs_err err;
+    assert_int_equal(cs_basins_run(&b, p, &sp, &err), 0);
+    assert_int_equal(b->dims[0], 2);
+    assert_int_equal(b->dims[1], 5);
+    size_t total = 0;
+    for (int c = 0; c < CS_BASIN_CLASSES; c++)
+        total += b->counts[c];
+    assert_int_equal(total, 81);
+    /* the start at x*'s own coordinates is x*: a success */
+    const double *xs = cs_problem_xstar(p);
+    int i = xs[2] > 0 ? 6 : 2, j = xs[5] > 0 ? 6 : 2;   /* ±1 on the grid -2..2 step 0.5 */
+    assert_int_equal(b->cls[j * 9 + i], CS_BASIN_SUCCESS);
+    cs_basins_free(b);
+    /* errors */
+    sp.dims[1] = 2;
+    assert_int_equal(cs_basins_run(&b, p, &sp, &err), CS_EINVAL);
+    sp.dims[1] = 5;
+    sp.method = "linf";
+    assert_int_equal(cs_basins_run(&b, p, &sp, &err), CS_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "convex"));
+    cs_problem_free(p);
+}
+
+/* The feasible set on a slice, against the equations. */
+static void test_constraint_slice(void **state)
+{
+    (void)state;
+    cs_landscape_curve c;
+    cs_problem *p = make("bin", 2, 1, 3);
+    const double *A = cs_problem_A(p), *b = cs_problem_b(p), *xs = cs_problem_xstar(p);
+    size_t dims[2] = {0, 1};
+    assert_int_equal(cs_problem_constraint_slice(p, NULL, dims, -2, 2, -2, 2, &c), 1);
+    assert_int_equal(c.n, 2);
+    for (int k = 0; k < 2; k++) {
+        assert_true(fabs(A[0] * c.x[k] + A[1] * c.y[k] - b[0]) < 1e-12);
+        /* the ends lie on the box */
+        assert_true(fabs(fabs(c.x[k]) - 2) < 1e-12 || fabs(fabs(c.y[k]) - 2) < 1e-12);
+    }
+    /* x* is on the line */
+    double cross = (c.x[1] - c.x[0]) * (xs[1] - c.y[0]) - (c.y[1] - c.y[0]) * (xs[0] - c.x[0]);
+    assert_true(fabs(cross) < 1e-9);
+    cs_problem_free(p);
+    /* M = 2: the point x* */
+    p = make("bin", 2, 2, 3);
+    xs = cs_problem_xstar(p);
+    assert_int_equal(cs_problem_constraint_slice(p, NULL, dims, -2, 2, -2, 2, &c), 1);
+    assert_int_equal(c.n, 1);
+    assert_true(fabs(c.x[0] - xs[0]) < 1e-9 && fabs(c.y[0] - xs[1]) < 1e-9);
+    assert_int_equal(cs_problem_constraint_slice(p, NULL, dims, 3, 4, 3, 4, &c), 0);
+    cs_problem_free(p);
+    /* N = 6, M = 1: the slice through x* is a line through it */
+    p = make("bin", 6, 1, 3);
+    A = cs_problem_A(p);
+    xs = cs_problem_xstar(p);
+    size_t d2[2] = {1, 4};
+    assert_int_equal(cs_problem_constraint_slice(p, xs, d2, -2, 2, -2, 2, &c), 1);
+    assert_int_equal(c.n, 2);
+    for (int k = 0; k < 2; k++)
+        assert_true(fabs(A[1] * (c.x[k] - xs[1]) + A[4] * (c.y[k] - xs[4])) < 1e-9);
+    cs_problem_free(p);
+    /* N = 6, M = 3: through a feasible point, only that point */
+    p = make("bin", 6, 3, 3);
+    xs = cs_problem_xstar(p);
+    assert_int_equal(cs_problem_constraint_slice(p, xs, d2, -2, 2, -2, 2, &c), 1);
+    assert_int_equal(c.n, 1);
+    assert_true(fabs(c.x[0] - xs[1]) < 1e-9 && fabs(c.y[0] - xs[4]) < 1e-9);
+    /* through an infeasible point: nothing */
+    double off[6];
+    memcpy(off, xs, sizeof off);
+    off[0] += 0.5;
+    assert_int_equal(cs_problem_constraint_slice(p, off, d2, -2, 2, -2, 2, &c), 0);
+    cs_problem_free(p);
+}
+
+static void test_target_distance(void **state)
+{
+    (void)state;
+    double x[4] = {1, -1, 1, -1};
+    assert_true(cs_target_distance(CS_TARGET_BIN, x, 4) < 1e-15);
+    double y[2] = {1, 3};   /* a = 2: distance √2 / √10 */
+    assert_true(fabs(cs_target_distance(CS_TARGET_BIN, y, 2) - sqrt(0.2)) < 1e-15);
+    double t[3] = {0, 2, -2};
+    assert_true(cs_target_distance(CS_TARGET_TER, t, 3) < 1e-15);
+    assert_true(cs_target_distance(CS_TARGET_BIN, t, 3) > 0.1);
+    double o[3] = {0, 2, 2.2};   /* osb: a = 2.1, distance 0.1√2 / √8.84 */
+    assert_true(fabs(cs_target_distance(CS_TARGET_OSB, o, 3) - 0.1 * sqrt(2 / 8.84)) < 1e-12);
+    double neg[2] = {-1, -1};    /* osb levels are {0, a}, a >= 0: far */
+    assert_true(fabs(cs_target_distance(CS_TARGET_OSB, neg, 2) - 1) < 1e-15);
+    assert_true(isnan(cs_target_distance(CS_TARGET_EIG, x, 4)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basins_bin_plane),
+        cmocka_unit_test(test_basins_slice),
+        cmocka_unit_test(test_constraint_slice),
+        cmocka_unit_test(test_target_distance),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
