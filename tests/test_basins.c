@@ -138,6 +138,17 @@ static void test_constraint_slice(void **state)
     double cross = (c.x[1] - c.x[0]) * (xs[1] - c.y[0]) - (c.y[1] - c.y[0]) * (xs[0] - c.x[0]);
     assert_true(fabs(cross) < 1e-9);
     cs_problem_free(p);
+    /* every line of a 1x2 problem is found: the consistency test once
+     * rejected exactly consistent lines (a difference of squares rounded,
+     * then a square root made 1e-16 into 1e-8) for about a third of draws */
+    for (uint64_t stream = 1; stream <= 60; stream++) {
+        p = make("bin", 2, 1, stream);
+        A = cs_problem_A(p), b = cs_problem_b(p);
+        assert_int_equal(cs_problem_constraint_slice(p, NULL, dims, -2, 2, -2, 2, &c), 1);
+        for (int k = 0; k < 2; k++)
+            assert_true(fabs(A[0] * c.x[k] + A[1] * c.y[k] - b[0]) < 1e-12);
+        cs_problem_free(p);
+    }
     /* M = 2: the point x* */
     p = make("bin", 2, 2, 3);
     xs = cs_problem_xstar(p);

@@ -4,7 +4,11 @@
 #include <math.h>
 
 #define RANK_TOL 1e-10      /* relative determinant below which the slice is a line */
-#define CONSISTENT_TOL 1e-8 /* relative residual of the slice's equations */
+/* Squared residual of the slice's equations, relative to ‖b‖² + ‖A·at‖²,
+ * below which they are consistent. Squared: the residual comes out of a
+ * difference of squares, whose rounding (~1e-16 relative) would become
+ * ~1e-8 after a square root and reject exactly consistent lines. */
+#define CONSISTENT_TOL2 1e-12
 
 int cs_problem_constraint_slice(const cs_problem *p, const double *at, const size_t dims[2],
                                 double x0, double x1, double y0, double y1,
@@ -29,7 +33,7 @@ int cs_problem_constraint_slice(const cs_problem *p, const double *at, const siz
         uu += u * u, uv += u * v, vv += v * v, ur += u * r, vr += v * r, rr += r * r;
         scale += b[i] * b[i] + ax * ax;
     }
-    double tol = CONSISTENT_TOL * (sqrt(scale) + 1e-300);
+    double tol2 = CONSISTENT_TOL2 * (scale + 1e-300);
     if (!(uu > 0 || vv > 0))
         return 0;
     double det = uu * vv - uv * uv;
@@ -38,7 +42,7 @@ int cs_problem_constraint_slice(const cs_problem *p, const double *at, const siz
         /* ‖s·u + t·v − r‖² = rr − 2(s·ur + t·vr) + s²uu + 2st·uv + t²vv */
         double res2 = rr - 2 * (s * ur + t * vr) + s * s * uu + 2 * s * t * uv + t * t * vv;
         double x = px + s, y = py + t;
-        if (sqrt(fmax(res2, 0.0)) > tol || x < x0 || x > x1 || y < y0 || y > y1)
+        if (res2 > tol2 || x < x0 || x > x1 || y < y0 || y > y1)
             return 0;
         *out = (cs_landscape_curve){{x, x}, {y, y}, 1};
         return 1;
@@ -49,7 +53,7 @@ int cs_problem_constraint_slice(const cs_problem *p, const double *at, const siz
     double ww = use_u ? uu : vv;
     double alpha = (use_u ? uu : uv) / ww, beta = (use_u ? uv : vv) / ww;
     double rho = (use_u ? ur : vr) / ww;
-    if (sqrt(fmax(rr - rho * rho * ww, 0.0)) > tol)
+    if (rr - rho * rho * ww > tol2)
         return 0;
     double sx = fabs(alpha) >= fabs(beta) ? rho / alpha : 0.0;
     double sy = fabs(alpha) >= fabs(beta) ? 0.0 : rho / beta;
