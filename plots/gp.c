@@ -634,16 +634,18 @@ int cs_gp_check_path(const char *path, cs_err *err)
     int rc = cs_gp_check_name(path, err);
     if (rc != CS_OK)
         return rc;
-    const char *slash = strrchr(path, '/');
+    /* missing folders are made at the write (cs_make_parents); the nearest
+     * existing one must be a folder */
     struct stat st;
-    if (slash) {
-        char dir[4096];
-        size_t dn = slash == path ? 1 : (size_t)(slash - path);
-        memcpy(dir, path, dn);
-        dir[dn] = '\0';
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return cs_fail(err, CS_EIO, "cannot write '%s': directory '%s' does not exist",
-                           path, dir);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
+        *slash = '\0';
+        if (slash == dir || stat(dir, &st) != 0)
+            continue;
+        if (!S_ISDIR(st.st_mode))
+            return cs_fail(err, CS_EIO, "cannot write '%s': '%s' is not a folder", path, dir);
+        break;
     }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cs_fail(err, CS_EINVAL, "cannot write '%s': it is a directory", path);

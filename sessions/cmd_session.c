@@ -2,12 +2,14 @@
  * session, `save session FILE.csr` writes the journal as a runnable script
  * (not journaled itself), `save model FILE` writes a network checkpoint
  * (journaled, so a replay writes it again). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cs_args.h"
 #include "cs_file.h"
+#include "cs_project.h"
 #include "interp_internal.h"
 #include "nn_state.h"
 
@@ -21,6 +23,10 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
     if (rc)
         return rc;
     FILE *f = fopen(real, "r");
+    /* a project script named from elsewhere (run sessions/fig1a-quick.csr) */
+    if (!f && errno == ENOENT && path[0] != '/' && !in->opts.sandbox_dir &&
+        cs_project_find(path, real, sizeof real) == 0)
+        f = fopen(real, "r");
     if (!f)
         return cs_fail(err, CS_EIO, "cannot open '%s': %m", path);
     char *line = NULL;

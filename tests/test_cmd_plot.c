@@ -598,6 +598,12 @@ static void test_errors(void **state)
     ok(f, "landscape res=5 out=newdir/sub/x.csv");
     assert_int_equal(access("newdir/sub/x.csv", R_OK), 0);
     assert_int_equal(unlink("newdir/sub/x.csv") | rmdir("newdir/sub") | rmdir("newdir"), 0);
+    cs_err gerr;
+    if (cs_plot_available(&gerr) == CS_OK) {   /* the same for an image gnuplot writes */
+        ok(f, "landscape res=5 out=newdir/sub/x.svg");
+        assert_int_equal(access("newdir/sub/x.svg", R_OK), 0);
+        assert_int_equal(unlink("newdir/sub/x.svg") | rmdir("newdir/sub") | rmdir("newdir"), 0);
+    }
     FILE *in_way = fopen("afile", "w");
     assert_non_null(in_way);
     fclose(in_way);

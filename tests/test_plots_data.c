@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plot.h"
 #include "plot_util.h"
@@ -201,11 +202,16 @@ static void test_bad_input(void **state)
     assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.out = "x.png"}, &err), CS_EDIM);
     d = land_data();
     assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.out = "x.jpg"}, &err), CS_EINVAL);
-    assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.out = "/nonexistent-dir/x.png"}, &err),
-                     CS_EIO);
-    assert_string_equal(err.msg,
-                        "cannot write '/nonexistent-dir/x.png': directory '/nonexistent-dir' "
-                        "does not exist");
+    /* missing folders are made; a file where a folder should be is an error */
+    char file[] = "/tmp/csreg_notdir_XXXXXX", notdir[64], msg[160];
+    int fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(notdir, sizeof notdir, "%s/x.png", file);
+    assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.out = notdir}, &err), CS_EIO);
+    snprintf(msg, sizeof msg, "cannot write '%s': '%s' is not a folder", notdir, file);
+    assert_string_equal(err.msg, msg);
+    unlink(file);
     assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.out = "a\nb.png"}, &err), CS_EINVAL);
     assert_int_equal(cs_plot_landscape(&d, &(cs_plot_opts){.term = CS_PLOT_TERM_DUMB}, &err),
                      CS_EINVAL);
