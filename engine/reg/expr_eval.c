@@ -541,6 +541,7 @@ static int finite_lane(const cs_expr *e, int s, size_t lane, int nd)
 /* The chunk at x (m4 entries) gave a non-finite output at lane: run it
  * again one instruction at a time and follow where that lane's non-finite
  * value came from. */
+/* coord: 1-based, as users count coordinates everywhere else */
 static int report(const cs_expr *e, const double *xs, size_t m4, size_t lane, size_t coord,
                   double xv, int nd, cs_err *err)
 {
@@ -636,7 +637,7 @@ int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double 
         if (nd)
             memcpy(df + off, D, m * sizeof *df);
         if (bad)
-            return report(e, xs, m4, lane, off + lane, xv, nd, err);
+            return report(e, xs, m4, lane, off + lane + 1, xv, nd, err);
     }
     return CS_OK;
 }
