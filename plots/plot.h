@@ -66,6 +66,10 @@ typedef struct cs_plot_landscape_data {
     const char *xlabel, *ylabel;  /* literal overrides of the axis labels (NULL: x_{i}) */
     const cs_plot_curve *target;  /* target set: curves and points (may be NULL) */
     size_t ntarget;
+    const double *mark_x, *mark_y;  /* points marked on top (spurious stationary points of
+                                       `reg analyze`); may be NULL when nmarks is 0 */
+    size_t nmarks;
+    const char *mark_label;   /* their legend entry, literal; NULL: "spurious stationary points" */
 } cs_plot_landscape_data;
 
 /* trajectory: iterates over a landscape. */

@@ -183,3 +183,110 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
     }
     return CS_OK;
 }
+
+/* x=lo:hi or lo:step:hi (the ends); lo < hi. */
+int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo,
+                   double *hi, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    if (!a)
+        return CS_OK;
+    const char *t = a->value, *c1 = strchr(t, ':'), *c2 = c1 ? strrchr(t, ':') : NULL;
+    cs_err sub;
+    int rc = CS_OK;
+    char part[2][128];
+    if (!c1 || (c2 != c1 && strchr(c1 + 1, ':') != c2)) {
+        rc = cs_fail(&sub, CS_EINVAL, "expected lo:hi (or lo:step:hi)");
+    } else if ((size_t)(c1 - t) >= sizeof part[0] || strlen(c2 + 1) >= sizeof part[1]) {
+        rc = cs_fail(&sub, CS_EINVAL, "number too long");
+    } else {
+        memcpy(part[0], t, (size_t)(c1 - t));
+        part[0][c1 - t] = '\0';
+        snprintf(part[1], sizeof part[1], "%s", c2 + 1);
+        double step = 0;
+        if (c2 != c1) {
+            char mid[128];
+            size_t ml = (size_t)(c2 - c1 - 1);
+            if (ml >= sizeof mid) {
+                rc = cs_fail(&sub, CS_EINVAL, "number too long");
+            } else {
+                memcpy(mid, c1 + 1, ml);
+                mid[ml] = '\0';
+                rc = cs_parse_double(mid, &step, &sub);
+                if (!rc && !(step > 0))
+                    rc = cs_fail(&sub, CS_EINVAL, "the step must be positive");
+            }
+        }
+        if (!rc)
+            rc = cs_parse_double(part[0], lo, &sub);
+        if (!rc)
+            rc = cs_parse_double(part[1], hi, &sub);
+        if (!rc && !(*lo < *hi))
+            rc = cs_fail(&sub, CS_EINVAL, "lo must be less than hi");
+    }
+    if (rc) {
+        in->err_col = a->col;
+        return cs_fail(err, rc, "%s=%s: %s", key, t, sub.msg);
+    }
+    return CS_OK;
+}
+
+/* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
+int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n,
+                     size_t dims[2], cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "at"), *d = cs_cmdline_key(cl, "dims");
+    cs_err sub;
+    *at = NULL;
+    *n = 0;
+    dims[0] = 0;
+    dims[1] = 1;
+    if (!a) {
+        if (d) {
+            in->err_col = d->col;
+            return cs_fail(err, CS_EINVAL, "dims=%s needs at=X (the point the slice goes "
+                           "through)", d->value);
+        }
+        return CS_OK;
+    }
+    size_t rows, cols;
+    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
+    if (!rc && rows != 1 && cols != 1) {
+        rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
+    } else if (!rc && rows * cols < 2) {
+        rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
+    }
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        in->err_col = a->col;
+        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+    }
+    *n = rows * cols;
+    if (!d)
+        return CS_OK;
+    double *dv = NULL;
+    rc = cs_parse_matrix(d->value, &dv, &rows, &cols, &sub);
+    if (!rc && rows * cols != 2)
+        rc = cs_fail(&sub, CS_EINVAL, "expected two coordinates i,j");
+    for (int k = 0; !rc && k < 2; k++) {
+        double v = dv[k];
+        if (v != (double)(long)v)
+            rc = cs_fail(&sub, CS_EINVAL, "coordinate %g is not an integer", v);
+        else if (v < 1 || v > (double)*n)
+            rc = cs_fail(&sub, CS_EDIM, "coordinate %g is out of range [1, %zu] (X has %zu "
+                         "entries)", v, *n, *n);
+        else
+            dims[k] = (size_t)v - 1;
+    }
+    if (!rc && dims[0] == dims[1])
+        rc = cs_fail(&sub, CS_EINVAL, "the two coordinates must differ");
+    free(dv);
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        in->err_col = d->col;
+        return cs_fail(err, rc, "dims=%s: %s", d->value, sub.msg);
+    }
+    return CS_OK;
+}

@@ -62,113 +62,6 @@ CS_CMD_GROUP(cs_group_plot, plot_commands);
 
 /* ---- arguments ----------------------------------------------------------------- */
 
-/* x=lo:hi or lo:step:hi (the ends); lo < hi. */
-static int arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo,
-                   double *hi, cs_err *err)
-{
-    const cs_arg *a = cs_cmdline_key(cl, key);
-    if (!a)
-        return CS_OK;
-    const char *t = a->value, *c1 = strchr(t, ':'), *c2 = c1 ? strrchr(t, ':') : NULL;
-    cs_err sub;
-    int rc = CS_OK;
-    char part[2][128];
-    if (!c1 || (c2 != c1 && strchr(c1 + 1, ':') != c2)) {
-        rc = cs_fail(&sub, CS_EINVAL, "expected lo:hi (or lo:step:hi)");
-    } else if ((size_t)(c1 - t) >= sizeof part[0] || strlen(c2 + 1) >= sizeof part[1]) {
-        rc = cs_fail(&sub, CS_EINVAL, "number too long");
-    } else {
-        memcpy(part[0], t, (size_t)(c1 - t));
-        part[0][c1 - t] = '\0';
-        snprintf(part[1], sizeof part[1], "%s", c2 + 1);
-        double step = 0;
-        if (c2 != c1) {
-            char mid[128];
-            size_t ml = (size_t)(c2 - c1 - 1);
-            if (ml >= sizeof mid) {
-                rc = cs_fail(&sub, CS_EINVAL, "number too long");
-            } else {
-                memcpy(mid, c1 + 1, ml);
-                mid[ml] = '\0';
-                rc = cs_parse_double(mid, &step, &sub);
-                if (!rc && !(step > 0))
-                    rc = cs_fail(&sub, CS_EINVAL, "the step must be positive");
-            }
-        }
-        if (!rc)
-            rc = cs_parse_double(part[0], lo, &sub);
-        if (!rc)
-            rc = cs_parse_double(part[1], hi, &sub);
-        if (!rc && !(*lo < *hi))
-            rc = cs_fail(&sub, CS_EINVAL, "lo must be less than hi");
-    }
-    if (rc) {
-        in->err_col = a->col;
-        return cs_fail(err, rc, "%s=%s: %s", key, t, sub.msg);
-    }
-    return CS_OK;
-}
-
-/* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
-static int arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n,
-                     size_t dims[2], cs_err *err)
-{
-    const cs_arg *a = cs_cmdline_key(cl, "at"), *d = cs_cmdline_key(cl, "dims");
-    cs_err sub;
-    *at = NULL;
-    *n = 0;
-    dims[0] = 0;
-    dims[1] = 1;
-    if (!a) {
-        if (d) {
-            in->err_col = d->col;
-            return cs_fail(err, CS_EINVAL, "dims=%s needs at=X (the point the slice goes "
-                           "through)", d->value);
-        }
-        return CS_OK;
-    }
-    size_t rows, cols;
-    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
-    if (!rc && rows != 1 && cols != 1) {
-        rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
-    } else if (!rc && rows * cols < 2) {
-        rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
-    }
-    if (rc) {
-        free(*at);
-        *at = NULL;
-        in->err_col = a->col;
-        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
-    }
-    *n = rows * cols;
-    if (!d)
-        return CS_OK;
-    double *dv = NULL;
-    rc = cs_parse_matrix(d->value, &dv, &rows, &cols, &sub);
-    if (!rc && rows * cols != 2)
-        rc = cs_fail(&sub, CS_EINVAL, "expected two coordinates i,j");
-    for (int k = 0; !rc && k < 2; k++) {
-        double v = dv[k];
-        if (v != (double)(long)v)
-            rc = cs_fail(&sub, CS_EINVAL, "coordinate %g is not an integer", v);
-        else if (v < 1 || v > (double)*n)
-            rc = cs_fail(&sub, CS_EDIM, "coordinate %g is out of range [1, %zu] (X has %zu "
-                         "entries)", v, *n, *n);
-        else
-            dims[k] = (size_t)v - 1;
-    }
-    if (!rc && dims[0] == dims[1])
-        rc = cs_fail(&sub, CS_EINVAL, "the two coordinates must differ");
-    free(dv);
-    if (rc) {
-        free(*at);
-        *at = NULL;
-        in->err_col = d->col;
-        return cs_fail(err, rc, "dims=%s: %s", d->value, sub.msg);
-    }
-    return CS_OK;
-}
-
 enum out_kind { OUT_NONE, OUT_CSV, OUT_TXT, OUT_IMAGE };
 
 static int arg_out(cs_interp *in, const cs_cmdline *cl, int *kind, char *path, size_t len,
@@ -214,9 +107,10 @@ static size_t draw_step(size_t n)
     return 1;
 }
 
-/* Deposit the landscape's drawing data in the plot store. */
-static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t dims[2],
-                           int log_scale, int surface, const char *title, cs_err *err)
+int cs_plotstore_landscape_of(cs_interp *in, const char *reg, const cs_landscape *l,
+                              const size_t dims[2], int log_scale, int surface, const char *title,
+                              const double *mark_x, const double *mark_y, size_t nmarks,
+                              cs_err *err)
 {
     size_t sx = draw_step(l->nx), sy = draw_step(l->ny);
     size_t nx = (l->nx - 1) / sx + 1, ny = (l->ny - 1) / sy + 1;
@@ -233,11 +127,12 @@ static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t di
     for (size_t k = 0; k < l->ntarget; k++)
         tc[k] = (cs_plot_curve){l->target[k].x, l->target[k].y, l->target[k].n};
     cs_plot_landscape_data d = {
-        .reg = cs_reg_get_info(in->reg)->name,
+        .reg = reg,
         .nx = nx, .ny = ny, .x0 = l->x0, .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = z,
         .log_scale = log_scale, .surface = surface,
         .dims = {(int)dims[0], (int)dims[1]},
-        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget};
+        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget,
+        .mark_x = mark_x, .mark_y = mark_y, .nmarks = nmarks};
     int rc = cs_plotstore_landscape(in, &d, title, err);
     if (z != l->z)
         free(z);
@@ -274,8 +169,8 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
     char out[4096];
     double *at = NULL;
     int rc;
-    if ((rc = arg_box(in, cl, "x", &spec.x0, &spec.x1, err)) ||
-        (rc = arg_box(in, cl, "y", &spec.y0, &spec.y1, err)) ||
+    if ((rc = cs_arg_box(in, cl, "x", &spec.x0, &spec.x1, err)) ||
+        (rc = cs_arg_box(in, cl, "y", &spec.y0, &spec.y1, err)) ||
         (rc = cs_arg_long(in, cl, "res", 201, CS_LANDSCAPE_MIN_RES, CS_LANDSCAPE_MAX_RES, &r,
                           err)) ||
         (rc = cs_arg_choice(in, cl, "scale", "log|lin", NULL, &scale, err)) ||
@@ -289,7 +184,7 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         return cs_fail(err, CS_EINVAL, "term=%s draws on the screen, out=%s to a file: give one "
                        "of them", term, cs_arg_text(cl, "out", ""));
     }
-    if ((rc = arg_slice(in, cl, &at, &spec.n, spec.dims, err)))
+    if ((rc = cs_arg_slice(in, cl, &at, &spec.n, spec.dims, err)))
         return rc;
     spec.at = at;
     spec.nx = spec.ny = (size_t)r;
@@ -312,7 +207,9 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         log_scale = 0;
     const char *title = cs_arg_text(cl, "title", NULL);
     if (!rc)
-        rc = store_landscape(in, l, spec.dims, log_scale, !strcmp(style, "surface"), title, err);
+        rc = cs_plotstore_landscape_of(in, cs_reg_get_info(in->reg)->name, l, spec.dims,
+                                       log_scale, !strcmp(style, "surface"), title, NULL, NULL,
+                                       0, err);
     if (!rc)
         report(in, l, at, spec.n, spec.dims, log_scale, style, res);
     /* the numbers first: they are written even when drawing fails */

@@ -31,6 +31,13 @@ const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def);
  * *vals is malloc'd. */
 int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
                 double **vals, size_t *n, cs_err *err);
+/* key=lo:hi (or lo:step:hi: its ends) with lo < hi; unchanged when absent. */
+int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo, double *hi,
+               cs_err *err);
+/* at=X (a vector of at least 2 entries, *at malloc'd, NULL when absent) and
+ * dims=i,j (1-based in the text, 0-based in dims; default 1,2). */
+int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, size_t dims[2],
+                 cs_err *err);
 /* Mark the column of `key` (or of positional i when key is NULL) as the error position. */
 void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos);
 

@@ -171,6 +171,9 @@ static cs_plot_landscape_data copy_land(pool *pl, const cs_plot_landscape_data *
     }
     c.target = t;
     c.ntarget = t ? d->ntarget : 0;
+    c.mark_x = dup_vec(pl, d->mark_x, d->nmarks);
+    c.mark_y = dup_vec(pl, d->mark_y, d->nmarks);
+    c.mark_label = pool_str(pl, d->mark_label);
     return c;
 }
 

@@ -126,3 +126,11 @@ char *slurp(const char *path, size_t *len)
     fclose(fp);
     return b;
 }
+
+int list_has(char **c, const char *word)
+{
+    for (size_t i = 0; c && c[i]; i++)
+        if (!strcmp(c[i], word))
+            return 1;
+    return 0;
+}

@@ -35,6 +35,9 @@ void fails(fixture *f, const char *line, const char *needle, int want_col);
 /* A whole file, NUL-terminated, malloc'd (NULL when unreadable); *len may be NULL. */
 char *slurp(const char *path, size_t *len);
 
+/* 1 when the NULL-terminated list c (may be NULL) holds word. */
+int list_has(char **c, const char *word);
+
 /* Remove a folder and the files directly in it. */
 void rm_dir(const char *dir);
 
