@@ -102,6 +102,10 @@ typedef struct cs_plot_landscape_data {
     const cs_plot_curve *target;  /* target set: curves and points (may be NULL) */
     size_t ntarget;
     const cs_plot_geometry *geo;  /* drawn on top (may be NULL) */
+    const double *mark_x, *mark_y;  /* points marked on top (spurious stationary points of
+                                       `reg analyze`); may be NULL when nmarks is 0 */
+    size_t nmarks;
+    const char *mark_label;   /* their legend entry, literal; NULL: "spurious stationary points" */
 } cs_plot_landscape_data;
 
 /* trajectory: the paths of a run over a landscape (land.geo, with at least

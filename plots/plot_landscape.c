@@ -18,6 +18,7 @@ static const char *const viridis[] = {
 
 static const char target_colour[] = "#D55E00";   /* vermillion: stands out on viridis */
 static const char contour_colour[] = "#70FFFFFF"; /* white, partly transparent */
+static const char mark_colour[] = "#FF2A2A";      /* red stars: spurious stationary points */
 
 static int check_landscape(const cs_plot_landscape_data *d, const char *kind, cs_err *err)
 {
@@ -41,6 +42,11 @@ static int check_landscape(const cs_plot_landscape_data *d, const char *kind, cs
     if (rc != CS_OK)
         return rc;
     if ((rc = plot_check_geometry(d->geo, kind, err)) != CS_OK)
+        return rc;
+    if (d->nmarks && (!d->mark_x || !d->mark_y))
+        return cs_fail(err, CS_EINVAL, "%s: %zu marks but no data", kind, d->nmarks);
+    if ((rc = plot_check_finite(d->mark_x, d->nmarks, kind, "mark x", err)) != CS_OK ||
+        (rc = plot_check_finite(d->mark_y, d->nmarks, kind, "mark y", err)) != CS_OK)
         return rc;
     if (d->ntarget && !d->target)
         return cs_fail(err, CS_EINVAL, "%s: %zu target curves but no data", kind, d->ntarget);
@@ -182,6 +188,8 @@ typedef struct land_info {
     int image;        /* heatmap drawn (not on dumb) */
     int has_lines, has_points;
     double vmin, vmax;
+    size_t nmarks;
+    const char *mark_label;
 } land_info;
 
 /* Data blocks and settings of a landscape; the plot command comes later. */
@@ -231,6 +239,15 @@ static void landscape_setup(plot_ctx *c, const cs_plot_landscape_data *d, int tr
     plot_datablock_end(c);
 
     plot_target_blocks(c, d->target, d->ntarget, &li->has_lines, &li->has_points);
+
+    li->nmarks = d->nmarks;
+    li->mark_label = d->mark_label ? d->mark_label : "spurious stationary points";
+    if (d->nmarks) {
+        plot_datablock_begin(c, "$SP");
+        for (size_t k = 0; k < d->nmarks; k++)
+            plot_row(c, (double[2]){d->mark_x[k], d->mark_y[k]}, 2);
+        plot_datablock_end(c);
+    }
 
     int levels = d->contours == 0 ? 10 : d->contours;
     contour_block(c, d, floor_v, li->vmin, li->vmax, levels);
@@ -325,6 +342,11 @@ static void landscape_elems(plot_ctx *c, const land_info *li)
             else
                 plot_elem_title(c, "target set", 1);
         }
+        if (li->nmarks) {
+            cs_gpbuf_printf(b, ", $SP using 1:2:(%s) with points pt 3 ps 2 lw 2 lc rgb '%s'", zb,
+                            mark_colour);
+            plot_elem_title(c, li->mark_label, 1);
+        }
         return;
     }
     if (li->image)
@@ -334,6 +356,10 @@ static void landscape_elems(plot_ctx *c, const land_info *li)
     else
         cs_gpbuf_printf(b, "plot $C using 1:2 with lines lt 1 lw 1 notitle");
     plot_target_elems(c, li->has_lines, li->has_points);
+    if (li->nmarks) {
+        cs_gpbuf_printf(b, ", $SP using 1:2 with points pt 3 ps 2 lw 2 lc rgb '%s'", mark_colour);
+        plot_elem_title(c, li->mark_label, 1);
+    }
 }
 
 void plot_target_blocks(plot_ctx *c, const cs_plot_curve *target, size_t ntarget,

@@ -265,3 +265,43 @@ int cs_arg_dims(cs_interp *in, const cs_cmdline *cl, const char *key, size_t n, 
     dims[1] = got[1];
     return CS_OK;
 }
+
+/* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
+int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, size_t dims[2],
+                 cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "at"), *d = cs_cmdline_key(cl, "dims");
+    cs_err sub;
+    *at = NULL;
+    *n = 0;
+    dims[0] = 0;
+    dims[1] = 1;
+    if (!a) {
+        if (d) {
+            in->err_col = d->col;
+            return cs_fail(err, CS_EINVAL, "dims=%s needs at=X (the point the slice goes "
+                           "through)", d->value);
+        }
+        return CS_OK;
+    }
+    size_t rows, cols;
+    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
+    if (!rc && rows != 1 && cols != 1) {
+        rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
+    } else if (!rc && rows * cols < 2) {
+        rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
+    }
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        in->err_col = a->col;
+        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+    }
+    *n = rows * cols;
+    rc = cs_arg_dims(in, cl, "dims", *n, dims, err);
+    if (rc) {
+        free(*at);
+        *at = NULL;
+    }
+    return rc;
+}

@@ -81,9 +81,13 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
     cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
     size_t nt = 0;
     const double *xs = cs_problem_xstar(st->prob);
-    if (!rc && !cs_method_reg_new(&reg, st->basins_method, st->prob, cs_interp_seed(in), &sub))
-        nt = cs_landscape_targets(cs_landscape_family(reg), xs, b->N, b->dims, b->x0, b->x1,
-                                  b->y0, b->y1, t);
+    if (!rc && !cs_method_reg_new(&reg, st->basins_method, st->prob, cs_interp_seed(in), &sub) &&
+        cs_landscape_family(reg) != CS_TARGET_NONE) {
+        size_t nlevels = 0;
+        const double *levels = cs_reg_target_levels(reg, &nlevels);
+        nt = cs_landscape_targets(levels, nlevels, xs, b->N, b->dims, b->x0, b->x1, b->y0,
+                                  b->y1, t);
+    }
     cs_reg_free(reg);
     for (size_t k = 0; k < nt; k++)
         tc[k] = (cs_plot_curve){t[k].x, t[k].y, t[k].n};

@@ -66,46 +66,6 @@ CS_CMD_GROUP(cs_group_plot, plot_commands);
 
 /* ---- arguments ----------------------------------------------------------------- */
 
-/* at=X (a vector) and dims=i,j (1-based, distinct, within X). */
-static int arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n,
-                     size_t dims[2], cs_err *err)
-{
-    const cs_arg *a = cs_cmdline_key(cl, "at"), *d = cs_cmdline_key(cl, "dims");
-    cs_err sub;
-    *at = NULL;
-    *n = 0;
-    dims[0] = 0;
-    dims[1] = 1;
-    if (!a) {
-        if (d) {
-            in->err_col = d->col;
-            return cs_fail(err, CS_EINVAL, "dims=%s needs at=X (the point the slice goes "
-                           "through)", d->value);
-        }
-        return CS_OK;
-    }
-    size_t rows, cols;
-    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
-    if (!rc && rows != 1 && cols != 1) {
-        rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
-    } else if (!rc && rows * cols < 2) {
-        rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
-    }
-    if (rc) {
-        free(*at);
-        *at = NULL;
-        in->err_col = a->col;
-        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
-    }
-    *n = rows * cols;
-    rc = cs_arg_dims(in, cl, "dims", *n, dims, err);
-    if (rc) {
-        free(*at);
-        *at = NULL;
-    }
-    return rc;
-}
-
 enum out_kind { OUT_NONE, OUT_CSV, OUT_TXT, OUT_IMAGE };
 
 static int arg_out(cs_interp *in, const cs_cmdline *cl, int *kind, char *path, size_t len,
@@ -151,11 +111,12 @@ static size_t draw_step(size_t n)
     return 1;
 }
 
-/* Deposit the landscape's drawing data in the plot store; *layers gets
- * what a drawing of it shows. */
-static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t dims[2],
-                           int log_scale, int surface, const char *title,
-                           const cs_plot_geometry *geo, unsigned *layers, cs_err *err)
+/* Deposit the landscape's drawing data in the plot store; *layers (may be
+ * NULL) gets what a drawing of it shows. */
+int cs_plotstore_landscape_of(cs_interp *in, const char *reg, const cs_landscape *l,
+                              const size_t dims[2], int log_scale, int surface, const char *title,
+                              const cs_plot_geometry *geo, const double *mark_x,
+                              const double *mark_y, size_t nmarks, unsigned *layers, cs_err *err)
 {
     size_t sx = draw_step(l->nx), sy = draw_step(l->ny);
     size_t nx = (l->nx - 1) / sx + 1, ny = (l->ny - 1) / sy + 1;
@@ -172,12 +133,14 @@ static int store_landscape(cs_interp *in, const cs_landscape *l, const size_t di
     for (size_t k = 0; k < l->ntarget; k++)
         tc[k] = (cs_plot_curve){l->target[k].x, l->target[k].y, l->target[k].n};
     cs_plot_landscape_data d = {
-        .reg = cs_reg_get_info(in->reg)->name,
+        .reg = reg,
         .nx = nx, .ny = ny, .x0 = l->x0, .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = z,
         .log_scale = log_scale, .surface = surface,
         .dims = {(int)dims[0], (int)dims[1]},
-        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget, .geo = geo};
-    *layers = cs_plot_layers(&d);
+        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget, .geo = geo,
+        .mark_x = mark_x, .mark_y = mark_y, .nmarks = nmarks};
+    if (layers)
+        *layers = cs_plot_layers(&d);
     int rc = cs_plotstore_landscape(in, &d, title, err);
     if (z != l->z)
         free(z);
@@ -286,7 +249,7 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         return cs_fail(err, CS_EINVAL, "term=%s draws on the screen, out=%s to a file: give one "
                        "of them", term, cs_arg_text(cl, "out", ""));
     }
-    if ((rc = arg_slice(in, cl, &at, &spec.n, spec.dims, err)))
+    if ((rc = cs_arg_slice(in, cl, &at, &spec.n, spec.dims, err)))
         return rc;
     spec.at = at;
     spec.nx = spec.ny = (size_t)r;
@@ -314,8 +277,9 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         rc = solve_geo_make(cs_interp_ext(in, CS_EXT_SOLVE), at, spec.n, spec.dims, l->x0, l->x1,
                             l->y0, l->y1, &geo, err);
     if (!rc)
-        rc = store_landscape(in, l, spec.dims, log_scale, !strcmp(style, "surface"), title,
-                             &geo.g, &layers, err);
+        rc = cs_plotstore_landscape_of(in, cs_reg_get_info(in->reg)->name, l, spec.dims,
+                                       log_scale, !strcmp(style, "surface"), title, &geo.g, NULL,
+                                       NULL, 0, &layers, err);
     if (!rc)
         report(in, l, at, spec.n, spec.dims, log_scale, style, res);
     /* the numbers first: they are written even when drawing fails */

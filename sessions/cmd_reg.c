@@ -1,4 +1,5 @@
-/* cmd_reg.c — `reg` and `eval`: select a regularizer, evaluate it. */
+/* cmd_reg.c — `reg` and `eval`: select a regularizer, evaluate it; `reg
+ * define` and `reg analyze` are in cmd_regdef.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,9 +8,22 @@
 #include "interp_internal.h"
 #include "solve_state.h"
 
+int cs_cmd_reg_define(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+int cs_cmd_reg_analyze(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     const cs_arg *name = cs_cmdline_pos(cl, 0);
+    if (!strcmp(name->value, "define"))
+        return cs_cmd_reg_define(in, cl, res, err);
+    if (!strcmp(name->value, "analyze"))
+        return cs_cmd_reg_analyze(in, cl, res, err);
+    if (cs_cmdline_npos(cl) > 1) {
+        in->err_col = cs_cmdline_pos(cl, 1)->col;
+        return cs_fail(err, CS_EINVAL, "unexpected argument '%s' (usage: reg NAME [key=value "
+                       "...], reg define NAME g=EXPR h=EXPR, reg analyze NAME)",
+                       cs_cmdline_pos(cl, 1)->value);
+    }
     if (!cs_reg_lookup(name->value)) {
         in->err_col = name->col;
         const char *names[64];

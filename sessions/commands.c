@@ -43,9 +43,14 @@ static const cs_cmd_spec core_commands[] = {
     {.name = "regs", .topic = "regularizers", .usage = "regs",
      .summary = "table of all regularizers with formula and target set", .example = "regs",
      .keys = no_keys, .run = cmd_regs},
-    {.name = "reg", .topic = "regularizers", .usage = "reg NAME [key=value ...]",
-     .summary = "select the current regularizer (keys depend on NAME: see help reg NAME)",
-     .example = "reg holder p=2 q=2 r=1 base=bin", .min_pos = 1, .max_pos = 1, .open_keys = 1,
+    {.name = "reg", .topic = "regularizers",
+     .usage = "reg NAME [key=value ...] | reg define NAME g=EXPR h=EXPR [form=cs|holder|si] "
+              "[p= q= r= eps=] [CONST=NUMBER ...] | reg analyze NAME [x= y= res= at= dims= "
+              "plot=FILE]",
+     .summary = "select the current regularizer (keys depend on NAME: see help reg NAME); "
+                "define your own from elementwise g(x), h(x); analyze one (levels, scaling, "
+                "spurious stationary points)",
+     .example = "reg define myter g=x h=x^3", .min_pos = 1, .max_pos = 2, .open_keys = 1,
      .keys = no_keys, .run = cs_cmd_reg, .journal = 1},
     {.name = "eval", .topic = "regularizers", .usage = "eval X",
      .summary = "value and gradient of the current regularizer at X (1,2,3 or rows 1,2;3,4)",
@@ -200,8 +205,12 @@ static void help_command(const cs_cmd_spec *c, cs_result *res)
 
 static void help_reg(const cs_reg_info *r, cs_result *res)
 {
-    cs_result_text(res, "%s — %s\n  formula: %s\n  target set: %s\n", r->name, r->title,
-                   r->formula, r->target);
+    cs_result_text(res, "%s — %s\n  formula: %s\n", r->name, r->title, r->formula);
+    if (r->g && r->h)
+        cs_result_text(res, "  g(x) = %s, h(x) = %s (elementwise)\n", r->g, r->h);
+    else if (r->form != CS_FORM_NONE)
+        cs_result_text(res, "  g(x), h(x): those of the base (key base=)\n");
+    cs_result_text(res, "  target set: %s\n", r->target);
     cs_result_text(res, "  free of spurious stationary points: %s\n",
                    r->spurious_free ? "yes (proven in the paper)" : "not proven");
     if (!r->differentiable)

@@ -141,11 +141,23 @@ static void complete_arg(list *l, const cs_cmd_spec *cmd, const cs_cmdline *cl, 
     const char *name = cmd->name;
     const char *eq = strchr(typed, '=');
     if (!strcmp(name, "reg")) {
-        if (npos == 0 && !eq)
+        const char *first = npos >= 1 ? cs_cmdline_pos(cl, 0)->value : "";
+        int sub = !strcmp(first, "define") || !strcmp(first, "analyze");
+        if (npos == 0 && !eq) {
+            add_choices(l, "", "define|analyze", typed);
             for (size_t i = 0; i < cs_reg_count(); i++)
                 add(l, "", cs_reg_info_at(i)->name, "", typed);
-        else if (npos >= 1)
-            complete_reg_keys(l, cs_cmdline_pos(cl, 0)->value, typed);
+        } else if (npos == 1 && sub && !eq && !strcmp(first, "analyze")) {
+            for (size_t i = 0; i < cs_reg_count(); i++)
+                add(l, "", cs_reg_info_at(i)->name, "", typed);
+        } else if (npos >= 2 && sub && !eq) {
+            static const char *const dk[] = {"g", "h", "form", "p", "q", "r", "eps", NULL};
+            static const char *const ak[] = {"x", "y", "res", "at", "dims", "plot", NULL};
+            for (const char *const *k = !strcmp(first, "define") ? dk : ak; *k; k++)
+                add(l, "", *k, "=", typed);
+        } else if (npos >= 1 && !sub) {
+            complete_reg_keys(l, first, typed);
+        }
         return;
     }
     if (!strcmp(name, "help")) {

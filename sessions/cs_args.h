@@ -39,6 +39,10 @@ int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo,
  * 0-based dims; untouched when the key is absent. */
 int cs_arg_dims(cs_interp *in, const cs_cmdline *cl, const char *key, size_t n, size_t dims[2],
                 cs_err *err);
+/* at=X (a vector of at least 2 entries, *at malloc'd, NULL when absent) and
+ * dims=i,j (1-based in the text, 0-based in dims; default 1,2). */
+int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, size_t dims[2],
+                 cs_err *err);
 /* Mark the column of `key` (or of positional i when key is NULL) as the error position. */
 void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos);
 

@@ -19,6 +19,7 @@
 #define CS_PLOTSTORE_H
 
 #include "cs_cmdline.h"
+#include "cs_landscape.h"
 #include "cs_interp.h"
 #include "cs_result.h"
 #include "plot.h"
@@ -31,6 +32,15 @@
  * it is reused by `plot landscape` unless that gives its own. */
 int cs_plotstore_landscape(cs_interp *in, const cs_plot_landscape_data *d, const char *title,
                            cs_err *err);
+/* Deposit a computed landscape of the regularizer `reg` (the drawn grid
+ * at most 1001 points per axis), with the recovery geometry (may be NULL)
+ * and marks (may be none) on top; *layers (may be NULL) gets what a
+ * drawing of it shows (enum cs_plot_layer bits). */
+int cs_plotstore_landscape_of(cs_interp *in, const char *reg, const cs_landscape *l,
+                              const size_t dims[2], int log_scale, int surface, const char *title,
+                              const cs_plot_geometry *geo, const double *mark_x,
+                              const double *mark_y, size_t nmarks, unsigned *layers,
+                              cs_err *err);
 int cs_plotstore_trajectory(cs_interp *in, const cs_plot_trajectory_data *d, cs_err *err);
 int cs_plotstore_success(cs_interp *in, const cs_plot_success_data *d, cs_err *err);
 int cs_plotstore_trace(cs_interp *in, const cs_plot_trace_data *d, cs_err *err);

@@ -194,6 +194,9 @@ static cs_plot_landscape_data copy_land(pool *pl, const cs_plot_landscape_data *
     c.target = copy_curves(pl, d->target, d->ntarget);
     c.ntarget = c.target ? d->ntarget : 0;
     c.geo = copy_geo(pl, d->geo);
+    c.mark_x = dup_vec(pl, d->mark_x, d->nmarks);
+    c.mark_y = dup_vec(pl, d->mark_y, d->nmarks);
+    c.mark_label = pool_str(pl, d->mark_label);
     return c;
 }
 

@@ -144,3 +144,11 @@ double jnum(const char *json, const char *key)
         return 0;
     return strtod(p, NULL);
 }
+
+int list_has(char **c, const char *word)
+{
+    for (size_t i = 0; c && c[i]; i++)
+        if (!strcmp(c[i], word))
+            return 1;
+    return 0;
+}

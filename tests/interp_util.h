@@ -38,6 +38,8 @@ char *slurp(const char *path, size_t *len);
 /* The number after "key": in a JSON line (NAN when absent; true/false as
  * 1/0). */
 double jnum(const char *json, const char *key);
+/* 1 when the NULL-terminated list c (may be NULL) holds word. */
+int list_has(char **c, const char *word);
 
 /* Remove a folder and the files directly in it. */
 void rm_dir(const char *dir);

@@ -110,3 +110,13 @@ void fill_normal(cs_rng *rng, double *x, size_t n)
     for (size_t i = 0; i < n; i++)
         x[i] = cs_rng_normal(rng);
 }
+
+void define_ok(const char *name, const char *g, const char *h)
+{
+    cs_reg_def_spec s;
+    cs_reg_def_spec_init(&s);
+    s.name = name, s.g = g, s.h = h;
+    cs_err err = {0};
+    if (cs_reg_define(&s, NULL, NULL, &err))
+        fail_msg("define %s: %s", name, err.msg);
+}

@@ -30,6 +30,9 @@ void assert_close(double got, double want, double tol_abs, const char *what);
 void assert_vec_close(const double *got, const double *want, size_t n, double tol,
                       const char *what);
 
+/* Define name as g, h in the CS form (cs_reg_define); failing is a test failure. */
+void define_ok(const char *name, const char *g, const char *h);
+
 /* max |x[i]| */
 double maxabs(const double *x, size_t n);
 /* n standard normal draws */

@@ -607,25 +607,25 @@ static void test_nonfinite(void **state)
 {
     (void)state;
     double a[5] = {1, 2, 3, -0.5, 5};
-    expect_nonfinite("log(x)", a, 5, 1, "log(x) is NaN at coordinate 3 (x = -0.5)", NULL);
-    expect_nonfinite("log(x)", a, 5, 0, "log(x) is NaN at coordinate 3 (x = -0.5)", NULL);
+    expect_nonfinite("log(x)", a, 5, 1, "log(x) is NaN at coordinate 4 (x = -0.5)", NULL);
+    expect_nonfinite("log(x)", a, 5, 0, "log(x) is NaN at coordinate 4 (x = -0.5)", NULL);
     double b[3] = {1, 0, 2};
-    expect_nonfinite("1/x", b, 3, 1, "1/x is Inf at coordinate 1 (x = 0)", NULL);
-    expect_nonfinite("1/x", b, 3, 0, "1/x is Inf at coordinate 1 (x = 0)", NULL);
+    expect_nonfinite("1/x", b, 3, 1, "1/x is Inf at coordinate 2 (x = 0)", NULL);
+    expect_nonfinite("1/x", b, 3, 0, "1/x is Inf at coordinate 2 (x = 0)", NULL);
     double c[2] = {-1, 4};
-    expect_nonfinite("sqrt(x)", c, 2, 1, "sqrt(x) is NaN at coordinate 0 (x = -1)", NULL);
-    expect_nonfinite("2*sqrt(x) + 1", c, 2, 0, "sqrt(x) is NaN at coordinate 0", NULL);
+    expect_nonfinite("sqrt(x)", c, 2, 1, "sqrt(x) is NaN at coordinate 1 (x = -1)", NULL);
+    expect_nonfinite("2*sqrt(x) + 1", c, 2, 0, "sqrt(x) is NaN at coordinate 1", NULL);
     /* the term inside a larger expression, in a later chunk */
     double big[300];
     for (size_t i = 0; i < 300; i++)
         big[i] = 1.0 + (double)i;
     big[200] = -2.0;
-    expect_nonfinite("x^2 + a*log(x)*exp(x/100)", big, 300, 1, "log(x) is NaN at coordinate 200",
+    expect_nonfinite("x^2 + a*log(x)*exp(x/100)", big, 300, 1, "log(x) is NaN at coordinate 201",
                      "x = -2");
-    expect_nonfinite("x^2 + a*log(x)*exp(x/100)", big + 137, 99, 1, "coordinate 63", "log(x)");
+    expect_nonfinite("x^2 + a*log(x)*exp(x/100)", big + 137, 99, 1, "coordinate 64", "log(x)");
     /* derivative only: sqrt at 0 */
     double z[4] = {1, 2, 0, 3};
-    expect_nonfinite("sqrt(x)", z, 4, 1, "the derivative of sqrt(x) is Inf at coordinate 2 (x = 0)",
+    expect_nonfinite("sqrt(x)", z, 4, 1, "the derivative of sqrt(x) is Inf at coordinate 3 (x = 0)",
                      NULL);
     {
         cs_expr *e = parse_ok("sqrt(x)");
@@ -637,25 +637,25 @@ static void test_nonfinite(void **state)
     }
     /* where it came from: -1/x^2 is -Inf at 0 but exp absorbs it; log is the culprit */
     double zz[2] = {1, 0};
-    expect_nonfinite("exp(-1/x^2) + log(x)", zz, 2, 0, "log(x) is Inf at coordinate 1", NULL);
+    expect_nonfinite("exp(-1/x^2) + log(x)", zz, 2, 0, "log(x) is Inf at coordinate 2", NULL);
     expect_nonfinite("x + tan(x)*0 + exp(x)", (double[]){1e300}, 1, 0, "exp(x) is Inf", NULL);
-    expect_nonfinite("max(log(x), 0)", (double[]){1, -1}, 2, 0, "log(x) is NaN at coordinate 1",
+    expect_nonfinite("max(log(x), 0)", (double[]){1, -1}, 2, 0, "log(x) is NaN at coordinate 2",
                      NULL);
-    expect_nonfinite("x^x", (double[]){2, 1, -0.5}, 3, 0, "x^x is NaN at coordinate 2", NULL);
-    expect_nonfinite("x^2", (double[]){1e200}, 1, 0, "x^2 is Inf at coordinate 0 (x = 1e+200)",
+    expect_nonfinite("x^x", (double[]){2, 1, -0.5}, 3, 0, "x^x is NaN at coordinate 3", NULL);
+    expect_nonfinite("x^2", (double[]){1e200}, 1, 0, "x^2 is Inf at coordinate 1 (x = 1e+200)",
                      NULL);
     /* the input itself */
     double n[3] = {1, 2, NAN};
-    expect_nonfinite("x^2 + 1", n, 3, 1, "x is NaN at coordinate 2", NULL);
+    expect_nonfinite("x^2 + 1", n, 3, 1, "x is NaN at coordinate 3", NULL);
     double inf[2] = {INFINITY, 1};
-    expect_nonfinite("sin(x)", inf, 2, 0, "x is Inf at coordinate 0", NULL);
+    expect_nonfinite("sin(x)", inf, 2, 0, "x is Inf at coordinate 1", NULL);
     /* a long term is shortened in the message */
     char text[400];
     size_t w = (size_t)snprintf(text, sizeof text, "log(x");
     for (int i = 0; i < 40; i++)
         w += (size_t)snprintf(text + w, sizeof text - w, " + 0*x");
     snprintf(text + w, sizeof text - w, ")");
-    expect_nonfinite(text, (double[]){-1}, 1, 0, "...", "is NaN at coordinate 0");
+    expect_nonfinite(text, (double[]){-1}, 1, 0, "...", "is NaN at coordinate 1");
     /* eval1 returns NaN and Inf without complaint */
     cs_expr *e = parse_ok("log(x)");
     double d;

@@ -255,6 +255,9 @@ static void test_target_families(void **state)
     }
 }
 
+/* The levels of bin, osb and ter. */
+static const double LB[] = {-1, 1}, LO[] = {0, 1}, LT[] = {-1, 0, 1};
+
 /* On a slice the other coordinates fix the scale: isolated points. */
 static void test_targets_slice(void **state)
 {
@@ -262,23 +265,32 @@ static void test_targets_slice(void **state)
     size_t d01[2] = {0, 1}, d20[2] = {2, 0};
     cs_landscape_curve c[CS_LANDSCAPE_MAX_TARGETS];
     double X1[3] = {9, 9, -1.5};
-    assert_int_equal(cs_landscape_targets(CS_TARGET_BIN, X1, 3, d01, -2, 2, -2, 2, c), 4);
+    assert_int_equal(cs_landscape_targets(LB, 2, X1, 3, d01, -2, 2, -2, 2, c), 4);
     for (size_t k = 0; k < 4; k++)
         assert_true(c[k].n == 1 && fabs(c[k].x[0]) == 1.5 && fabs(c[k].y[0]) == 1.5);
     double X2[4] = {1, 2, 0, 0};   /* |1| != |2|: no point of the slice is a target */
-    assert_int_equal(cs_landscape_targets(CS_TARGET_BIN, X2, 4, (size_t[2]){2, 3}, -2, 2, -2, 2,
+    assert_int_equal(cs_landscape_targets(LB, 2, X2, 4, (size_t[2]){2, 3}, -2, 2, -2, 2,
                                           c), 0);
     double X3[3] = {0, 7, 2};      /* osb: others {2}: points {0,2}^2, (2,2) on the edge */
-    assert_int_equal(cs_landscape_targets(CS_TARGET_OSB, X3, 3, d01, -2, 2, -2, 2, c), 4);
-    assert_int_equal(cs_landscape_targets(CS_TARGET_OSB, X3, 3, d01, -2, 1.9, -2, 2, c), 2);
+    assert_int_equal(cs_landscape_targets(LO, 2, X3, 3, d01, -2, 2, -2, 2, c), 4);
+    assert_int_equal(cs_landscape_targets(LO, 2, X3, 3, d01, -2, 1.9, -2, 2, c), 2);
     double X4[4] = {0, 0, 5, 0};   /* ter, others all 0: the 2D lines */
-    assert_int_equal(cs_landscape_targets(CS_TARGET_TER, X4, 4, d20, -2, 2, -2, 2, c), 4);
+    assert_int_equal(cs_landscape_targets(LT, 3, X4, 4, d20, -2, 2, -2, 2, c), 4);
     double X5[4] = {0, -1, 5, 1};  /* ter, others 0, -1, 1 (dims 2, 0): {-1,0,1}^2 */
-    assert_int_equal(cs_landscape_targets(CS_TARGET_TER, X5, 4, d20, -2, 2, -2, 2, c), 9);
+    assert_int_equal(cs_landscape_targets(LT, 3, X5, 4, d20, -2, 2, -2, 2, c), 9);
     double X6[3] = {5, 5, 0};      /* bin, others 0: only the origin */
-    assert_int_equal(cs_landscape_targets(CS_TARGET_BIN, X6, 3, d01, -2, 2, -2, 2, c), 1);
+    assert_int_equal(cs_landscape_targets(LB, 2, X6, 3, d01, -2, 2, -2, 2, c), 1);
     assert_true(c[0].n == 1 && c[0].x[0] == 0 && c[0].y[0] == 0);
-    assert_int_equal(cs_landscape_targets(CS_TARGET_NONE, NULL, 2, d01, -2, 2, -2, 2, c), 0);
+    assert_int_equal(cs_landscape_targets(NULL, 0, NULL, 2, d01, -2, 2, -2, 2, c), 0);
+    /* any levels: four give the lines of slopes ±1, ±3 and ±1/3, steepest first */
+    static const double L4[] = {-3, -1, 1, 3};
+    assert_int_equal(cs_landscape_targets(L4, 4, NULL, 2, d01, -3, 3, -3, 3, c), 6);
+    double slopes[6] = {3, 1, 1.0 / 3, -1.0 / 3, -1, -3};
+    for (size_t k = 0; k < 6; k++)
+        assert_true(fabs((c[k].y[1] - c[k].y[0]) / (c[k].x[1] - c[k].x[0]) - slopes[k]) < 1e-15);
+    /* and on a slice with the others at 1 and -3: a = ±1, points {-3,-1,1,3}^2 */
+    double X7[4] = {1, 0, -3, 0};
+    assert_int_equal(cs_landscape_targets(L4, 4, X7, 4, (size_t[2]){1, 3}, -4, 4, -4, 4, c), 16);
 
     /* through the engine: a slice of bin at (1, x, -1, y) marks (+-1, +-1) */
     cs_reg *r = make_reg("bin", NULL, 0);

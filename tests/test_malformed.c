@@ -79,6 +79,23 @@ static const bad cases[] = {
     {NULL, "landscape res=1", "out of range [3, 2001]", 11},
     {NULL, "landscape x=2:-2", "lo must be less than hi", 11},
     {NULL, "landscape out=x.doc", "unknown output format", 11},
+    /* reg define: the column inside the expression, the key at fault */
+    {NULL, "reg define myq g=x+*2 h=1", "g: column 3: unexpected '*'", 20},
+    {NULL, "reg define myq g=x h=foo(x)", "unknown function 'foo'", 22},
+    {NULL, "reg define myq g=x h=\"x ^ (2\"", "')' expected", 29},
+    {NULL, "reg define myq g=x^2 h=bb", "unknown name 'bb'", 24},
+    {NULL, "reg define bin g=x h=x^3", "'bin' is a built-in regularizer", 12},
+    {NULL, "reg define define g=x h=1", "reserved word", 12},
+    {NULL, "reg define myq g=a*x h=1 a=abc", "malformed number 'abc'", 28},
+    {NULL, "reg define myq g=x h=x^3 pi=3", "constant name 'pi' is reserved", 26},
+    {NULL, "reg define myq g=x h=x^3 form=holder p=3 q=2", "1/p + 1/q = 1", 42},
+    {NULL, "reg define myq g=x h=x^3 p=3", "p= belongs to form=holder", 26},
+    {NULL, "reg define myq g=x h=2*x", "proportional", 20},
+    {NULL, "reg define myq g=x", "needs h=EXPR", 12},
+    {"reg define mylog g=log(x) h=1", "reg analyze mylog plot=a.doc", "plot format", 19},
+    {NULL, "reg analyze bin res=2", "out of range [5, 1001]", 17},
+    {NULL, "reg analyze nosuch", "unknown regularizer 'nosuch'", 13},
+    {NULL, "reg bin extra", "unexpected argument 'extra'", 9},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])

@@ -20,6 +20,7 @@
 #include "cs_rng.h"
 #include "nn_backend.h"
 #include "nn_util.h"
+#include "reg_util.h"
 
 /* ------------------------------------------------------------------ IDX reader */
 
@@ -296,6 +297,44 @@ static void test_learns_and_quantizes(void **state)
     cs_nn_data_free(&d);
 }
 
+/* Training with a regularizer defined at run time (reg define): it goes
+ * through the generic path (cs_reg_eval per row, in double on the host); its
+ * value equals the built-in kernel's for the same g and h, and training
+ * with it moves the weights as training with bin does (double against the
+ * kernel's float: the same to 1e-3 of the decrease). */
+static void test_defined_regularizer(void **state)
+{
+    (void)state;
+    define_ok("nnbin", "x^2", "1");
+    cs_err err;
+    cs_reg *def, *bin;
+    assert_int_equal(cs_reg_new(&def, "nnbin", NULL, 0, 1, &err), 0);
+    assert_int_equal(cs_reg_new(&bin, "bin", NULL, 0, 1, &err), 0);
+    cs_nn *nn = tiny(CS_NN_MLP, 4);
+    double vd, vb;
+    assert_int_equal(cs_nn_reg_value(nn, def, 1.0, CS_NN_EXCL_DEFAULT, &vd, &err), 0);
+    assert_int_equal(cs_nn_reg_value(nn, bin, 1.0, CS_NN_EXCL_DEFAULT, &vb, &err), 0);
+    assert_true(vb > 0 && fabs(vd - vb) <= 1e-5 * vb);
+    cs_nn_data d = synth(64, 5);
+    cs_nn *nb = tiny(CS_NN_MLP, 4);
+    cs_nn_train_opts o = {.epochs = 2, .batch = 16, .reg = def, .lambda = 1e3};
+    cs_nn_train_report rep;
+    assert_int_equal(cs_nn_train(nn, &d, &o, &rep, &err), 0);
+    assert_int_equal(rep.epochs_done, 2);
+    o.reg = bin;
+    assert_int_equal(cs_nn_train(nb, &d, &o, &rep, &err), 0);
+    double after, after_bin;
+    assert_int_equal(cs_nn_reg_value(nn, def, 1.0, CS_NN_EXCL_DEFAULT, &after, &err), 0);
+    assert_int_equal(cs_nn_reg_value(nb, bin, 1.0, CS_NN_EXCL_DEFAULT, &after_bin, &err), 0);
+    assert_true(after < vd && after_bin < vd);
+    assert_true(fabs(after - after_bin) <= 1e-3 * (vd - after_bin));
+    cs_nn_free(nb);
+    cs_nn_free(nn);
+    cs_nn_data_free(&d);
+    cs_reg_free(def);
+    cs_reg_free(bin);
+}
+
 static void test_save_load(void **state)
 {
     (void)state;
@@ -380,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_idx_reader),
         cmocka_unit_test(test_train_determinism),
         cmocka_unit_test(test_learns_and_quantizes),
+        cmocka_unit_test(test_defined_regularizer),
         cmocka_unit_test(test_save_load),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

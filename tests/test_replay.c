@@ -1,5 +1,6 @@
 /* test_replay.c — issue 4's replay check: a session using reg, eval,
- * problem, solve, step, trace and sweep is run in process, saved with
+ * problem, solve, step, trace and sweep (and a regularizer defined with
+ * reg define, issue 16) is run in process, saved with
  * `save session`, and replayed by the csreg program ($CSREG_BIN) with
  * `--threads 1` and `--threads 2`: the CSVs of both replays are byte-identical
  * to each other and to the interactive run's. */
@@ -80,10 +81,21 @@ static const char *const session[] = {
     "sweep kind=bin methods=bin,linf N=60 gamma=0.4:0.2:0.8 trials=5 restarts=3 "
     "out=sweep-bin.csv",
     "sweep kind=osb methods=osb,l1 N=50 M=40 K=10:10:30 trials=4 out=sweep-osb.csv",
+    /* a regularizer defined in the session: the definition is journaled */
+    "reg define wave g=\"sin(pi*x) + w*x\" h=exp(-x^2) w=0.5",
+    "reg define myter g=x h=x^3",
+    "reg wave",
+    "eval 0.3,-1.2,2",
+    "landscape res=21 out=land-wave.csv",
+    "problem bin N=60 M=40",
+    "solve maxit=2000 restarts=3",
+    "trace out=trace-wave.csv",
+    "sweep kind=ter methods=myter,ter N=50 gamma=0.5,0.7 trials=4 out=sweep-myter.csv",
 };
 
-static const char *const outputs[] = {"trace-step.csv", "trace-solve.csv", "trace-linf.csv",
-                                      "sweep-bin.csv", "sweep-osb.csv"};
+static const char *const outputs[] = {"trace-step.csv",    "trace-solve.csv", "trace-linf.csv",
+                                      "sweep-bin.csv",     "sweep-osb.csv",   "land-wave.csv",
+                                      "trace-wave.csv",    "sweep-myter.csv"};
 #define NOUT (sizeof outputs / sizeof outputs[0])
 
 static void test_replay_identical(void **state)

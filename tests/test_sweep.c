@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs_reg.h"
+#include "reg_util.h"
 #include "cs_sweep.h"
 
 static char *slurp(const char *path)
@@ -102,6 +104,37 @@ static void test_csv_identical_across_threads(void **state)
     unlink(p2);
     cs_sweep_result_free(r1);
     cs_sweep_result_free(r2);
+}
+
+/* A defined regularizer in a sweep (worker threads make their instances
+ * from the registry): mybin (g = x², h = 1) succeeds as often as bin within
+ * sampling error; its trials draw other streams (the method's name seeds
+ * them), so the agreement is statistical. */
+static void test_defined_method(void **state)
+{
+    (void)state;
+    define_ok("mybin", "x^2", "1");
+    cs_err err;
+    static const char *m[] = {"mybin", "bin"};
+    static const double g[] = {0.5, 0.6};
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 60, .axis = CS_AXIS_GAMMA, .values = g,
+                        .nvalues = 2, .methods = m, .nmethods = 2, .trials = 150,
+                        .threads = 2, .seed = 3};
+    sp.solve.restarts = 4;
+    sp.solve.maxit = 3000;
+    cs_sweep_result *r;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+    assert_int_equal(r->nrows, 4);
+    for (size_t k = 0; k < 2; k++) {
+        const cs_sweep_row *a = &r->rows[k], *b = &r->rows[2 + k];
+        assert_string_equal(a->method, "mybin");
+        double se = sqrt(a->stderr_ * a->stderr_ + b->stderr_ * b->stderr_);
+        if (!(fabs(a->success - b->success) <= 3 * se + 1e-12))
+            fail_msg("gamma %g: mybin %.3f vs bin %.3f (se %.3f)", a->gamma, a->success,
+                     b->success, se);
+        assert_true(b->success > 0.1 && b->success < 0.99);   /* not trivially equal */
+    }
+    cs_sweep_result_free(r);
 }
 
 /* A method's results do not depend on the other methods of the run. */
@@ -291,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_identical_across_threads),
         cmocka_unit_test(test_methods_independent),
+        cmocka_unit_test(test_defined_method),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_axes_and_errors),
         cmocka_unit_test(test_maxcut_run),

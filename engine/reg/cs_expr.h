@@ -83,10 +83,11 @@ int cs_expr_homogeneous(const cs_expr *e, double *k);
  * 0). f and df may alias x. Evaluated 64 entries at a time, the bytecode one
  * instruction at a time over the chunk. Returns CS_OK, or CS_ENONFINITE when
  * some f[i] or df[i] is NaN or Inf, with a message that names the term that
- * went non-finite first and the (0-based) coordinate, e.g.
- * "log(x) is NaN at coordinate 3 (x = -0.5)", "1/x is Inf at coordinate 1
- * (x = 0)", "the derivative of sqrt(x) is Inf at coordinate 0 (x = 0)",
- * "x is NaN at coordinate 2 (the input)"; the outputs are then filled up to
+ * went non-finite first and the coordinate, counted from 1 as everywhere
+ * else users see coordinates, e.g. "log(x) is NaN at coordinate 4
+ * (x = -0.5)" for x[3], "1/x is Inf at coordinate 2 (x = 0)", "the
+ * derivative of sqrt(x) is Inf at coordinate 1 (x = 0)", "x is NaN at
+ * coordinate 3 (the input)"; the outputs are then filled up to
  * the end of the 64-entry chunk that holds that coordinate. CS_EINVAL for
  * NULL x or f with n > 0. Not thread-safe on one instance (see above). */
 int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double *df, cs_err *err);

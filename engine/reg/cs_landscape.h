@@ -22,7 +22,7 @@
 
 #define CS_LANDSCAPE_MIN_RES 3
 #define CS_LANDSCAPE_MAX_RES 2001
-#define CS_LANDSCAPE_MAX_TARGETS 9
+#define CS_LANDSCAPE_MAX_TARGETS 32
 
 typedef struct cs_landscape_spec {
     double x0, x1, y0, y1;    /* the box; x0 < x1, y0 < y1, finite */
@@ -64,16 +64,19 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
                      cs_err *err);
 void cs_landscape_free(cs_landscape *l);
 
-/* The family of the target set of `reg` when this module can draw it (BIN,
- * OSB, TER), else CS_TARGET_NONE (eig, om, linf, a regularizer with
- * auxiliary coordinates, ...). */
+/* The family of the target set of `reg` when this module can draw it (a
+ * scale-free level set: BIN, OSB, TER, SCALED), else CS_TARGET_NONE (eig,
+ * om, linf, a regularizer with auxiliary coordinates, ...). */
 cs_target_family cs_landscape_family(const cs_reg *reg);
 
-/* The target set of `family` on the slice of the box: with at == NULL (or
- * n == 2) the plane; else the points of the target set whose coordinates
- * other than dims equal those of at. Lines are clipped to the box, points
- * outside it are left out. Fills at most CS_LANDSCAPE_MAX_TARGETS pieces. */
-size_t cs_landscape_targets(cs_target_family family, const double *at, size_t n,
+/* The target set {a·l : l ∈ levels}^n (any scale a) on the slice of the
+ * box: with at == NULL (or n == 2) the plane, that is the lines through the
+ * origin along (l_i, l_j) for every pair of levels (x = 0 and y = 0 first,
+ * then by slope, steepest first); else the points of the target set whose
+ * coordinates other than dims equal those of at. Lines are clipped to the
+ * box, points outside it are left out. Fills at most
+ * CS_LANDSCAPE_MAX_TARGETS pieces; none without levels. */
+size_t cs_landscape_targets(const double *levels, size_t nlevels, const double *at, size_t n,
                             const size_t dims[2], double x0, double x1, double y0, double y1,
                             cs_landscape_curve out[CS_LANDSCAPE_MAX_TARGETS]);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cs_error.h"
+#include "cs_expr.h"
 
 /* A parameter as the user wrote it: key=text. The regularizer parses text
  * itself (numbers, words like `learn`, matrices like `1,2;3,4`, file names). */
@@ -40,7 +41,9 @@ typedef enum cs_target_family {
     CS_TARGET_FIXED,     /* {-alpha,+alpha}^N with alpha fixed */
     CS_TARGET_EIG,       /* eigenvectors of C */
     CS_TARGET_ORTH,      /* matrices with orthogonal columns of equal norm */
-    CS_TARGET_NULLSPACE  /* unit vectors in the nullspace of C */
+    CS_TARGET_NULLSPACE, /* unit vectors in the nullspace of C */
+    CS_TARGET_SCALED     /* {a·l : l ∈ levels}^N for any a: a defined regularizer's
+                            scale-free level set other than those above */
 } cs_target_family;
 
 /* Hand-written elementwise kernels: the recovery solver's fast path and the
@@ -104,6 +107,40 @@ size_t cs_reg_count(void);
 const cs_reg_info *cs_reg_info_at(size_t i);
 const cs_reg_info *cs_reg_lookup(const char *name);   /* NULL when unknown */
 
+/* ---- regularizers defined at run time (`reg define`) ----
+ * A defined regularizer is a table entry made from elementwise g(x) and
+ * h(x) (cs_expr.h) and a form; cs_reg_count, cs_reg_info_at and
+ * cs_reg_lookup see it beside the built-ins, so everything that takes a
+ * regularizer by name takes it. Its target set (family, levels, text) comes
+ * from the level analysis of g and h (cs_reg_analyze.h), its degree from
+ * their homogeneity. Entries live until the process ends; a redefinition
+ * replaces the entry under its name (instances made before keep the old
+ * one). The registry is thread-safe. */
+#define CS_REG_NAME_MAX 32     /* characters of a defined name, at most */
+#define CS_REG_DEFINE_MAX 1000  /* definitions per process, replaced ones included */
+
+typedef struct cs_reg_def_spec {
+    const char *name;              /* letters, digits, _; not a built-in's name */
+    const char *g, *h;             /* expressions in x */
+    cs_reg_form form;              /* NONE: the CS form; HOLDER; SI */
+    double p, q, r, eps;           /* HOLDER and SI (cs_reg_def_spec_init: 2, 2, 1, 0) */
+    const cs_expr_const *consts;   /* named constants of g and h (a=0.5 ...) */
+    size_t nconsts;
+} cs_reg_def_spec;
+void cs_reg_def_spec_init(cs_reg_def_spec *spec);
+
+/* Define spec->name (or replace its earlier definition: *replaced = 1; may
+ * be NULL). Errors name the key at fault in err->key ("name", "g", "h", "p",
+ * "q", "r", "eps", or a constant's name); for a malformed expression *col
+ * (may be NULL) gets its 1-based column in that expression, else 0. */
+int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *err);
+/* 1 when the entry was made by cs_reg_define. */
+int cs_reg_info_defined(const cs_reg_info *info);
+/* A defined entry's compiled g and h (read-only: clone them to evaluate);
+ * NULL for other entries. */
+const cs_expr *cs_reg_info_g(const cs_reg_info *info);
+const cs_expr *cs_reg_info_h(const cs_reg_info *info);
+
 /* Create an instance. Unknown keys, malformed values and missing required
  * keys are errors naming the key. `seed` drives C=random. */
 int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t nparams,
@@ -129,6 +166,9 @@ cs_target_family cs_reg_family(const cs_reg *reg);
  * (any scale a >= 0): BIN, OSB and TER; NaN for the other families; 0 at
  * x = 0 (the scale a = 0). */
 double cs_target_distance(cs_target_family family, const double *x, size_t n);
+/* The levels of that family (holder and si: of their base), *n of them;
+ * NULL when the entry has none. */
+const double *cs_reg_target_levels(const cs_reg *reg, size_t *n);
 /* The hand-written kernel of this instance: the entry's, when the instance
  * has no parameters; CS_REG_KERNEL_NONE otherwise. */
 cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg);

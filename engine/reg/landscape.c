@@ -4,6 +4,7 @@
 #include "cs_parse.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +77,10 @@ cs_target_family cs_landscape_family(const cs_reg *reg)
     if (!reg || cs_reg_extra(reg) != 0 || cs_reg_get_info(reg)->matrix_arg)
         return CS_TARGET_NONE;
     cs_target_family f = cs_reg_family(reg);
-    return f == CS_TARGET_BIN || f == CS_TARGET_OSB || f == CS_TARGET_TER ? f : CS_TARGET_NONE;
+    return f == CS_TARGET_BIN || f == CS_TARGET_OSB || f == CS_TARGET_TER ||
+                   f == CS_TARGET_SCALED
+               ? f
+               : CS_TARGET_NONE;
 }
 
 int cs_landscape_clip(double px, double py, double dx, double dy, double x0, double x1,
@@ -116,81 +120,122 @@ static int same(double a, double b)
     return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
-size_t cs_landscape_targets(cs_target_family family, const double *at, size_t n,
+/* The direction (l_i, l_j) of a line of the 2D target set, with its first
+ * nonzero component positive and its largest one of magnitude 1. */
+static void direction(double li, double lj, double d[2])
+{
+    if (li < 0 || (li == 0 && lj < 0))
+        li = -li, lj = -lj;
+    double m = fmax(fabs(li), fabs(lj));
+    d[0] = li / m + 0.0;
+    d[1] = lj / m + 0.0;
+}
+
+/* Lines in a fixed order: x = 0, y = 0, then by slope, steepest first. */
+static int line_before(const double a[2], const double b[2])
+{
+    if ((a[0] == 0) != (b[0] == 0))
+        return a[0] == 0;
+    if ((a[1] == 0) != (b[1] == 0))
+        return a[1] == 0;
+    return a[1] / a[0] > b[1] / b[0];
+}
+
+/* The lines through the origin along (l_i, l_j) for every pair of levels. */
+static size_t target_lines(const double *lv, size_t nl, double x0, double x1, double y0,
+                           double y1, cs_landscape_curve *out)
+{
+    double dirs[CS_LANDSCAPE_MAX_TARGETS][2];
+    size_t nd = 0, m = 0;
+    for (size_t i = 0; i < nl; i++)
+        for (size_t j = 0; j < nl; j++) {
+            if (lv[i] == 0 && lv[j] == 0)
+                continue;
+            double d[2];
+            direction(lv[i], lv[j], d);
+            size_t k = 0;
+            while (k < nd && !(dirs[k][0] == d[0] && dirs[k][1] == d[1]))
+                k++;
+            if (k < nd || nd == CS_LANDSCAPE_MAX_TARGETS)
+                continue;
+            /* insert in order */
+            for (k = nd; k > 0 && line_before(d, dirs[k - 1]); k--)
+                memcpy(dirs[k], dirs[k - 1], sizeof dirs[k]);
+            memcpy(dirs[k], d, sizeof d);
+            nd++;
+        }
+    for (size_t k = 0; k < nd; k++)
+        m += (size_t)cs_landscape_clip(0, 0, dirs[k][0], dirs[k][1], x0, x1, y0, y1, &out[m]);
+    return m;
+}
+
+/* Whether v is a·l for some level l. */
+static int on_level(double v, double a, const double *lv, size_t nl)
+{
+    for (size_t i = 0; i < nl; i++)
+        if ((v == 0 && lv[i] == 0) || (v != 0 && same(v, a * lv[i])))
+            return 1;
+    return 0;
+}
+
+size_t cs_landscape_targets(const double *levels, size_t nlevels, const double *at, size_t n,
                             const size_t dims[2], double x0, double x1, double y0, double y1,
                             cs_landscape_curve out[CS_LANDSCAPE_MAX_TARGETS])
 {
-    if (family == CS_TARGET_NONE)
+    if (!levels || nlevels == 0)
         return 0;
-    /* The other coordinates fix the scale a (up to sign where the set is symmetric). */
-    int free_scale = 1, consistent = 1, any_zero = 0;
-    double a = 0;
-    if (at && n > 2) {
-        for (size_t k = 0; k < n; k++) {
-            if (k == dims[0] || k == dims[1])
+    /* The other coordinates fix the scale a: every one of them is a·l for
+     * some level l. Free (lines through the origin) when they are all 0 and
+     * 0 is a level; a = 0 (the origin) when they are all 0 and it is not. */
+    size_t first = SIZE_MAX;
+    int zero_level = 0;
+    for (size_t i = 0; i < nlevels; i++)
+        zero_level |= levels[i] == 0;
+    for (size_t k = 0; at && n > 2 && k < n && first == SIZE_MAX; k++)
+        if (k != dims[0] && k != dims[1] && at[k] != 0)
+            first = k;
+    if (first == SIZE_MAX && (zero_level || !at || n <= 2))
+        return target_lines(levels, nlevels, x0, x1, y0, y1, out);
+    /* the candidate scales, positive ones first */
+    double scales[CS_LANDSCAPE_MAX_TARGETS];
+    size_t ns = 0;
+    if (first == SIZE_MAX) {
+        scales[ns++] = 0;
+    } else {
+        for (size_t i = 0; i < nlevels && ns < CS_LANDSCAPE_MAX_TARGETS; i++) {
+            if (levels[i] == 0)
                 continue;
-            double v = family == CS_TARGET_OSB ? at[k] : fabs(at[k]);
-            if (v == 0) {
-                any_zero = 1;
-                continue;
-            }
-            if (free_scale) {
-                a = v;
-                free_scale = 0;
-            } else if (!same(v, a)) {
-                consistent = 0;
-            }
+            double a = at[first] / levels[i];
+            int ok = 1;
+            for (size_t k = 0; k < n && ok; k++)
+                if (k != dims[0] && k != dims[1])
+                    ok = on_level(at[k], a, levels, nlevels);
+            if (ok)
+                scales[ns++] = a;
         }
-        if (family == CS_TARGET_BIN && any_zero && !free_scale)
-            consistent = 0;   /* a zero and a non-zero entry: not in {-a,+a}^N */
-        if (family == CS_TARGET_BIN && any_zero && free_scale)
-            a = 0, free_scale = 0;   /* all others zero: only a = 0 */
+        for (size_t i = 1; i < ns; i++)   /* descending */
+            for (size_t k = i; k > 0 && scales[k] > scales[k - 1]; k--) {
+                double t = scales[k];
+                scales[k] = scales[k - 1];
+                scales[k - 1] = t;
+            }
     }
-    if (!consistent)
-        return 0;
+    /* isolated points: (a·l_i, a·l_j) */
     size_t m = 0;
-    if (free_scale) {
-        /* lines through the origin: the 2D target set */
-        double dirs[4][2];
-        size_t nd = 0;
-        if (family == CS_TARGET_OSB || family == CS_TARGET_TER) {
-            dirs[nd][0] = 0, dirs[nd][1] = 1, nd++;   /* x = 0 */
-            dirs[nd][0] = 1, dirs[nd][1] = 0, nd++;   /* y = 0 */
-        }
-        dirs[nd][0] = 1, dirs[nd][1] = 1, nd++;       /* x = y */
-        if (family == CS_TARGET_BIN || family == CS_TARGET_TER)
-            dirs[nd][0] = 1, dirs[nd][1] = -1, nd++;  /* x = -y */
-        for (size_t k = 0; k < nd; k++)
-            m += (size_t)cs_landscape_clip(0, 0, dirs[k][0], dirs[k][1], x0, x1, y0, y1,
-                                           &out[m]);
-        return m;
-    }
-    /* isolated points: the values allowed for each of the two coordinates */
-    double vals[3];
-    size_t nv = 0;
-    switch (family) {
-    case CS_TARGET_BIN:
-        vals[nv++] = -a;
-        if (a != 0)
-            vals[nv++] = a;
-        break;
-    case CS_TARGET_OSB:
-        vals[nv++] = 0;
-        vals[nv++] = a;
-        break;
-    default:
-        vals[nv++] = -a;
-        vals[nv++] = 0;
-        vals[nv++] = a;
-        break;
-    }
-    for (size_t i = 0; i < nv; i++)
-        for (size_t j = 0; j < nv; j++) {
-            double x = vals[i] == 0 ? 0 : vals[i], y = vals[j] == 0 ? 0 : vals[j];
-            if (x < x0 || x > x1 || y < y0 || y > y1 || m >= CS_LANDSCAPE_MAX_TARGETS)
-                continue;
-            out[m++] = (cs_landscape_curve){{x, x}, {y, y}, 1};
-        }
+    for (size_t s = 0; s < ns; s++)
+        for (size_t i = 0; i < nlevels; i++)
+            for (size_t j = 0; j < nlevels; j++) {
+                double x = scales[s] * levels[i], y = scales[s] * levels[j];
+                x = x == 0 ? 0 : x;
+                y = y == 0 ? 0 : y;
+                int dup = 0;
+                for (size_t q = 0; q < m && !dup; q++)
+                    dup = out[q].x[0] == x && out[q].y[0] == y;
+                if (dup || x < x0 || x > x1 || y < y0 || y > y1 ||
+                    m >= CS_LANDSCAPE_MAX_TARGETS)
+                    continue;
+                out[m++] = (cs_landscape_curve){{x, x}, {y, y}, 1};
+            }
     return m;
 }
 
@@ -276,8 +321,9 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
         return rc;
     }
     l->family = cs_landscape_family(reg);
-    size_t plane_dims[2] = {0, 1};
-    l->ntarget = cs_landscape_targets(l->family, spec->at, spec->at ? spec->n : 2,
+    size_t plane_dims[2] = {0, 1}, nlevels = 0;
+    const double *levels = l->family != CS_TARGET_NONE ? cs_reg_target_levels(reg, &nlevels) : NULL;
+    l->ntarget = cs_landscape_targets(levels, nlevels, spec->at, spec->at ? spec->n : 2,
                                       spec->at ? spec->dims : plane_dims, l->x0, l->x1, l->y0,
                                       l->y1, l->target);
     *out = l;

@@ -11,19 +11,18 @@
 #include "cs_parse.h"
 #include "cs_rng.h"
 
-const cs_reg_info *cs_reg_lookup(const char *name)
-{
-    if (!name)
-        return NULL;
-    for (size_t i = 0; i < cs_reg_count(); i++)
-        if (strcmp(cs_reg_info_at(i)->name, name) == 0)
-            return cs_reg_info_at(i);
-    return NULL;
-}
-
 const cs_reg_info *cs_reg_get_info(const cs_reg *reg) { return reg->info; }
 size_t cs_reg_extra(const cs_reg *reg) { return reg->extra; }
 cs_target_family cs_reg_family(const cs_reg *reg) { return reg->family; }
+
+const double *cs_reg_target_levels(const cs_reg *reg, size_t *n)
+{
+    const cs_reg_info *info = reg->info;
+    if (info->form != CS_FORM_NONE && !cs_reg_info_defined(info))
+        info = cs_reg_lookup(cs_reg_base_name[reg->base]);
+    *n = info->levels ? info->nlevels : 0;
+    return info->levels;
+}
 
 cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg)
 {
@@ -135,7 +134,7 @@ static void derive_shape(cs_reg *reg)
     reg->degree = info->degree;
     reg->family = info->family;
     reg->extra = (size_t)info->extra + (size_t)reg->learn_beta;
-    if (info->form == CS_FORM_NONE)
+    if (info->form == CS_FORM_NONE || cs_reg_info_defined(info))
         return;
     const cs_reg_info *base = cs_reg_lookup(cs_reg_base_name[reg->base]);
     reg->family = base->family;
@@ -210,6 +209,8 @@ int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t np
         if (!given)
             rc = cs_fail(err, CS_EINVAL, "regularizer %s needs %s=", name, info->params[i].key);
     }
+    if (!rc && cs_reg_info_defined(info))
+        rc = cs_reg_def_instance(reg, err);
     if (!rc && reg->C && reg->Crows * reg->Ccols == 0)
         rc = cs_fail(err, CS_EDIM, "C is empty");
     if (!rc)
@@ -229,6 +230,8 @@ void cs_reg_free(cs_reg *reg)
         return;
     free(reg->C);
     free(reg->work);
+    cs_expr_free(reg->ge);
+    cs_expr_free(reg->he);
     free(reg);
 }
 

@@ -29,6 +29,9 @@ CS_REG_EVAL_DECL(ns);
 CS_REG_EVAL_DECL(mu);
 CS_REG_EVAL_DECL(om);
 
+/* reg_define.c: regularizers defined at run time (every form) */
+CS_REG_EVAL_DECL(defined);
+
 /* reg_baseline.c: non-CS baselines */
 CS_REG_EVAL_DECL(beta);
 CS_REG_EVAL_DECL(linf);

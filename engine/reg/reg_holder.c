@@ -13,12 +13,10 @@
 #include <stddef.h>
 
 #include "reg_evals.h"
+#include "reg_gh.h"
 #include "reg_internal.h"
 
-enum { BASE_ABS = 3 };   /* g = |x|, h = 1 (l2l1h); extends enum cs_reg_base */
-
 typedef struct hcfg {
-    int base;
     double p, q, r;
 } hcfg;
 
@@ -27,26 +25,6 @@ typedef struct hsums {
     double A, B, c;   /* ‖g‖_p, ‖h‖_q, ⟨g,h⟩ */
     double P, Q, D;   /* (AB)^r, |c|^r, P − Q */
 } hsums;
-
-static const int deg_g[] = {2, 2, 3, 1}, deg_h[] = {0, 1, 1, 0};
-
-static inline void base_gh(int base, double v, double f[4])
-{
-    switch (base) {
-    case CS_BASE_BIN:
-        f[0] = v * v, f[1] = 2.0 * v, f[2] = 1.0, f[3] = 0.0;
-        break;
-    case CS_BASE_OSB:
-        f[0] = v * v, f[1] = 2.0 * v, f[2] = v, f[3] = 1.0;
-        break;
-    case CS_BASE_TER:
-        f[0] = v * v * v, f[1] = 3.0 * v * v, f[2] = v, f[3] = 1.0;
-        break;
-    default:
-        f[0] = fabs(v), f[1] = (v > 0.0) - (v < 0.0), f[2] = 1.0, f[3] = 0.0;
-        break;
-    }
-}
 
 /* w^p without pow() for the common exponents. */
 static inline double powe(double w, double p)
@@ -85,7 +63,7 @@ static double pow_diff(double a, double b, double d, double r)
     return pow(b, r) * expm1(r * log1p(d / b));
 }
 
-/* The x_n·2^-e, read through this so no copy of x is needed. */
+/* The x_n·2^-e the form is evaluated at. */
 typedef struct hscale {
     int e;
     double s;   /* 2^-e when representable, else 0: use ldexp */
@@ -96,59 +74,66 @@ static inline double xs_at(const double *x, size_t i, hscale sc)
     return sc.s != 0.0 ? x[i] * sc.s : ldexp(x[i], -sc.e);
 }
 
-static void compute_sums(const hcfg *cf, const double *x, size_t n, hscale sc, double M,
-                         hsums *s)
+static double maxabs_of(const double *v, size_t n)
 {
-    /* |g| and |h| grow with |x|, so their maxima are g(M), h(M), M = max|x'|. */
-    double sg = 0.0, sh = 0.0, c = 0.0, hh = 0.0, f[4];
-    base_gh(cf->base, M, f);
-    double mg = fabs(f[0]), mh = fabs(f[2]), img = 1.0 / mg, imh = 1.0 / mh;
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(v[i]) > m)
+            m = fabs(v[i]);
+    return m;
+}
+
+/* The sums of g and h in a; the norms are taken relative to max|g| and
+ * max|h| (no overflow for any p). */
+static void compute_sums(const hcfg *cf, const cs_gh *a, size_t n, hsums *s)
+{
+    double sg = 0.0, sh = 0.0, c = 0.0, hh = 0.0;
+    double mg = maxabs_of(a->g, n), mh = maxabs_of(a->h, n);
+    double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
     for (size_t i = 0; i < n; i++) {
-        base_gh(cf->base, xs_at(x, i, sc), f);
-        sg += powe(fabs(f[0]) * img, cf->p);
-        sh += powe(fabs(f[2]) * imh, cf->q);
-        c += f[0] * f[2];
-        hh += f[2] * f[2];
+        double g = a->g[i], h = a->h[i];
+        sg += powe(fabs(g) * img, cf->p);
+        sh += powe(fabs(h) * imh, cf->q);
+        c += g * h;
+        hh += h * h;
     }
     s->A = mg * (cf->p == 2.0 ? sqrt(sg) : pow(sg, 1.0 / cf->p));
     s->B = mh * (cf->q == 2.0 ? sqrt(sh) : pow(sh, 1.0 / cf->q));
     s->c = c;
-    double a = s->A * s->B, b = fabs(c);
-    s->P = pow(a, cf->r);
+    double aa = s->A * s->B, b = fabs(c);
+    s->P = pow(aa, cf->r);
     s->Q = pow(b, cf->r);
     if (cf->p == 2.0 && cf->q == 2.0 && hh > 0.0) {
         /* a² − b² = ‖h‖²‖g − βh‖² (Lemma 1), then a − b = (a² − b²)/(a + b). */
         double beta = c / hh, rr = 0.0;
         for (size_t i = 0; i < n; i++) {
-            base_gh(cf->base, xs_at(x, i, sc), f);
-            double res = f[0] - beta * f[2];
+            double res = a->g[i] - beta * a->h[i];
             rr += res * res;
         }
         double d2 = hh * rr;
-        s->D = cf->r == 2.0 ? d2 : pow_diff(a, b, a + b > 0.0 ? d2 / (a + b) : 0.0, cf->r);
+        s->D = cf->r == 2.0 ? d2 : pow_diff(aa, b, aa + b > 0.0 ? d2 / (aa + b) : 0.0, cf->r);
     } else {
         s->D = s->P > s->Q ? s->P - s->Q : 0.0;
     }
 }
 
 /* grad_n = kp·∂P/∂x_n − kq·∂Q/∂x_n (at the rescaled point), times `out_scale`. */
-static void combine_grad(const hcfg *cf, const double *x, size_t n, hscale sc, const hsums *s,
-                         double kp, double kq, double out_scale, double *grad)
+static void combine_grad(const hcfg *cf, const cs_gh *a, size_t n, const hsums *s, double kp,
+                         double kq, double out_scale, double *grad)
 {
     /* ∂A^r/∂x_n = r A^r (|g_n|/A)^(p−1) sign(g_n) g'_n / A, likewise for B and Q. */
     double cg = s->A > 0.0 ? kp * cf->r * s->P / s->A : 0.0;
     double ch = s->B > 0.0 ? kp * cf->r * s->P / s->B : 0.0;
     double cq = s->c != 0.0 ? kq * cf->r * s->Q / s->c : 0.0;
     double iA = s->A > 0.0 ? 1.0 / s->A : 0.0, iB = s->B > 0.0 ? 1.0 / s->B : 0.0;
-    double f[4];
     for (size_t i = 0; i < n; i++) {
-        base_gh(cf->base, xs_at(x, i, sc), f);
+        double g = a->g[i], dg = a->dg[i], h = a->h[i], dh = a->flat_h ? 0.0 : a->dh[i];
         double d = 0.0;
-        if (cg != 0.0 && f[0] != 0.0)
-            d += cg * powe(fabs(f[0]) * iA, cf->p - 1.0) * sgn(f[0]) * f[1];
-        if (ch != 0.0 && f[2] != 0.0)
-            d += ch * powe(fabs(f[2]) * iB, cf->q - 1.0) * sgn(f[2]) * f[3];
-        d -= cq * (f[1] * f[2] + f[0] * f[3]);
+        if (cg != 0.0 && g != 0.0)
+            d += cg * powe(fabs(g) * iA, cf->p - 1.0) * sgn(g) * dg;
+        if (ch != 0.0 && h != 0.0)
+            d += ch * powe(fabs(h) * iB, cf->q - 1.0) * sgn(h) * dh;
+        d -= cq * (dg * h + g * dh);
         grad[i] = d * out_scale;
     }
 }
@@ -156,10 +141,7 @@ static void combine_grad(const hcfg *cf, const double *x, size_t n, hscale sc, c
 /* Power-of-two exponent e with max|x|·2^-e in [0.5, 1); M gets that maximum. */
 static hscale find_scale(const double *x, size_t n, double *M)
 {
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if (fabs(x[i]) > m)
-            m = fabs(x[i]);
+    double m = maxabs_of(x, n);
     hscale sc = {0, 1.0};
     if (m > 0.0) {
         frexp(m, &sc.e);
@@ -169,86 +151,137 @@ static hscale find_scale(const double *x, size_t n, double *M)
     return sc;
 }
 
-static double degree_of(const hcfg *cf)
+/* The form's sums at x: rescaled when g and h are homogeneous (then *deg is
+ * the degree of P and Q, else 0), filled, summed. *zero: the argument is 0
+ * and g, h homogeneous: the zero set, nothing filled. */
+static int prepare(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, const double *x,
+                   size_t n, int need_d, cs_gh *a, hscale *sc, double *deg, int *zero,
+                   hsums *s, cs_err *err)
 {
-    return cf->r * (deg_g[cf->base] + deg_h[cf->base]);
+    double *xs;
+    int rc = cs_gh_scratch(reg, n, n, a, &xs, err);
+    if (rc)
+        return rc;
+    *sc = (hscale){0, 1.0};
+    *deg = 0.0;
+    *zero = 0;
+    const double *at = x;
+    if (gh->homogeneous) {
+        double M;
+        *sc = find_scale(x, n, &M);
+        *deg = cf->r * (gh->kg + gh->kh);
+        if (M == 0.0) {   /* g = 0 (and h = 0 unless h is constant): the zero set */
+            *zero = 1;
+            return CS_OK;
+        }
+        for (size_t i = 0; i < n; i++)
+            xs[i] = xs_at(x, i, *sc);
+        at = xs;
+    }
+    rc = gh->fill(reg, at, n, a, need_d, err);
+    if (rc)
+        return rc;
+    compute_sums(cf, a, n, s);
+    return CS_OK;
 }
 
-static int holder_eval(const hcfg *cf, const double *x, size_t n, double *value,
-                       double *grad)
+static int holder_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, const double *x,
+                       size_t n, double *value, double *grad, cs_err *err)
 {
-    double M;
-    hscale sc = find_scale(x, n, &M);
-    if (M == 0.0) {   /* g = 0 (and h = 0 unless bin): the zero set */
+    cs_gh a;
+    hscale sc;
+    double deg;
+    int zero;
+    hsums s;
+    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &sc, &deg, &zero, &s, err);
+    if (rc)
+        return rc;
+    if (zero) {
         *value = 0.0;
         for (size_t i = 0; grad && i < n; i++)
             grad[i] = 0.0;
         return CS_OK;
     }
-    hsums s;
-    compute_sums(cf, x, n, sc, M, &s);
-    double deg = degree_of(cf);
     *value = scale2(s.D, deg * sc.e);
     if (grad)
-        combine_grad(cf, x, n, sc, &s, 1.0, 1.0, scale2(1.0, (deg - 1.0) * sc.e), grad);
+        combine_grad(cf, &a, n, &s, 1.0, 1.0, scale2(1.0, (deg - 1.0) * sc.e), grad);
     return CS_OK;
 }
 
-static int si_eval(const hcfg *cf, double eps, const double *x, size_t n, double *value,
-                   double *grad, cs_err *err)
+static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double eps,
+                   const double *x, size_t n, double *value, double *grad, cs_err *err)
 {
-    double M;
-    hscale sc = find_scale(x, n, &M);
+    cs_gh a;
+    hscale sc;
+    double deg;
+    int zero;
     hsums s = {0};
-    if (M > 0.0)
-        compute_sums(cf, x, n, sc, M, &s);
+    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &sc, &deg, &zero, &s, err);
+    if (rc)
+        return rc;
     /* (2^(eD)P' + ε)/(2^(eD)Q' + ε) − 1 = (P' − Q')/(Q' + ε·2^(−eD)) */
-    double deg = degree_of(cf);
     double epsp = scale2(eps, -deg * sc.e);
     double den = s.Q + epsp;
     if (!(den > 0.0))
         return cs_fail(err, CS_ENONFINITE,
-                       "si: <g,h> = 0 here, so the value is undefined (use eps > 0)");
+                       "%s: <g,h> = 0 here, so the value is undefined (use eps > 0)",
+                       reg->info->name);
     double v = s.D / den;
     *value = v;
     if (!grad)
         return CS_OK;
-    if (M == 0.0) {
+    if (zero) {
         for (size_t i = 0; i < n; i++)
             grad[i] = 0.0;
         return CS_OK;
     }
     /* ∇ = (∇P − (1 + v)∇Q)/(Q + ε), then the chain rule for x' = x·2^-e */
-    combine_grad(cf, x, n, sc, &s, 1.0 / den, (1.0 + v) / den, scale2(1.0, -(double)sc.e),
-                 grad);
+    combine_grad(cf, &a, n, &s, 1.0 / den, (1.0 + v) / den, scale2(1.0, -(double)sc.e), grad);
     return CS_OK;
 }
 
-static hcfg cfg_of(const cs_reg *reg)
+int cs_holder_form(cs_reg *reg, const cs_holder_gh *gh, const double *x, size_t n,
+                   double *value, double *grad, cs_err *err)
 {
-    hcfg cf = {reg->base, reg->p, reg->q, reg->r};
-    return cf;
+    hcfg cf = {reg->p, reg->q, reg->r};
+    if (reg->info->form == CS_FORM_SI)
+        return si_eval(reg, gh, &cf, reg->eps, x, n, value, grad, err);
+    return holder_eval(reg, gh, &cf, x, n, value, grad, err);
 }
 
-CS_REG_EVAL_DECL(holder)
+/* The bases' g and h: those of bin, osb, ter (key base=) and |x| (l2l1h). */
+static const cs_reg_kernel base_kernel[CS_BASE_COUNT] = {CS_REG_KERNEL_BIN, CS_REG_KERNEL_OSB,
+                                                         CS_REG_KERNEL_TER};
+static const int deg_g[] = {2, 2, 3}, deg_h[] = {0, 1, 1};
+
+static int fill_base(cs_reg *reg, const double *x, size_t n, cs_gh *a, int d, cs_err *err)
+{
+    (void)err;
+    cs_fill_builtin(base_kernel[reg->base], x, n, a, d);
+    return CS_OK;
+}
+
+static int fill_abs(cs_reg *reg, const double *x, size_t n, cs_gh *a, int d, cs_err *err)
+{
+    (void)reg;
+    (void)err;
+    cs_fill_builtin(CS_REG_KERNEL_L2L1, x, n, a, d);
+    return CS_OK;
+}
+
+static int base_form(cs_reg *reg, const double *x, size_t rows, size_t cols, double *value,
+                     double *grad, cs_err *err)
 {
     size_t n;
     int rc = cs_reg_vector_len(reg, rows, cols, &n, err);
     if (rc)
         return rc;
-    hcfg cf = cfg_of(reg);
-    return holder_eval(&cf, x, n, value, grad);
+    cs_holder_gh gh = {fill_base, 1, deg_g[reg->base], deg_h[reg->base]};
+    return cs_holder_form(reg, &gh, x, n, value, grad, err);
 }
 
-CS_REG_EVAL_DECL(si)
-{
-    size_t n;
-    int rc = cs_reg_vector_len(reg, rows, cols, &n, err);
-    if (rc)
-        return rc;
-    hcfg cf = cfg_of(reg);
-    return si_eval(&cf, reg->eps, x, n, value, grad, err);
-}
+CS_REG_EVAL_DECL(holder) { return base_form(reg, x, rows, cols, value, grad, err); }
+CS_REG_EVAL_DECL(si) { return base_form(reg, x, rows, cols, value, grad, err); }
 
 /* l2l1h: √N‖x‖₂ − ‖x‖₁ is the Hölder form with g = |x|, h = 1, p = q = 2, r = 1. */
 CS_REG_EVAL_DECL(l2l1h)
@@ -257,6 +290,7 @@ CS_REG_EVAL_DECL(l2l1h)
     int rc = cs_reg_vector_len(reg, rows, cols, &n, err);
     if (rc)
         return rc;
-    hcfg cf = {BASE_ABS, 2.0, 2.0, 1.0};
-    return holder_eval(&cf, x, n, value, grad);
+    cs_holder_gh gh = {fill_abs, 1, 1.0, 0.0};
+    hcfg cf = {2.0, 2.0, 1.0};
+    return holder_eval(reg, &gh, &cf, x, n, value, grad, err);
 }

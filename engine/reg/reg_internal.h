@@ -2,6 +2,7 @@
 #ifndef CS_REG_INTERNAL_H
 #define CS_REG_INTERNAL_H
 
+#include "cs_expr.h"
 #include "cs_reg.h"
 
 /* The bases of holder and si (key base=), named as their table entries. */
@@ -28,7 +29,24 @@ struct cs_reg {
     size_t extra;          /* trailing auxiliary coordinates */
     double *work;          /* scratch owned by the instance */
     size_t nwork;
+    cs_expr *ge, *he;      /* a defined entry's g and h (the instance's own copies) */
 };
+
+/* The built-in table (reg_table.c). */
+size_t cs_reg_builtin_count(void);
+const cs_reg_info *cs_reg_builtin_at(size_t i);
+
+/* A defined entry (reg_define.c): the table entry first, so that a
+ * cs_reg_info of a defined entry is its cs_reg_def. */
+typedef struct cs_reg_def cs_reg_def;
+/* Build the entry of spec (validated, expressions compiled, target set
+ * analysed); free with cs_reg_def_free. */
+int cs_reg_def_new(cs_reg_def **out, const cs_reg_def_spec *spec, int *col, cs_err *err);
+void cs_reg_def_free(cs_reg_def *d);
+const cs_reg_info *cs_reg_def_info(const cs_reg_def *d);
+/* Give a new instance of a defined entry its copies of g and h and the
+ * form's parameters. */
+int cs_reg_def_instance(cs_reg *reg, cs_err *err);
 
 /* Scratch of at least n doubles (grown on demand). */
 double *cs_reg_work(cs_reg *reg, size_t n, cs_err *err);

@@ -214,6 +214,8 @@ static const cs_reg_info table[] = {
      .section = "app. B.4",
      .spurious_free = 0,
      .differentiable = 0,
+     .g = "abs(x)",
+     .h = "1",
      .family = CS_TARGET_BIN,
      LEVELS(lv_bin),
      .degree = 1,
@@ -297,6 +299,6 @@ static const cs_reg_info table[] = {
      .eval = cs_reg_eval_ns},
 };
 
-size_t cs_reg_count(void) { return COUNT(table); }
+size_t cs_reg_builtin_count(void) { return COUNT(table); }
 
-const cs_reg_info *cs_reg_info_at(size_t i) { return i < COUNT(table) ? &table[i] : NULL; }
+const cs_reg_info *cs_reg_builtin_at(size_t i) { return i < COUNT(table) ? &table[i] : NULL; }

@@ -1,0 +1,310 @@
+/* reg_define.c — regularizers defined at run time from elementwise g and h
+ * (`reg define NAME g=EXPR h=EXPR [form=...]`): the table entry built from
+ * a spec (name checked, expressions compiled, target set and degree from
+ * the analysis of g and h), and its evaluation: FILL by the compiled
+ * expressions, COMBINE by the form shared with the built-ins (reg_gh.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_reg_analyze.h"
+#include "reg_evals.h"
+#include "reg_gh.h"
+#include "reg_internal.h"
+
+struct cs_reg_def {
+    cs_reg_info info;               /* first: a defined entry's info is its cs_reg_def */
+    char name[CS_REG_NAME_MAX + 1];
+    char title[64];
+    char *formula, *target, *g, *h;
+    double levels[CS_LEVELS_MAX];
+    cs_expr *ge, *he;               /* compiled once; instances clone them */
+    int hom;                        /* g and h homogeneous of degrees kg, kh */
+    double kg, kh;
+    double p, q, r, eps;
+};
+
+/* Words the command language gives a meaning of their own after `reg` or
+ * as a regularizer name. */
+static const char *const reserved[] = {"define", "analyze", "none", "current", "custom"};
+
+void cs_reg_def_spec_init(cs_reg_def_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->p = spec->q = 2.0;
+    spec->r = 1.0;
+}
+
+static int check_name(const char *name, cs_err *err)
+{
+    size_t len = strlen(name);
+    if (len == 0)
+        return cs_fail_key(err, CS_EINVAL, "name", "reg define needs a name");
+    if (len > CS_REG_NAME_MAX)
+        return cs_fail_key(err, CS_EINVAL, "name", "name '%.20s...' is too long (at most %d "
+                           "characters)", name, CS_REG_NAME_MAX);
+    int ok = (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') ||
+             name[0] == '_';
+    for (size_t i = 1; ok && i < len; i++) {
+        char c = name[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_';
+    }
+    if (!ok)
+        return cs_fail_key(err, CS_EINVAL, "name", "name '%s' is not a name (a letter or _, "
+                           "then letters, digits, _)", name);
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (!strcmp(name, reserved[i]))
+            return cs_fail_key(err, CS_EINVAL, "name", "'%s' is a reserved word; choose another "
+                               "name", name);
+    return CS_OK;
+}
+
+static int check_form(const cs_reg_def_spec *s, cs_err *err)
+{
+    if (s->form != CS_FORM_NONE && s->form != CS_FORM_HOLDER && s->form != CS_FORM_SI)
+        return cs_fail_key(err, CS_EINVAL, "form", "unknown form %d", (int)s->form);
+    if (s->form == CS_FORM_NONE)
+        return CS_OK;
+    if (!(s->p >= 1.0 && s->p <= 1e6))
+        return cs_fail_key(err, CS_EINVAL, "p", "p=%g is out of range [1, 1e6]", s->p);
+    if (!(s->q >= 1.0 && s->q <= 1e6))
+        return cs_fail_key(err, CS_EINVAL, "q", "q=%g is out of range [1, 1e6]", s->q);
+    if (fabs(1.0 / s->p + 1.0 / s->q - 1.0) > 1e-6)
+        return cs_fail_key(err, CS_EINVAL, "q",
+                           "p=%g and q=%g must satisfy 1/p + 1/q = 1 (with p=%g use q=%.10g)",
+                           s->p, s->q, s->p, s->p > 1.0 ? s->p / (s->p - 1.0) : INFINITY);
+    if (!(s->r > 0.0 && s->r <= 1e6))
+        return cs_fail_key(err, CS_EINVAL, "r", "r=%g must be in (0, 1e6]", s->r);
+    if (!(s->eps >= 0.0 && s->eps <= 1e300))
+        return cs_fail_key(err, CS_EINVAL, "eps", "eps=%g must be in [0, 1e300]", s->eps);
+    return CS_OK;
+}
+
+/* Compile one of g, h; errors name the key and keep the expression's column. */
+static int compile(const char *key, const char *text, const cs_reg_def_spec *s, cs_expr **out,
+                   int *col, cs_err *err)
+{
+    if (!text)
+        return cs_fail_key(err, CS_EINVAL, key, "reg define needs %s=EXPR (an expression in x)",
+                           key);
+    cs_err sub;
+    int c = 0;
+    int rc = cs_expr_parse(out, text, s->consts, s->nconsts, &c, &sub);
+    if (!rc)
+        return CS_OK;
+    if (col)
+        *col = c;
+    if (c == 0) {   /* a constant at fault: name it as the key */
+        for (size_t i = 0; i < s->nconsts; i++)
+            if (s->consts[i].name && strstr(sub.msg, s->consts[i].name))
+                return cs_fail_key(err, rc, s->consts[i].name, "%s", sub.msg);
+    }
+    return cs_fail_key(err, rc, key, "%s: %s", key, sub.msg);
+}
+
+/* g = c·h for every t tried: ℓ vanishes everywhere, nothing to regularize. */
+static int proportional(const cs_expr *g, const cs_expr *h)
+{
+    static const double t[] = {-1.7, -0.6, 0.3, 0.8, 1.9, 2.9};
+    for (size_t i = 0; i < 6; i++)
+        for (size_t j = 0; j < 6; j++) {
+            double a = cs_expr_eval1(g, t[i], NULL) * cs_expr_eval1(h, t[j], NULL);
+            double b = cs_expr_eval1(h, t[i], NULL) * cs_expr_eval1(g, t[j], NULL);
+            if (isfinite(a) && isfinite(b) && fabs(a - b) > 1e-12 * (fabs(a) + fabs(b)))
+                return 0;
+        }
+    return 1;
+}
+
+/* ℓ(αx) = α^d ℓ(x): the table's integer degree (-1: 0, scale invariant;
+ * 0: not homogeneous or not an integer). */
+static int degree_of(const cs_reg_def *d, cs_reg_form form)
+{
+    if (!d->hom || (form == CS_FORM_SI && d->eps != 0.0))
+        return 0;
+    double k = form == CS_FORM_SI ? 0.0 : (form == CS_FORM_HOLDER ? d->r : 2.0) * (d->kg + d->kh);
+    if (k == 0.0)
+        return -1;
+    return k == floor(k) && k > 0.0 && k <= 64.0 ? (int)k : 0;
+}
+
+static char *text_dup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *text_dup(const char *fmt, ...)
+{
+    char buf[3 * CS_EXPR_MAX_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return strdup(buf);
+}
+
+static int fill_texts(cs_reg_def *d, const cs_reg_def_spec *s, const cs_reg_levels *lv)
+{
+    char consts[512] = "", form[160] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < s->nconsts && used < sizeof consts; i++)
+        used += (size_t)snprintf(consts + used, sizeof consts - used, ", %s = %.17g",
+                                 s->consts[i].name, s->consts[i].value);
+    if (s->form == CS_FORM_HOLDER)
+        snprintf(form, sizeof form, "||g||_%.6g^%.6g * ||h||_%.6g^%.6g - |<g,h>|^%.6g", s->p,
+                 s->r, s->q, s->r, s->r);
+    else if (s->form == CS_FORM_SI)
+        snprintf(form, sizeof form, "(||g||_%.6g^%.6g * ||h||_%.6g^%.6g + %.6g) / "
+                 "(|<g,h>|^%.6g + %.6g) - 1", s->p, s->r, s->q, s->r, s->eps, s->r, s->eps);
+    else
+        snprintf(form, sizeof form, "||g||^2 * ||h||^2 - <g,h>^2");
+    snprintf(d->title, sizeof d->title, "defined (%s form)",
+             s->form == CS_FORM_HOLDER ? "Hoelder" : s->form == CS_FORM_SI ? "scale-invariant "
+                                                                              "Hoelder" : "CS");
+    char target[512];
+    cs_reg_levels_text(lv, target, sizeof target);
+    d->formula = text_dup("%s with g = %s, h = %s%s", form, s->g, s->h, consts);
+    d->target = text_dup("%s", target);
+    d->g = strdup(s->g);
+    d->h = strdup(s->h);
+    return d->formula && d->target && d->g && d->h ? CS_OK : CS_ENOMEM;
+}
+
+static cs_target_family family_of(const cs_reg_levels *lv)
+{
+    static const double bin[] = {-1, 1}, osb[] = {0, 1}, ter[] = {-1, 0, 1};
+    if (!lv->found || !lv->scale_free)
+        return CS_TARGET_NONE;
+    if (lv->nlevels == 2 && !memcmp(lv->levels, bin, sizeof bin))
+        return CS_TARGET_BIN;
+    if (lv->nlevels == 2 && !memcmp(lv->levels, osb, sizeof osb))
+        return CS_TARGET_OSB;
+    if (lv->nlevels == 3 && !memcmp(lv->levels, ter, sizeof ter))
+        return CS_TARGET_TER;
+    return CS_TARGET_SCALED;
+}
+
+int cs_reg_def_new(cs_reg_def **out, const cs_reg_def_spec *s, int *col, cs_err *err)
+{
+    *out = NULL;
+    int rc = check_name(s->name, err);
+    if (!rc)
+        rc = check_form(s, err);
+    if (rc)
+        return rc;
+    cs_reg_def *d = calloc(1, sizeof *d);
+    if (!d)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    rc = compile("g", s->g, s, &d->ge, col, err);
+    if (!rc)
+        rc = compile("h", s->h, s, &d->he, col, err);
+    if (!rc && proportional(d->ge, d->he))
+        rc = cs_fail_key(err, CS_EINVAL, "h", "g and h are proportional (g = c*h): the "
+                         "regularizer would be 0 everywhere");
+    if (rc) {
+        cs_reg_def_free(d);
+        return rc;
+    }
+    d->hom = cs_expr_homogeneous(d->ge, &d->kg) && cs_expr_homogeneous(d->he, &d->kh);
+    d->p = s->p, d->q = s->q, d->r = s->r, d->eps = s->eps;
+    cs_reg_levels lv;
+    cs_reg_levels_of(d->ge, d->he, &lv);
+    if (fill_texts(d, s, &lv)) {
+        cs_reg_def_free(d);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    snprintf(d->name, sizeof d->name, "%s", s->name);
+    memcpy(d->levels, lv.levels, sizeof d->levels);
+    d->info = (cs_reg_info){
+        .name = d->name,
+        .title = d->title,
+        .formula = d->formula,
+        .target = d->target,
+        .section = "defined with reg define (Proposition 1; Hoelder: Prop. 2; si: Prop. 3)",
+        .spurious_free = 0,
+        .differentiable = 1,
+        .g = d->g,
+        .h = d->h,
+        .family = family_of(&lv),
+        .levels = lv.found && lv.scale_free ? d->levels : NULL,
+        .nlevels = lv.found && lv.scale_free ? lv.nlevels : 0,
+        .degree = degree_of(d, s->form),
+        .form = s->form,
+        .label_plain = d->name,
+        .eval = cs_reg_eval_defined,
+    };
+    *out = d;
+    return CS_OK;
+}
+
+void cs_reg_def_free(cs_reg_def *d)
+{
+    if (!d)
+        return;
+    cs_expr_free(d->ge);
+    cs_expr_free(d->he);
+    free(d->formula);
+    free(d->target);
+    free(d->g);
+    free(d->h);
+    free(d);
+}
+
+const cs_reg_info *cs_reg_def_info(const cs_reg_def *d) { return &d->info; }
+
+int cs_reg_info_defined(const cs_reg_info *info) { return info && info->eval == cs_reg_eval_defined; }
+
+const cs_expr *cs_reg_info_g(const cs_reg_info *info)
+{
+    return cs_reg_info_defined(info) ? ((const cs_reg_def *)info)->ge : NULL;
+}
+
+const cs_expr *cs_reg_info_h(const cs_reg_info *info)
+{
+    return cs_reg_info_defined(info) ? ((const cs_reg_def *)info)->he : NULL;
+}
+
+int cs_reg_def_instance(cs_reg *reg, cs_err *err)
+{
+    const cs_reg_def *d = (const cs_reg_def *)reg->info;
+    int rc = cs_expr_clone(d->ge, &reg->ge, err);
+    if (!rc)
+        rc = cs_expr_clone(d->he, &reg->he, err);
+    reg->p = d->p, reg->q = d->q, reg->r = d->r, reg->eps = d->eps;
+    return rc;
+}
+
+/* ---- evaluation ---------------------------------------------------------------- */
+
+static int fill_defined(cs_reg *reg, const double *x, size_t n, cs_gh *a, int need_d,
+                        cs_err *err)
+{
+    cs_err sub;
+    int rc = cs_expr_eval(reg->ge, x, n, a->g, need_d ? a->dg : NULL, &sub);
+    if (rc)
+        return cs_fail(err, rc, "%s: in g: %s", reg->info->name, sub.msg);
+    a->flat_h = !cs_expr_uses_x(reg->he);
+    rc = cs_expr_eval(reg->he, x, n, a->h, need_d && !a->flat_h ? a->dh : NULL, &sub);
+    if (rc)
+        return cs_fail(err, rc, "%s: in h: %s", reg->info->name, sub.msg);
+    return CS_OK;
+}
+
+CS_REG_EVAL_DECL(defined)
+{
+    size_t n;
+    int rc = cs_reg_vector_len(reg, rows, cols, &n, err);
+    if (rc)
+        return rc;
+    const cs_reg_def *d = (const cs_reg_def *)reg->info;
+    if (reg->info->form != CS_FORM_NONE) {
+        cs_holder_gh gh = {fill_defined, d->hom && d->kg + d->kh > 0.0, d->kg, d->kh};
+        return cs_holder_form(reg, &gh, x, n, value, grad, err);
+    }
+    cs_gh a;
+    rc = cs_gh_scratch(reg, n, 0, &a, NULL, err);
+    if (!rc)
+        rc = fill_defined(reg, x, n, &a, grad != NULL, err);
+    if (!rc)
+        cs_combine_cs(&a, n, NULL, value, grad);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* reg_gh.h — the two steps of every regularizer built from elementwise g
+ * and h (engine/reg only):
+ *   FILL     g(x_n), g'(x_n), h(x_n), h'(x_n) of every entry into four
+ *            arrays (the built-ins by their formulas, a defined one by its
+ *            compiled expressions);
+ *   COMBINE  the form over those arrays: the CS form in the Lemma-1
+ *            residual (reg_combine.c), Hölder and scale-invariant Hölder
+ *            (reg_holder.c).
+ * Built-in and defined regularizers share the COMBINE step: a form is
+ * written once. */
+#ifndef CS_REG_GH_H
+#define CS_REG_GH_H
+
+#include <stddef.h>
+
+#include "cs_reg.h"
+
+typedef struct cs_gh {
+    double *g, *dg, *h, *dh;   /* n entries each (dg, dh: filled when a gradient is wanted) */
+    int flat_h;                /* h' ≡ 0: dh is neither filled nor read */
+} cs_gh;
+
+/* Fill a at x (n entries); need_d: also g' and h'. Errors (a defined
+ * expression that goes NaN or Inf) name the term and the coordinate. */
+typedef int (*cs_fill_fn)(cs_reg *reg, const double *x, size_t n, cs_gh *a, int need_d,
+                          cs_err *err);
+
+/* Four arrays of n entries from the instance's scratch (a.g .. a.dh), plus
+ * `more` further doubles at *more_out (may be NULL when more is 0). */
+int cs_gh_scratch(cs_reg *reg, size_t n, size_t more, cs_gh *a, double **more_out,
+                  cs_err *err);
+
+/* FILL for the elementwise built-ins, by their kernel id: bin (x², 1), osb
+ * (x², x), ter (x³, x), bbin (1/(1+x²), 1), binexp (e^(−x²), 1), l2l1 (|x|,
+ * 1, with sign(0) = 0); d: also g' and h'. */
+void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d);
+
+/* The CS form ℓ = ‖g‖²‖h‖² − ⟨g,h⟩² over a (n entries) as the Lemma-1
+ * residual ‖h‖²‖g − βh‖² = Σ R_n²/‖h‖², R_n = ‖h‖²g_n − ⟨g,h⟩h_n, with
+ * one rounding per R_n (Kahan's fma form), so values near the zero set keep
+ * their relative accuracy and integer data give exact integers. tail (may
+ * be NULL) appends one constant pair (g, h) = (*tail, 1) that has no
+ * gradient (the fixed-scale regularizer). grad may be NULL.
+ *   ∂ℓ/∂x_n = 2g'_n R_n + 2h'_n (‖g‖²h_n − ⟨g,h⟩g_n) */
+void cs_combine_cs(const cs_gh *a, size_t n, const double *tail, double *value, double *grad);
+
+/* Hölder (form HOLDER) and scale-invariant Hölder (form SI) over the g and
+ * h that `fill` gives, with the instance's p, q, r and eps (reg_holder.c).
+ * homogeneous: g and h are homogeneous of degrees kg and kh (> 0 in sum),
+ * so the argument is first scaled by a power of two into [0.5, 1) and the
+ * result scaled back; otherwise g and h are filled at x itself. */
+typedef struct cs_holder_gh {
+    cs_fill_fn fill;
+    int homogeneous;
+    double kg, kh;
+} cs_holder_gh;
+int cs_holder_form(cs_reg *reg, const cs_holder_gh *gh, const double *x, size_t n,
+                   double *value, double *grad, cs_err *err);
+
+#endif
