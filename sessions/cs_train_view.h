@@ -61,7 +61,8 @@ typedef struct cs_train_frame {
     double watch_share;       /* time spent on frames / the run's time so far */
     int sel;                  /* the layer `hist layer=` chose, else the first
                                  regularized one (an index into layer) */
-    int shown;                /* the layer with a histogram in this frame (want) */
+    int shown;                /* the layer with a histogram in this frame (want;
+                                 the final frame has every layer's) */
     size_t nlayers;           /* 0 without histograms */
     cs_nn_watch_layer layer[CS_NN_WATCH_LAYERS];
 } cs_train_frame;

@@ -39,7 +39,6 @@ struct train_watch {
     double watch_s;           /* time spent on frames */
     double test_s;            /* of which on the test accuracy */
     double frame_s;           /* what the last histograms took (no test accuracy) */
-    size_t shown_step;        /* the step whose weights the histograms show */
     size_t frames;
     int eval_pending;         /* the start's test accuracy is still to take */
     cs_nn_progress last;      /* the latest step */
@@ -118,7 +117,8 @@ static void measure_test(train_watch *tw, int epoch)
     tw->f.test_step = tw->f.run_step;
 }
 
-/* The layers' histograms and the test accuracy when due. */
+/* The layers' histograms (the wanted one; every one in the final frame,
+ * which a front end shows after the run) and the test accuracy when due. */
 static void fill_layers(train_watch *tw, int epoch_end, int epoch)
 {
     if (!tw->nw)
@@ -126,12 +126,12 @@ static void fill_layers(train_watch *tw, int epoch_end, int epoch)
     cs_err err;
     double t = cs_now();
     tw->f.shown = wanted_layer(tw);
-    if (cs_nn_watch_frame(tw->nw, tw->want.bins, tw->f.shown, tw->f.layer, &err)) {
+    if (cs_nn_watch_frame(tw->nw, tw->want.bins, tw->f.final ? -1 : tw->f.shown, tw->f.layer,
+                          &err)) {
         drop_histograms(tw, &err);
         return;
     }
     tw->frame_s = cs_now() - t;
-    tw->shown_step = tw->f.step;
     if (tw->f.test_n && (tw->eval_pending || epoch_end))
         measure_test(tw, epoch_end ? epoch : 0);
 }
@@ -308,10 +308,9 @@ void train_watch_end(train_watch *tw, int rc, const cs_nn_train_report *rep)
     f->final = 1;
     f->failed = rc < 0;
     f->stopped = rc == 0 && rep->partial;
-    /* the weights of the last completed step, unless the last frame showed them */
+    /* every layer at the last completed step */
     f->step = cs_nn_step_count(tw->s->net);
-    if (tw->nw && tw->shown_step != f->step)
-        fill_layers(tw, 0, f->epoch);
+    fill_layers(tw, 0, f->epoch);
     tw->watch_s += cs_now() - t1;
     f->watch_share = tw->watch_s / fmax(1e-9, cs_now() - tw->t_begin);
     send(tw);

@@ -292,8 +292,8 @@ static void test_tui_long_command_cancels(void **state)
 }
 
 /* The Histogram panel shows the network's weights after training (the
- * layer named), the iterate again after a step, and the layer/row that
- * `hist` chose. */
+ * training view's last frame; t: the solver view's, the layer named), the
+ * iterate again after a step, and the layer/row that `hist` chose. */
 static void command(tmux_session *t, const char *line)
 {
     keys(t, (const char *[]){":", NULL});
@@ -314,6 +314,9 @@ static void test_tui_hist_weights(void **state)
     keys(&t, (const char *[]){"s", NULL});
     assert_int_equal(tmux_wait_for(&t, "20 entries, peak", 5000, screen, sizeof screen), 0);
     command(&t, "train model=mlp limit=256 epochs=1 hidden=16");
+    assert_int_equal(tmux_wait_for(&t, "fc1 step 2", 20000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "train done at step 2", 20000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){"t", NULL});
     assert_int_equal(tmux_wait_for(&t, "weights fc1: 12544 values", 20000, screen,
                                    sizeof screen), 0);
     keys(&t, (const char *[]){"s", NULL});
