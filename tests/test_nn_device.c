@@ -55,19 +55,19 @@ static void watch_parity(const float *w, const float *gw, int rows, int cols)
     size_t n = (size_t)rows * cols;
     float *a = malloc(rows * sizeof *a), *t = malloc(rows * sizeof *t);
     float *ga = dev(NULL, rows * sizeof *a), *gt = dev(NULL, rows * sizeof *t);
-    cpu->row_abs_mean(a, w, rows, cols);
-    gpu->row_abs_mean(ga, gw, rows, cols);
+    cpu->watch->row_abs_mean(a, w, rows, cols);
+    gpu->watch->row_abs_mean(ga, gw, rows, cols);
     cmp("row_abs_mean", a, ga, (size_t)rows);
-    cpu->row_ternary(a, t, w, rows, cols);
-    gpu->row_ternary(ga, gt, gw, rows, cols);
+    cpu->watch->row_ternary(a, t, w, rows, cols);
+    gpu->watch->row_ternary(ga, gt, gw, rows, cols);
     cmp("row_ternary alpha", a, ga, (size_t)rows);
     cmp("row_ternary tau", t, gt, (size_t)rows);
     gpu->upload(ga, a, rows * sizeof *a);   /* the readiness with the same α */
     uint32_t *nc = malloc(rows * sizeof *nc), *ng = malloc(rows * sizeof *ng);
     uint32_t *gn = dev(NULL, rows * sizeof *gn);
     for (int ternary = 0; ternary < 2; ternary++) {
-        cpu->near_count(nc, w, a, rows, cols, ternary);
-        gpu->near_count(gn, gw, ga, rows, cols, ternary);
+        cpu->watch->near_count(nc, w, a, rows, cols, ternary);
+        gpu->watch->near_count(gn, gw, ga, rows, cols, ternary);
         gpu->download(ng, gn, rows * sizeof *ng);
         for (int r = 0; r < rows; r++)
             assert_int_equal(nc[r], ng[r]);
@@ -81,8 +81,8 @@ static void watch_parity(const float *w, const float *gw, int rows, int cols)
     gpu->upload(gneg, neg, n * sizeof *neg);
     const float *xs[2] = {w, neg}, *gxs[2] = {gw, gneg};
     for (int k = 0; k < 2; k++) {
-        cpu->sign_flips(&fc, bits, xs[k], n);
-        gpu->sign_flips(gf, gbits, gxs[k], n);
+        cpu->watch->sign_flips(&fc, bits, xs[k], n);
+        gpu->watch->sign_flips(gf, gbits, gxs[k], n);
         gpu->download(&fg, gf, sizeof fg);
         assert_int_equal(fc, fg);
     }
@@ -235,8 +235,8 @@ static void test_parity_cpu_cuda(void **state)
     cmp("adam m", m, gm, OUT * IN);
     cmp("adam v", v, gvv, OUT * IN);
     uint32_t hc[20], *ghc = dev(NULL, sizeof hc);
-    cpu->hist(hc, wd, OUT * IN, -0.3f, 0.3f, 20);
-    gpu->hist(ghc, gwd, OUT * IN, -0.3f, 0.3f, 20);
+    cpu->watch->hist(hc, wd, OUT * IN, -0.3f, 0.3f, 20);
+    gpu->watch->hist(ghc, gwd, OUT * IN, -0.3f, 0.3f, 20);
     uint32_t hg[20];
     gpu->download(hg, ghc, sizeof hg);
     for (int i = 0; i < 20; i++)   /* exact for the same edges on both */

@@ -104,7 +104,7 @@ static void test_op_hist_exact(void **state)
         x[n - 4] = nextafterf(hi, 1.0f);
         uint32_t *got = malloc((size_t)bins * sizeof *got);
         uint64_t *want = malloc((size_t)bins * sizeof *want);
-        cpu->hist(got, x, n, lo, hi, bins);
+        cpu->watch->hist(got, x, n, lo, hi, bins);
         ref_hist(x, n, lo, hi, bins, want);
         for (int k = 0; k < bins; k++)
             if (got[k] != want[k])
@@ -129,7 +129,7 @@ static void test_op_scales_near_flips(void **state)
         w[2 * COLS + j] = 0.0f;
         w[3 * COLS + j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? 0.5f : -0.5f;
     }
-    cpu->row_abs_mean(alpha, w, ROWS, COLS);
+    cpu->watch->row_abs_mean(alpha, w, ROWS, COLS);
     for (int i = 0; i < ROWS; i++) {
         double s = 0;
         for (int j = 0; j < COLS; j++)
@@ -137,10 +137,10 @@ static void test_op_scales_near_flips(void **state)
         assert_true(alpha[i] == (float)(s / COLS));
     }
     uint32_t near[ROWS];
-    cpu->near_count(near, w, alpha, ROWS, COLS, 0);
+    cpu->watch->near_count(near, w, alpha, ROWS, COLS, 0);
     for (int i = 0; i < ROWS; i++)
         assert_int_equal(near[i], ref_near(w + i * COLS, COLS, alpha[i], 0));
-    cpu->row_ternary(alpha, tau, w, ROWS, COLS);
+    cpu->watch->row_ternary(alpha, tau, w, ROWS, COLS);
     for (int i = 0; i < ROWS; i++) {
         float a, t;
         ref_ternary(w + i * COLS, COLS, &a, &t);
@@ -150,7 +150,7 @@ static void test_op_scales_near_flips(void **state)
     }
     assert_true(alpha[3] == 0.5f && tau[3] == 0.5f);
     assert_true(alpha[2] == 0.0f && isinf(tau[2]));
-    cpu->near_count(near, w, alpha, ROWS, COLS, 1);
+    cpu->watch->near_count(near, w, alpha, ROWS, COLS, 1);
     for (int i = 0; i < ROWS; i++)
         assert_int_equal(near[i], ref_near(w + i * COLS, COLS, alpha[i], 1));
     assert_int_equal(near[3], COLS);
@@ -159,14 +159,14 @@ static void test_op_scales_near_flips(void **state)
     float x[70], y[70];
     fill(x, 70, &r, 1);
     x[5] = -0.0f;
-    cpu->sign_flips(&flips, bits, x, 70);
+    cpu->watch->sign_flips(&flips, bits, x, 70);
     memcpy(y, x, sizeof y);
     for (int i = 0; i < 70; i += 3)
         y[i] = -y[i];
     uint32_t want = 0;
     for (int i = 0; i < 70; i++)
         want += (x[i] < 0) != (y[i] < 0);
-    cpu->sign_flips(&flips, bits, y, 70);
+    cpu->watch->sign_flips(&flips, bits, y, 70);
     assert_int_equal(flips, want);
     for (int i = 0; i < 70; i++)
         assert_int_equal((bits[i / 32] >> (i % 32)) & 1u, y[i] < 0.0f);

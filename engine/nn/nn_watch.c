@@ -147,10 +147,10 @@ static int layer_scales(cs_nn_watch *w, int i, cs_nn_watch_layer *f, const float
     }
     *dalpha = w->alpha;
     if (f->levels == 2) {
-        nn->ops->row_abs_mean(w->alpha, W, rows, cols);
+        nn->ops->watch->row_abs_mean(w->alpha, W, rows, cols);
         return fetch(nn, w->halpha, w->alpha, l->rows * sizeof(float), err);
     }
-    nn->ops->row_ternary(w->alpha, w->tau, W, rows, cols);
+    nn->ops->watch->row_ternary(w->alpha, w->tau, W, rows, cols);
     int rc = fetch(nn, w->halpha, w->alpha, l->rows * sizeof(float), err);
     if (!rc)
         rc = fetch(nn, w->htau, w->tau, l->rows * sizeof(float), err);
@@ -181,7 +181,7 @@ static int layer_hist(cs_nn_watch *w, int i, int bins, cs_nn_watch_layer *f, cs_
         f->bins = bins;
         f->lo = s->lo;
         f->hi = s->hi;
-        nn->ops->hist(w->counts, nn->params + nn->t[l->tw].off, n, (float)s->lo, (float)s->hi,
+        nn->ops->watch->hist(w->counts, nn->params + nn->t[l->tw].off, n, (float)s->lo, (float)s->hi,
                       bins);
         int rc = fetch(nn, f->counts, w->counts, (size_t)bins * sizeof(uint32_t), err);
         if (rc)
@@ -216,7 +216,7 @@ static int layer_frame(cs_nn_watch *w, int i, int bins, cs_nn_watch_layer *f, cs
     const float *dalpha;
     if (rc || (rc = layer_scales(w, i, f, &dalpha, err)))
         return rc;
-    o->near_count(w->near, W, dalpha, (int)l->rows, (int)l->cols, f->levels == 3);
+    o->watch->near_count(w->near, W, dalpha, (int)l->rows, (int)l->cols, f->levels == 3);
     if ((rc = fetch(nn, w->hnear, w->near, l->rows * sizeof(uint32_t), err)))
         return rc;
     size_t near = 0;
@@ -232,7 +232,7 @@ static int layer_frame(cs_nn_watch *w, int i, int bins, cs_nn_watch_layer *f, cs
     f->alpha_min = amin;
     f->alpha_max = amax;
     uint32_t flips;
-    o->sign_flips(w->flips, s->bits, W, n);
+    o->watch->sign_flips(w->flips, s->bits, W, n);
     if ((rc = fetch(nn, &flips, w->flips, sizeof flips, err)))
         return rc;
     f->flips = s->primed ? (double)flips / (double)n : NAN;
