@@ -445,7 +445,8 @@ static const cs_key_spec train_keys[] = {
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
-    {"hist_every", "0", "weight snapshot every N steps (0: each epoch)", NULL, CS_KEY_INT},
+    {"hist_every", "0", "weight snapshot every N steps (0: each epoch); a watching front end "
+     "(the TUI) gets its frames at those steps too (0: a few a second)", NULL, CS_KEY_INT},
     {"exclude", "default", "layers left full precision: default (first and last), none, first, last",
      "default|none|first|last", CS_KEY_WORD},
     {"new", "off", "start from a fresh initialization", "on|off", CS_KEY_WORD},

@@ -23,6 +23,8 @@
 #define WATCH_BUDGET 0.004    /* the most of the time frames may take (the test
                                  accuracy adds about 0.2%: 0.5% of an epoch's
                                  images, forward only) */
+#define WATCH_CAP 0.006       /* frames wait while all so far (the start, epoch
+                                 ends) took more than this of the time */
 
 struct train_watch {
     cs_interp *in;
@@ -38,6 +40,7 @@ struct train_watch {
     size_t last_run_step;
     double watch_s;           /* time spent on frames */
     double test_s;            /* of which on the test accuracy */
+    size_t shown_step;        /* the step of the last frame's histograms and scales */
     double frame_s;           /* what the last histograms took (no test accuracy) */
     size_t frames;
     int eval_pending;         /* the start's test accuracy is still to take */
@@ -132,6 +135,7 @@ static void fill_layers(train_watch *tw, int epoch_end, int epoch)
         return;
     }
     tw->frame_s = cs_now() - t;
+    tw->shown_step = tw->f.step;
     if (tw->f.test_n && (tw->eval_pending || epoch_end))
         measure_test(tw, epoch_end ? epoch : 0);
 }
@@ -195,6 +199,8 @@ static int on_step(void *ctx, const cs_nn_progress *p)
         due = t - tw->last_t >= LINE_PERIOD;
     else if (tw->hist_every > 0)
         due = p->step % (size_t)tw->hist_every == 0;
+    else if (tw->watch_s - tw->test_s > WATCH_CAP * (t - tw->t_begin))
+        due = 0;
     else if (tw->every)
         due = p->step % tw->every == 0;
     else
@@ -308,9 +314,18 @@ void train_watch_end(train_watch *tw, int rc, const cs_nn_train_report *rep)
     f->final = 1;
     f->failed = rc < 0;
     f->stopped = rc == 0 && rep->partial;
-    /* every layer at the last completed step */
+    /* every layer's histogram at the last completed step: the missing ones
+     * when the last frame showed that step, else a whole frame */
     f->step = cs_nn_step_count(tw->s->net);
-    fill_layers(tw, 0, f->epoch);
+    cs_err err;
+    if (tw->nw && tw->shown_step == f->step) {
+        for (size_t i = 0; i < f->nlayers && tw->nw; i++)
+            if (!f->layer[i].bins &&
+                cs_nn_watch_hist(tw->nw, i, tw->want.bins, &f->layer[i], &err))
+                drop_histograms(tw, &err);
+    } else {
+        fill_layers(tw, 0, f->epoch);
+    }
     tw->watch_s += cs_now() - t1;
     f->watch_share = tw->watch_s / fmax(1e-9, cs_now() - tw->t_begin);
     send(tw);

@@ -304,6 +304,10 @@ static void test_frame_matches_host(void **state)
             assert_int_equal(f2[1].bins, 17);
             for (size_t i = 0; i < nl; i++)
                 check_layer(nn, i, &f2[i], ternary, 0);
+            cs_nn_watch_layer one;   /* one layer's histogram alone */
+            assert_int_equal(cs_nn_watch_hist(w, 2, 9, &one, &err), 0);
+            check_counts(nn, 2, &one);
+            assert_true(cs_nn_watch_hist(w, nl, 9, &one, &err) < 0);
             assert_true(cs_nn_watch_frame(w, 0, -1, f2, &err) < 0);
             assert_true(cs_nn_watch_frame(w, CS_NN_WATCH_BINS + 1, -1, f2, &err) < 0);
             free(before);

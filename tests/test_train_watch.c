@@ -175,6 +175,14 @@ static void test_frames_of_a_run(void **state)
     }
     assert_true(last->final && !last->stopped && !last->failed);
     assert_int_equal(last->step, 8);
+    for (size_t i = 0; i < last->nlayers; i++) {   /* every layer's histogram, for after */
+        const cs_nn_watch_layer *l = &last->layer[i];
+        size_t sum = l->outside;
+        for (int k = 0; k < l->bins; k++)
+            sum += l->counts[k];
+        assert_int_equal(l->bins, 20);
+        assert_int_equal(sum, l->rows * l->cols);
+    }
     assert_true(last->watch_share > 0 && last->watch_share < 1);
     /* `hist layer=` chooses the next run's first layer; a new run, a new number */
     long run = first->run;

@@ -283,6 +283,9 @@ void cs_nn_watch_free(cs_nn_watch *w);
  * (all layers when < 0), the scales and readiness of every layer. */
 int cs_nn_watch_frame(cs_nn_watch *w, int bins, int hist_layer, cs_nn_watch_layer *layers,
                       cs_err *err);
+/* Only the histogram of one layer into out (lo, hi, bins, counts, outside). */
+int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *out,
+                     cs_err *err);
 
 /* ------------------------------------------------------------------ checkpoints */
 

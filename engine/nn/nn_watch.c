@@ -254,3 +254,11 @@ int cs_nn_watch_frame(cs_nn_watch *w, int bins, int hist_layer, cs_nn_watch_laye
     }
     return CS_OK;
 }
+
+int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *out,
+                     cs_err *err)
+{
+    if (bins < 1 || bins > CS_NN_WATCH_BINS || layer >= (size_t)w->nn->nwl)
+        return cs_fail(err, CS_EINVAL, "watch: layer %zu or %d bins out of range", layer, bins);
+    return layer_hist(w, (int)layer, bins, out, err);
+}
