@@ -23,8 +23,9 @@
 #define WATCH_BUDGET 0.004    /* the most of the time frames may take (the test
                                  accuracy adds about 0.2%: 0.5% of an epoch's
                                  images, forward only) */
-#define WATCH_CAP 0.006       /* frames wait while all so far (the start, epoch
-                                 ends) took more than this of the time */
+#define WATCH_CAP 0.006       /* frames wait while the histograms and scales of
+                                 all so far (the start's, the epoch ends') took
+                                 more than this of the time */
 
 struct train_watch {
     cs_interp *in;
@@ -40,6 +41,7 @@ struct train_watch {
     size_t last_run_step;
     double watch_s;           /* time spent on frames */
     double test_s;            /* of which on the test accuracy */
+    double frames_s;          /* of which on histograms and scales */
     size_t shown_step;        /* the step of the last frame's histograms and scales */
     double frame_s;           /* what the last histograms took (no test accuracy) */
     size_t frames;
@@ -135,6 +137,7 @@ static void fill_layers(train_watch *tw, int epoch_end, int epoch)
         return;
     }
     tw->frame_s = cs_now() - t;
+    tw->frames_s += tw->frame_s;
     tw->shown_step = tw->f.step;
     if (tw->f.test_n && (tw->eval_pending || epoch_end))
         measure_test(tw, epoch_end ? epoch : 0);
@@ -199,7 +202,7 @@ static int on_step(void *ctx, const cs_nn_progress *p)
         due = t - tw->last_t >= LINE_PERIOD;
     else if (tw->hist_every > 0)
         due = p->step % (size_t)tw->hist_every == 0;
-    else if (tw->watch_s - tw->test_s > WATCH_CAP * (t - tw->t_begin))
+    else if (tw->frames_s > WATCH_CAP * (t - tw->t_begin))
         due = 0;
     else if (tw->every)
         due = p->step % tw->every == 0;
