@@ -75,6 +75,19 @@ static void strip_times(const char *in, char *out, size_t len)
     out[o] = '\0';
 }
 
+/* An interpreter (JSON, seed 5) whose runs r watches, with histograms or
+ * not; NULL without the Fashion-MNIST package. */
+static fixture *watched(recorder *r, int histograms)
+{
+    if (!have_data())
+        return NULL;
+    fixture *f = fixture_new(1, 5, 1, 1);
+    assert_non_null(f);
+    memset(r, 0, sizeof *r);
+    cs_interp_set_watch(f->in, record, r, histograms);
+    return f;
+}
+
 /* ------------------------------------------------------------------ tests */
 
 /* train (augmented), quantize ter, finetune, evaluate, save: unwatched,
@@ -124,17 +137,13 @@ static void test_watching_changes_nothing(void **state)
 static void test_frames_of_a_run(void **state)
 {
     (void)state;
-    if (!have_data()) {
-        skip();
-        return;
-    }
-    fixture *f = fixture_new(1, 5, 1, 1);
     static recorder r;
-    memset(&r, 0, sizeof r);
+    fixture *f = watched(&r, 1);
+    if (!f)
+        skip();
     r.want_after = 3;
     r.want_layer = "fc2";
     r.want_bins = 20;
-    cs_interp_set_watch(f->in, record, &r, 1);
     const char *out = ok(f, TRAIN " hist_every=1");
     /* 512 images, batch 128: 4 steps an epoch; a frame at the start, one a
      * step (hist_every=1), the final one */
@@ -201,14 +210,10 @@ static void test_frames_of_a_run(void **state)
 static void test_frames_without_histograms(void **state)
 {
     (void)state;
-    if (!have_data()) {
-        skip();
-        return;
-    }
-    fixture *f = fixture_new(1, 5, 1, 1);
     static recorder r;
-    memset(&r, 0, sizeof r);
-    cs_interp_set_watch(f->in, record, &r, 0);
+    fixture *f = watched(&r, 0);
+    if (!f)
+        skip();
     const char *out = ok(f, TRAIN);
     assert_null(strstr(out, "\"frames\""));
     assert_true(r.n >= 3);   /* start, the epoch ends, the final frame */
@@ -224,16 +229,12 @@ static void test_frames_without_histograms(void **state)
 static void test_cancel_keeps_last_step(void **state)
 {
     (void)state;
-    if (!have_data()) {
-        skip();
-        return;
-    }
-    fixture *f = fixture_new(1, 5, 1, 1);
     static recorder r;
-    memset(&r, 0, sizeof r);
+    fixture *f = watched(&r, 1);
+    if (!f)
+        skip();
     r.cancel_in = f->in;
     r.cancel_at = 3;
-    cs_interp_set_watch(f->in, record, &r, 1);
     const char *out = ok(f, TRAIN " hist_every=1");
     assert_non_null(strstr(out, "\"partial\":true"));
     const cs_train_frame *last = &r.f[r.n - 1];

@@ -26,12 +26,6 @@
 static char dir[64];
 static char screen[65536];
 
-static const char *bin(void)
-{
-    const char *b = getenv("CSREG_BIN");
-    return b ? b : "./csreg";
-}
-
 static int runnable(void)
 {
     return tmux_available() &&
@@ -40,15 +34,7 @@ static int runnable(void)
 
 static void start(tmux_session *t, int w, int h, const char *extra_env)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
-             dir, extra_env, bin());
-    int started = 0;
-    for (int tries = 0; tries < 8 && !started; tries++)
-        if (!(started = tmux_start(t, w, h, cmd) == 0))
-            usleep(300000);
-    assert_true(started);
+    assert_int_equal(tmux_start_workbench(t, w, h, dir, extra_env, ""), 0);
     assert_int_equal(tmux_wait_for(t, "Histogram", 5000, screen, sizeof screen), 0);
 }
 
@@ -61,9 +47,7 @@ static void wait_for(tmux_session *t, const char *needle, int ms)
 
 static void command(tmux_session *t, const char *line)
 {
-    assert_int_equal(tmux_keys(t, (const char *[]){":", NULL}), 0);
-    assert_int_equal(tmux_literal(t, line), 0);
-    assert_int_equal(tmux_keys(t, (const char *[]){"Enter", NULL}), 0);
+    assert_int_equal(tmux_command(t, line), 0);
 }
 
 static double now(void)
@@ -183,7 +167,6 @@ static void test_train_view_120x40(void **state)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);
-    unlink(path);
     if (!strstr(buf, "\ntrain model=mlp epochs=2 reg=bin lambda=10\nhist layer=fc2\n"))
         fail_msg("the journal lacks train then hist layer=fc2:\n%s", buf);
     /* t: the solver view, and back */
@@ -223,19 +206,13 @@ static void test_finetune_view_80x24_ascii_cancel(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/csreg_tuitrXXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return tmux_state_dir(dir, sizeof dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char p[160];
-    snprintf(p, sizeof p, "%s/csreg/history", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/csreg", dir);
-    rmdir(p);
-    rmdir(dir);
+    tmux_state_dir_remove(dir);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "tmux_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -122,4 +123,60 @@ int tmux_pane_alive(tmux_session *t)
 void tmux_stop(tmux_session *t)
 {
     tmux_run(t, (const char *[]){"kill-server", NULL}, NULL, 0);
+}
+
+/* ---- the workbench ---------------------------------------------------------- */
+
+const char *tmux_csreg_bin(void)
+{
+    const char *b = getenv("CSREG_BIN");
+    return b ? b : "./csreg";
+}
+
+int tmux_start_workbench(tmux_session *t, int w, int h, const char *state_dir,
+                         const char *extra_env, const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
+             state_dir, extra_env, tmux_csreg_bin(), args);
+    for (int tries = 0; tries < 8; tries++) {
+        if (tmux_start(t, w, h, cmd) == 0)
+            return 0;
+        usleep(300000);
+    }
+    return -1;
+}
+
+int tmux_command(tmux_session *t, const char *line)
+{
+    if (tmux_keys(t, (const char *[]){":", NULL}) || tmux_literal(t, line))
+        return -1;
+    return tmux_keys(t, (const char *[]){"Enter", NULL});
+}
+
+int tmux_state_dir(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/csreg_tmuxXXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+/* dir/csreg/history, dir/csreg, the plain files in dir, dir */
+void tmux_state_dir_remove(const char *dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/csreg/history", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/csreg", dir);
+    rmdir(p);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }
