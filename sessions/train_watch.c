@@ -261,8 +261,10 @@ static void start_histograms(train_watch *tw, const train_watch_run *run,
     B = B < n ? B : n;
     size_t epoch = B ? n / B * B : 0, want = (epoch / 200 + 50) / 100 * 100;
     want = want < 200 ? 200 : want > 10000 ? 10000 : want;
-    if (B && nn_ensure_test(tw->in, tw->cl, tw->s, &err) == 0 && tw->s->test.n > 0 &&
-        cs_nn_reserve(net, (int)B, &err) == 0) {
+    double t = cs_now();   /* loading the test set is not watching's (once a session) */
+    int have_test = B && nn_ensure_test(tw->in, tw->cl, tw->s, &err) == 0;
+    tw->t_begin += cs_now() - t;
+    if (have_test && tw->s->test.n > 0 && cs_nn_reserve(net, (int)B, &err) == 0) {
         tw->f.test_n = want < tw->s->test.n ? want : tw->s->test.n;
         tw->eval_pending = 1;
         measure_test(tw, 0);

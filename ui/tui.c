@@ -110,6 +110,7 @@ void tui_layout(tui *t)
     t->w_msg = newwin(msg_h, cols, body_top + body_h, 0);
     t->w_cmd = newwin(1, cols, rows - 2, 0);
     t->w_status = newwin(1, cols, rows - 1, 0);
+    tui_train_want_bins(t);   /* for the frames of a run to come, too */
     if (t->view == TUI_VIEW_TRAIN) {
         tui_train_layout(t, body_top, body_h);
         return;

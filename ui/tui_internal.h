@@ -236,6 +236,8 @@ void tui_layout(tui *t);
  * the end of a run, the layer keys [ and ] (each a journaled
  * `hist layer=NAME`). */
 void tui_train_layout(tui *t, int top, int height);
+/* The histogram bins the training view's Histogram wants at this size. */
+void tui_train_want_bins(tui *t);
 void tui_train_draw(tui *t, WINDOW *w);
 int tui_train_status(tui *t, WINDOW *w, const char *line);
 void tui_train_update(tui *t);

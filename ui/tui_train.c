@@ -21,9 +21,21 @@ static int regularized_layers(const tui *t)
     return n;
 }
 
+/* The Histogram's width in the training view at this many columns. */
+static int hist_width(int cols)
+{
+    return cols >= 150 ? 64 : cols >= 110 ? 50 : 36;
+}
+
+void tui_train_want_bins(tui *t)
+{
+    int bins = hist_width(t->cols) - 2;
+    tui_worker_set_want(t->worker, bins < CS_NN_WATCH_BINS ? bins : CS_NN_WATCH_BINS, NULL);
+}
+
 void tui_train_layout(tui *t, int top, int height)
 {
-    int hist_w = t->cols >= 150 ? 64 : t->cols >= 110 ? 50 : 36;
+    int hist_w = hist_width(t->cols);
     int left_w = t->cols - hist_w;
     int nreg = regularized_layers(t);
     int train_h = 7 + (nreg > 0 ? nreg : 1);
@@ -32,8 +44,6 @@ void tui_train_layout(tui *t, int top, int height)
     t->w_chart = newwin(height - train_h, left_w, top, 0);
     t->w_train = newwin(train_h, left_w, top + height - train_h, 0);
     t->w_hist = newwin(height, hist_w, top, left_w);
-    int bins = hist_w - 2;
-    tui_worker_set_want(t->worker, bins < CS_NN_WATCH_BINS ? bins : CS_NN_WATCH_BINS, NULL);
 }
 
 /* ---- the Training panel ----------------------------------------------------- */
