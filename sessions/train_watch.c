@@ -23,7 +23,7 @@
 #define WATCH_BUDGET 0.004    /* the most of the time frames may take (the test
                                  accuracy adds about 0.2%: 0.5% of an epoch's
                                  images, forward only) */
-#define WATCH_CAP 0.006       /* frames wait while the histograms and scales of
+#define WATCH_CAP 0.005       /* frames wait while the histograms and scales of
                                  all so far (the start's, the epoch ends') took
                                  more than this of the time */
 
