@@ -11,6 +11,7 @@
 #include "cs_nn.h"
 #include "interp_internal.h"
 #include "nn_state.h"
+#include "train_watch.h"
 
 /* ------------------------------------------------------------------ the state */
 
@@ -106,7 +107,7 @@ static int ensure_train(cs_interp *in, const cs_cmdline *cl, nn_state *s, size_t
     return CS_OK;
 }
 
-static int ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err)
+int nn_ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err)
 {
     char dir[4096];
     if (cs_cmdline_key(cl, "data")) {
@@ -301,14 +302,22 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                           .lambda = reg ? lambda : 0, .reg = reg, .exclude = excl,
                           .augment = augment, .hist_every = (int)hist_every,
                           .cancel = cs_interp_cancel_flag(in)};
-    cs_nn_train_report rep;
-    rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
-    cs_reg_free(reg);
     if (rebuild)   /* another network: its layers may differ */
         s->sel_layer[0] = '\0';
+    train_watch_run run = {.what = "train", .reg = regname, .lambda = o.lambda,
+                           .ternary = reg && cs_reg_family(reg) == CS_TARGET_TER,
+                           .excl = excl, .hist_every = hist_every};
+    train_watch *tw;
+    train_watch_begin(&tw, in, cl, s, &run, &o);
+    cs_nn_train_report rep;
+    rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
+    train_watch_end(tw, rc, &rep);
+    cs_reg_free(reg);
     s->seq = nn_stamp(in);   /* also when interrupted: the weights moved */
-    if (rc)
+    if (rc) {
+        train_watch_free(tw, NULL);
         return rc;
+    }
     s->excl = excl;
     char desc[128];
     cs_nn_describe(s->net, desc, sizeof desc);
@@ -321,6 +330,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_result_num(res, "lambda", o.lambda);
     cs_result_int(res, "train_examples", (long long)s->train.n);
     put_train_report(res, &rep);
+    train_watch_free(tw, res);
     nn_add_stage(s, "train", cs_arg_text(cl, "label", ""), regname, o.lambda, rep.epochs_done,
                  -1, rep.loss, rep.seconds, rep.partial);
     return CS_OK;
@@ -331,7 +341,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
 int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limit,
                      double *acc, double *loss, cs_err *err)
 {
-    int rc = ensure_test(in, cl, s, err);
+    int rc = nn_ensure_test(in, cl, s, err);
     if (rc)
         return rc;
     cs_nn_data view = s->test;
@@ -387,19 +397,29 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     cs_nn_train_opts o = {.epochs = (int)epochs, .batch = (int)batch, .lr = lr,
                           .augment = augment, .finetune = 1, .exclude = s->excl,
                           .cancel = cs_interp_cancel_flag(in)};
+    train_watch_run run = {.what = "finetune", .reg = "none", .finetune = 1,
+                           .ternary = cs_nn_is_quantized(s->net) == 2, .excl = s->excl};
+    train_watch *tw;
+    train_watch_begin(&tw, in, cl, s, &run, &o);
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
+    train_watch_end(tw, rc, &rep);
     s->seq = nn_stamp(in);
-    if (rc)
-        return rc;
     double acc = -1, loss = 0;
-    if (do_eval && (rc = nn_evaluate_into(in, cl, s, tlimit, &acc, &loss, err)))
+    /* cancelled: no evaluation either (the test set takes a while) */
+    do_eval = do_eval && !rep.partial;
+    if (!rc && do_eval)
+        rc = nn_evaluate_into(in, cl, s, tlimit, &acc, &loss, err);
+    if (rc) {
+        train_watch_free(tw, NULL);
         return rc;
+    }
     if (do_eval) {
         cs_result_num(res, "accuracy", acc);
         cs_result_num(res, "test_loss", loss);
     }
     put_train_report(res, &rep);
+    train_watch_free(tw, res);
     nn_add_stage(s, "finetune", cs_arg_text(cl, "label", ""), NULL, 0, rep.epochs_done, acc,
                  loss, rep.seconds, rep.partial);
     return CS_OK;
@@ -425,7 +445,8 @@ static const cs_key_spec train_keys[] = {
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
-    {"hist_every", "0", "weight snapshot every N steps (0: each epoch)", NULL, CS_KEY_INT},
+    {"hist_every", "0", "weight snapshot every N steps (0: each epoch); a watching front end "
+     "(the TUI) gets its frames at those steps too (0: a few a second)", NULL, CS_KEY_INT},
     {"exclude", "default", "layers left full precision: default (first and last), none, first, last",
      "default|none|first|last", CS_KEY_WORD},
     {"new", "off", "start from a fresh initialization", "on|off", CS_KEY_WORD},

@@ -55,13 +55,29 @@ typedef void (*cs_report_fn)(void *ctx, const char *file, int line, int col, con
 int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_report_fn report,
                        void *ctx, cs_err *err);
 
-/* Progress of long commands (sweep, solve with restarts, training): the
+/* Progress of long commands (sweep, maxcut, solve with restarts): the
  * front end draws it (a bar on a terminal's stderr, the TUI's status line).
  * Called from the thread running the command; `what` names the work. */
 typedef void (*cs_interp_progress_fn)(void *ctx, double done, double total, const char *what);
 void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx);
 /* For command modules: report progress (no-op without a callback). */
 void cs_interp_progress(cs_interp *in, double done, double total, const char *what);
+
+/* Watching train and finetune live, next to progress: the front end gets
+ * frames (cs_train_view.h) from the thread running the command, a few per
+ * second: with histograms (one layer's histogram, every layer's scales and
+ * readiness, test accuracy at epoch ends; the TUI) or without (progress
+ * numbers only, ten a second at most; a terminal's progress line). The
+ * callback may change *want: the histogram it wants from the next frame on.
+ * Watching changes no result: the weights are the same bit for bit. */
+struct cs_train_frame;
+typedef struct cs_train_want {
+    int bins;           /* 1..256 */
+    char layer[16];     /* "": the frame's choice (cs_train_frame.sel) */
+} cs_train_want;
+typedef void (*cs_interp_watch_fn)(void *ctx, const struct cs_train_frame *f,
+                                   cs_train_want *want);
+void cs_interp_set_watch(cs_interp *in, cs_interp_watch_fn fn, void *ctx, int histograms);
 
 /* The flag long commands poll; a SIGINT handler sets it to cancel. */
 cs_cancel *cs_interp_cancel_flag(cs_interp *in);

@@ -107,6 +107,13 @@ void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx)
     in->progress_ctx = ctx;
 }
 
+void cs_interp_set_watch(cs_interp *in, cs_interp_watch_fn fn, void *ctx, int histograms)
+{
+    in->watch = fn;
+    in->watch_ctx = ctx;
+    in->watch_hist = histograms;
+}
+
 void cs_interp_progress(cs_interp *in, double done, double total, const char *what)
 {
     if (in->progress)

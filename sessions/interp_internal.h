@@ -43,6 +43,9 @@ struct cs_interp {
     int plot_window;      /* `set plot window`: plots without out= open a window */
     cs_interp_progress_fn progress;
     void *progress_ctx;
+    cs_interp_watch_fn watch;   /* train and finetune frames (train_watch.c) */
+    void *watch_ctx;
+    int watch_hist;             /* frames with histograms */
 };
 
 /* The module state in `slot`, NULL when none yet. */

@@ -39,6 +39,7 @@ typedef struct nn_state {
     float *view_w;
     size_t view_cap;
     char view_model[128];
+    long runs;              /* train and finetune runs watched (train_watch.c) */
 } nn_state;
 
 /* The state, made on first use (NULL only when out of memory). */
@@ -57,6 +58,8 @@ void nn_add_stage(nn_state *s, const char *stage, const char *label, const char 
 /* exclude=default|none|last|first, `def` when not given. */
 int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn_exclude *out,
                    cs_err *err);
+/* The test set loaded (data=, else the training data's folder). */
+int nn_ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err);
 /* Test accuracy and mean loss on the first `limit` test images (0: all),
  * loading the test set (data=, else the training data's folder) as needed. */
 int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limit,

@@ -1,18 +1,24 @@
 /* bench_nn.c — `make bench`: network training speed on the CPU (one
  * OpenBLAS thread): seconds per Fashion-MNIST epoch (extrapolated from
  * `limit` images), images/s, achieved GFLOP/s against this machine's SGEMM
- * peak measured in the same run, and the regularizer's overhead (an epoch
- * with reg=bin against reg=none). Uses the Fashion-MNIST package when
- * present, else synthetic images of the same shape. */
+ * peak measured in the same run, the regularizer's overhead (an epoch
+ * with reg=bin against reg=none), and the cost of watching a run (the
+ * TUI's live frames: histograms, scales, readiness, test accuracy) beside
+ * the epoch time. Uses the Fashion-MNIST package when present, else
+ * synthetic images of the same shape (no watching then: `train` reads the
+ * package). */
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cs_blas.h"
+#include "cs_interp.h"
 #include "cs_nn.h"
 #include "cs_rng.h"
+#include "cs_train_view.h"
 #include "nn_backend.h"
 
 static double now_s(void)
@@ -145,8 +151,107 @@ static int run_pair(const char *name, cs_nn_config *cfg, const cs_nn_data *d, cs
     return rc;
 }
 
-int main(void)
+/* ------------------------------------------------------------------ watching */
+
+static void count_frames(void *ctx, const cs_train_frame *f, cs_train_want *want)
 {
+    (void)f;
+    ++*(long *)ctx;
+    want->bins = 34;   /* the Histogram panel's at 80 columns */
+}
+
+/* The number after "key": in a JSON line, NAN when absent. */
+static double json_num(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+/* One epoch of `line` through the interpreter, watched or not: its
+ * seconds, the watch's (all of it, and the test accuracy's part). */
+static int watched_epoch(cs_interp *in, FILE *out, const char *line, int watch, long *frames,
+                         double *secs, double *wsecs, double *tsecs)
+{
+    cs_interp_set_watch(in, watch ? count_frames : NULL, frames, 1);
+    cs_err err;
+    int col;
+    long start = ftell(out);
+    if (cs_interp_exec(in, line, &col, &err)) {
+        fprintf(stderr, "%s: %s\n", line, err.msg);
+        return 1;
+    }
+    fflush(out);
+    char buf[8192] = "";
+    fseek(out, start, SEEK_SET);
+    size_t n = fread(buf, 1, sizeof buf - 1, out);
+    buf[n] = '\0';
+    fseek(out, 0, SEEK_END);
+    *secs = json_num(buf, "seconds");
+    *wsecs = watch ? json_num(buf, "watch_seconds") : 0;
+    *tsecs = watch ? json_num(buf, "watch_test_seconds") : 0;
+    return !(*secs > 0);
+}
+
+/* Runs of two epochs watched and not in adjacent pairs (the order
+ * alternating), after a warm-up that loads the data. The watch's own clock
+ * decides (pairs of runs differ by ±10% on a shared machine; their ratio
+ * is printed for the spread only): frames as a share of the time (they
+ * come at a rate, whatever the epoch), and the test accuracy per epoch end
+ * (start and each epoch end) as a share of a full 60000-image epoch,
+ * scaled from this one's time. */
+static int watch_cost(const char *name, const char *line, int reps, size_t images)
+{
+    FILE *out = tmpfile();
+    cs_interp_opts opts = {.json = 1, .seed = 1, .out = out};
+    cs_interp *in;
+    cs_err err;
+    if (!out || cs_interp_new(&in, &opts, &err)) {
+        fprintf(stderr, "watch_cost: cannot start an interpreter\n");
+        return 1;
+    }
+    enum { EPOCHS = 2 };
+    long frames = 0;
+    double s, w, t, fshare[MAX_REPS], ratio[MAX_REPS], epoch = 0, test = 0, fps = 0;
+    int rc = watched_epoch(in, out, line, 1, &frames, &s, &w, &t);
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
+    for (int k = 0; k < reps && !rc; k++) {
+        double s0 = 0, s1 = 0, w1 = 0, t1 = 0;
+        long f0 = frames;
+        rc = k % 2 ? watched_epoch(in, out, line, 1, &frames, &s1, &w1, &t1) ||
+                         watched_epoch(in, out, line, 0, &frames, &s0, &w, &t)
+                   : watched_epoch(in, out, line, 0, &frames, &s0, &w, &t) ||
+                         watched_epoch(in, out, line, 1, &frames, &s1, &w1, &t1);
+        fshare[k] = (w1 - t1) / s1;
+        ratio[k] = s1 / s0;
+        epoch += s0 / EPOCHS / reps;
+        test += t1 / (EPOCHS + 1) / reps;
+        fps += (double)(frames - f0) / s1 / reps;
+    }
+    if (!rc) {
+        qsort(fshare, (size_t)reps, sizeof *fshare, cmp_double);
+        qsort(ratio, (size_t)reps, sizeof *ratio, cmp_double);
+        double fs = fshare[reps / 2], full = epoch * 60000.0 / (double)images;
+        double ts = test / full, all = fs + ts;
+        printf("%-24s epoch %.2f s (%zu images): frames %.2f%% of the time (%.1f/s), test "
+               "accuracy %.1f ms an epoch end (%.2f%% of a 60000-image epoch): %.2f%% in all%s\n",
+               name, epoch, images, 100 * fs, fps, 1e3 * test, 100 * ts, 100 * all,
+               all < 0.01 ? "" : "  WARN: over 1%");
+        printf("%-24s watched / unwatched run per pair: median %.3f, range %.3f..%.3f "
+               "(%d pairs; the spread of this machine)\n",
+               name, ratio[reps / 2], ratio[0], ratio[reps - 1], reps);
+    }
+    cs_interp_free(in);
+    fclose(out);
+    return rc;
+}
+
+/* `bench_nn watch`: only the cost of watching. */
+int main(int argc, char **argv)
+{
+    int only_watch = argc > 1 && !strcmp(argv[1], "watch");
     cs_blas_set_threads(1);
     cs_err err;
     cs_nn_data full, mlpd, cnnd;
@@ -178,9 +283,9 @@ int main(void)
     cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1};
     cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1};
     double om, oc, sm, sc;
-    int rc = run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
-             run_pair("cnn (default)", &cnn, &cnnd, bin, peak, 5, &oc, &sc);
-    if (!rc) {
+    int rc = !only_watch && (run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
+                             run_pair("cnn (default)", &cnn, &cnnd, bin, peak, 5, &oc, &sc));
+    if (!rc && !only_watch) {
         printf("regularizer overhead (bin vs none, fastest epochs): mlp %+.1f%%, cnn %+.1f%% "
                "(target < 5%%)%s\n",
                om, oc, om < 5 && oc < 5 ? "" : "  WARN: over target (shared machine? rerun)");
@@ -188,6 +293,17 @@ int main(void)
                sm, sc);
     }
     cs_reg_free(bin);
+    /* watching (the TUI's frames), through `train` as the TUI runs it */
+    if (!rc && !synthetic) {
+        printf("watching a run as the TUI does (frames: one layer's histogram, every layer's "
+               "scales and readiness, a few a second; the test accuracy on 0.5%% of an epoch's "
+               "images at the start and at each epoch end), by the watch's own clock:\n");
+        rc = watch_cost("mlp 784-512-512-10", "train model=mlp epochs=2 reg=bin lambda=10", 3,
+                        full.n) ||
+             watch_cost("mlp 784-512-512-10 ter", "train model=mlp epochs=2 reg=ter lambda=1e4",
+                        2, full.n) ||
+             watch_cost("cnn", "train model=cnn limit=5120 epochs=2 reg=bin lambda=1", 2, 5120);
+    }
     cs_nn_data_free(&full);
     return rc;
 }

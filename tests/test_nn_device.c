@@ -1,6 +1,7 @@
 /* test_nn_device.c — the compute devices: every op of the CUDA backend
- * against the CPU one (skipped without a GPU or a CUDA build), clear
- * errors for devices that are not there, and the choice device=auto makes. */
+ * against the CPU one, the watch ops included (skipped without a GPU or a
+ * CUDA build), clear errors for devices that are not there, and the choice
+ * device=auto makes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -42,6 +43,63 @@ static void cmp(const char *what, const float *cpu_v, const float *gpu_dev, size
     if (e > 1e-4)
         fail_msg("%s: CPU/CUDA max relative error %.3g > 1e-4", what, e);
     free(h);
+}
+#endif
+
+#ifdef CSREG_HAVE_CUDA
+/* The watch ops (nn_watch.c) on weights w (rows × cols; gw the same on the
+ * device): the scales, the readiness counts with the same α, the sign
+ * flips against a bitmap. */
+static void watch_parity(const float *w, const float *gw, int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    float *a = malloc(rows * sizeof *a), *t = malloc(rows * sizeof *t);
+    float *ga = dev(NULL, rows * sizeof *a), *gt = dev(NULL, rows * sizeof *t);
+    cpu->watch->row_abs_mean(a, w, rows, cols);
+    gpu->watch->row_abs_mean(ga, gw, rows, cols);
+    cmp("row_abs_mean", a, ga, (size_t)rows);
+    cpu->watch->row_ternary(a, t, w, rows, cols);
+    gpu->watch->row_ternary(ga, gt, gw, rows, cols);
+    cmp("row_ternary alpha", a, ga, (size_t)rows);
+    cmp("row_ternary tau", t, gt, (size_t)rows);
+    gpu->upload(ga, a, rows * sizeof *a);   /* the readiness with the same α */
+    uint32_t *nc = malloc(rows * sizeof *nc), *ng = malloc(rows * sizeof *ng);
+    uint32_t *gn = dev(NULL, rows * sizeof *gn);
+    for (int ternary = 0; ternary < 2; ternary++) {
+        cpu->watch->near_count(nc, w, a, rows, cols, ternary);
+        gpu->watch->near_count(gn, gw, ga, rows, cols, ternary);
+        gpu->download(ng, gn, rows * sizeof *ng);
+        for (int r = 0; r < rows; r++)
+            assert_int_equal(nc[r], ng[r]);
+    }
+    size_t words = (n + 31) / 32;
+    uint32_t *bits = calloc(words, sizeof *bits), *gbits = dev(NULL, words * sizeof *bits);
+    uint32_t fc, fg, *gf = dev(NULL, sizeof fg);
+    float *neg = malloc(n * sizeof *neg), *gneg = dev(NULL, n * sizeof *neg);
+    for (size_t i = 0; i < n; i++)
+        neg[i] = i % 3 ? w[i] : -w[i];
+    gpu->upload(gneg, neg, n * sizeof *neg);
+    const float *xs[2] = {w, neg}, *gxs[2] = {gw, gneg};
+    for (int k = 0; k < 2; k++) {
+        cpu->watch->sign_flips(&fc, bits, xs[k], n);
+        gpu->watch->sign_flips(gf, gbits, gxs[k], n);
+        gpu->download(&fg, gf, sizeof fg);
+        assert_int_equal(fc, fg);
+    }
+    uint32_t *hb = malloc(words * sizeof *hb);
+    gpu->download(hb, gbits, words * sizeof *hb);
+    assert_memory_equal(bits, hb, words * sizeof *hb);
+    print_message("parity watch ops            n=%-8zu near, flips, bitmap exact\n", n);
+    void *gb[] = {ga, gt, gn, gbits, gf, gneg};
+    for (size_t i = 0; i < sizeof gb / sizeof *gb; i++)
+        gpu->release(gb[i]);
+    free(a);
+    free(t);
+    free(nc);
+    free(ng);
+    free(bits);
+    free(neg);
+    free(hb);
 }
 #endif
 
@@ -177,12 +235,13 @@ static void test_parity_cpu_cuda(void **state)
     cmp("adam m", m, gm, OUT * IN);
     cmp("adam v", v, gvv, OUT * IN);
     uint32_t hc[20], *ghc = dev(NULL, sizeof hc);
-    cpu->hist(hc, wd, OUT * IN, -0.3f, 0.3f, 20);
-    gpu->hist(ghc, gwd, OUT * IN, -0.3f, 0.3f, 20);
+    cpu->watch->hist(hc, wd, OUT * IN, -0.3f, 0.3f, 20);
+    gpu->watch->hist(ghc, gwd, OUT * IN, -0.3f, 0.3f, 20);
     uint32_t hg[20];
     gpu->download(hg, ghc, sizeof hg);
-    for (int i = 0; i < 20; i++)   /* same bins up to values on an edge */
-        assert_true(abs((int)hc[i] - (int)hg[i]) <= 2);
+    for (int i = 0; i < 20; i++)   /* exact for the same edges on both */
+        assert_int_equal(hc[i], hg[i]);
+    watch_parity(wd, gwd, OUT, IN);
     void *gbufs[] = {gx, gw, gy, gdy, gdx, gdw, gscr, gg, gbe, gmu, grs, grm, grv, gdg, gdb, gbn,
                      gdbn, gix, ga, gwd, gbd, go, gdwd, gdbd, gda, glab, gpr, gls, gdl, gm, gvv,
                      ghc};

@@ -171,39 +171,6 @@ static void test_idx_reader(void **state)
 
 /* ------------------------------------------------------------------ whole networks */
 
-static cs_nn_data synth(size_t n, uint64_t seed)
-{
-    cs_nn_data d;
-    d.n = n;
-    d.images = malloc(n * CS_NN_PIXELS);
-    d.labels = malloc(n);
-    cs_rng r;
-    cs_rng_init(&r, seed, 0);
-    for (size_t i = 0; i < n; i++) {
-        int y = (int)(i % CS_NN_CLASSES);
-        d.labels[i] = (uint8_t)y;
-        for (int p = 0; p < CS_NN_PIXELS; p++)   /* class = a bright band */
-            d.images[i * CS_NN_PIXELS + p] =
-                (uint8_t)((p / 28) / 3 == y ? 200 + cs_rng_below(&r, 55) : cs_rng_below(&r, 60));
-    }
-    return d;
-}
-
-static cs_nn *tiny(cs_nn_kind kind, uint64_t seed)
-{
-    cs_nn_config cfg = {.kind = kind, .seed = seed, .nhidden = 1};
-    cfg.hidden[0] = kind == CS_NN_MLP ? 16 : 8;
-    if (kind == CS_NN_MLP) {
-        cfg.nhidden = 2;
-        cfg.hidden[1] = 12;
-    }
-    cs_nn *nn;
-    cs_err err;
-    if (cs_nn_new(&nn, &cfg, &err))
-        fail_msg("%s", err.msg);
-    return nn;
-}
-
 static void get_all(cs_nn *nn, float *buf, size_t *n)
 {
     size_t k = 0;
@@ -220,14 +187,14 @@ static void get_all(cs_nn *nn, float *buf, size_t *n)
 static void test_train_determinism(void **state)
 {
     (void)state;
-    cs_nn_data d = synth(64, 1);
+    cs_nn_data d = nn_synth(64, 1);
     size_t n1, n2;
     float *a = malloc(400000 * sizeof *a), *b = malloc(400000 * sizeof *b);
     cs_reg *reg;
     cs_err err;
     assert_int_equal(cs_reg_new(&reg, "bin", NULL, 0, 1, &err), 0);
     for (int kind = 0; kind < 2; kind++) {
-        cs_nn *x = tiny((cs_nn_kind)kind, 5), *y = tiny((cs_nn_kind)kind, 5);
+        cs_nn *x = nn_tiny((cs_nn_kind)kind, 5), *y = nn_tiny((cs_nn_kind)kind, 5);
         cs_nn_train_opts o = {.epochs = 2, .batch = 16, .augment = 1, .reg = reg, .lambda = 1};
         cs_nn_train_report rx, ry;
         assert_int_equal(cs_nn_train(x, &d, &o, &rx, &err), 0);
@@ -261,8 +228,8 @@ static void test_train_determinism(void **state)
 static void test_learns_and_quantizes(void **state)
 {
     (void)state;
-    cs_nn_data d = synth(200, 2);
-    cs_nn *nn = tiny(CS_NN_MLP, 3);
+    cs_nn_data d = nn_synth(200, 2);
+    cs_nn *nn = nn_tiny(CS_NN_MLP, 3);
     cs_err err;
     cs_nn_train_opts o = {.epochs = 8, .batch = 20, .lr = 3e-3};
     cs_nn_train_report rep;
@@ -310,13 +277,13 @@ static void test_defined_regularizer(void **state)
     cs_reg *def, *bin;
     assert_int_equal(cs_reg_new(&def, "nnbin", NULL, 0, 1, &err), 0);
     assert_int_equal(cs_reg_new(&bin, "bin", NULL, 0, 1, &err), 0);
-    cs_nn *nn = tiny(CS_NN_MLP, 4);
+    cs_nn *nn = nn_tiny(CS_NN_MLP, 4);
     double vd, vb;
     assert_int_equal(cs_nn_reg_value(nn, def, 1.0, CS_NN_EXCL_DEFAULT, &vd, &err), 0);
     assert_int_equal(cs_nn_reg_value(nn, bin, 1.0, CS_NN_EXCL_DEFAULT, &vb, &err), 0);
     assert_true(vb > 0 && fabs(vd - vb) <= 1e-5 * vb);
-    cs_nn_data d = synth(64, 5);
-    cs_nn *nb = tiny(CS_NN_MLP, 4);
+    cs_nn_data d = nn_synth(64, 5);
+    cs_nn *nb = nn_tiny(CS_NN_MLP, 4);
     cs_nn_train_opts o = {.epochs = 2, .batch = 16, .reg = def, .lambda = 1e3};
     cs_nn_train_report rep;
     assert_int_equal(cs_nn_train(nn, &d, &o, &rep, &err), 0);
@@ -338,10 +305,10 @@ static void test_defined_regularizer(void **state)
 static void test_save_load(void **state)
 {
     (void)state;
-    cs_nn_data d = synth(40, 3);
+    cs_nn_data d = nn_synth(40, 3);
     cs_err err;
     for (int kind = 0; kind < 2; kind++) {
-        cs_nn *nn = tiny((cs_nn_kind)kind, 4);
+        cs_nn *nn = nn_tiny((cs_nn_kind)kind, 4);
         cs_nn_train_opts o = {.epochs = 1, .batch = 10};
         cs_nn_train_report rep;
         assert_int_equal(cs_nn_train(nn, &d, &o, &rep, &err), 0);

@@ -1,11 +1,13 @@
 /* test_repl_tmux.c — the REPL in a real terminal (tmux): tab completion,
- * history across restarts, Ctrl-C on the prompt, Ctrl-D leaves. */
+ * history across restarts, Ctrl-C on the prompt, Ctrl-D leaves, the
+ * progress line of train. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,79 @@ static void test_ctrl_c_interrupts_sweep(void **state)
     tmux_stop(&t);
 }
 
+/* train on a terminal: the progress line (epoch, bar, %, ETA, loss, images/s)
+ * while it runs, erased before the result. */
+static void test_train_progress_line(void **state)
+{
+    (void)state;
+    if (!tmux_available() || access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz",
+                                    R_OK) != 0)
+        skip();
+    tmux_session t;
+    start(&t);
+    tmux_literal(&t, "train model=mlp epochs=2 limit=30000");
+    tmux_keys(&t, (const char *[]){"Enter", NULL});
+    regex_t re;
+    assert_int_equal(regcomp(&re,
+                             "train epoch [12]/2 \\[[#.]+\\] +[0-9]+% +ETA [0-9hms-]+ +"
+                             "loss [0-9]+\\.[0-9]{4} +[0-9]+ img/s",
+                             REG_EXTENDED),
+                     0);
+    int seen = 0;
+    for (int i = 0; i < 400 && !seen; i++) {
+        assert_int_equal(tmux_screen(&t, screen, sizeof screen), 0);
+        seen = regexec(&re, screen, 0, NULL, 0) == 0;
+        if (!seen)
+            usleep(50000);
+    }
+    regfree(&re);
+    if (!seen)
+        fail_msg("no progress line while training:\n%s", screen);
+    assert_int_equal(tmux_wait_for(&t, "partial: no", 30000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "csreg[bin nn=mlp/cpu]>", 3000, screen, sizeof screen),
+                     0);
+    assert_null(strstr(screen, "train epoch"));
+    tmux_keys(&t, (const char *[]){"C-d", NULL});
+    tmux_stop(&t);
+}
+
+/* No progress line with --json on a terminal, nor when stderr is a file. */
+static void test_train_quiet(void **state)
+{
+    (void)state;
+    if (!tmux_available() || access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz",
+                                    R_OK) != 0)
+        skip();
+    const char *bin = getenv("CSREG_BIN");
+    bin = bin ? bin : "./csreg";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%s --json -e 'train model=mlp epochs=2 limit=30000'; echo TRAIN_DONE; sleep 30", bin);
+    tmux_session t;
+    assert_int_equal(tmux_start(&t, 100, 30, cmd), 0);
+    int done = 0;
+    for (int i = 0; i < 600 && !done; i++) {
+        assert_int_equal(tmux_screen(&t, screen, sizeof screen), 0);
+        if (strstr(screen, "train epoch"))
+            fail_msg("a progress line with --json:\n%s", screen);
+        done = strstr(screen, "TRAIN_DONE") != NULL;
+        usleep(50000);
+    }
+    assert_true(done);
+    assert_non_null(strstr(screen, "\"cmd\":\"train\""));
+    tmux_stop(&t);
+    char err[128];
+    snprintf(err, sizeof err, "%s/train.err", state_dir);
+    snprintf(cmd, sizeof cmd, "%s -e 'train model=mlp epochs=1 limit=3000' >/dev/null 2>%s", bin,
+             err);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(err, "r");
+    assert_non_null(f);
+    assert_int_equal(fgetc(f), EOF);   /* nothing on stderr */
+    fclose(f);
+    unlink(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +247,8 @@ int main(void)
         cmocka_unit_test(test_history_survives_restart),
         cmocka_unit_test(test_ctrl_c_drops_line),
         cmocka_unit_test(test_ctrl_c_interrupts_sweep),
+        cmocka_unit_test(test_train_progress_line),
+        cmocka_unit_test(test_train_quiet),
     };
     if (!tmux_available())
         fprintf(stderr, "tmux not installed: terminal tests skipped (apt-get install tmux)\n");

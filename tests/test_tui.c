@@ -22,25 +22,19 @@
 static char dir[64];
 static char screen[65536];
 
-static const char *bin(void)
-{
-    const char *b = getenv("CSREG_BIN");
-    return b ? b : "./csreg";
-}
-
-/* Start the workbench under a shell that reports its exit, so the screen
- * after quitting shows whether the terminal came back. */
+/* The workbench, its panels drawn. */
 static void start(tmux_session *t, int w, int h, const char *extra_env)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
-             dir, extra_env, bin());
-    assert_int_equal(tmux_start_retry(t, w, h, cmd), 0);
+    assert_int_equal(tmux_start_workbench(t, w, h, dir, extra_env, ""), 0);
     assert_int_equal(tmux_wait_for(t, "Histogram", 5000, screen, sizeof screen), 0);
 }
 
 static void keys(tmux_session *t, const char *const *k) { assert_int_equal(tmux_keys(t, k), 0); }
+
+static void command(tmux_session *t, const char *line)
+{
+    assert_int_equal(tmux_command(t, line), 0);
+}
 
 /* One tmux query (display-message -p FORMAT) into out. */
 static int tmux_query(tmux_session *t, const char *format, char *out, size_t len)
@@ -129,9 +123,7 @@ static void pick_problem_step(tmux_session *t, wchar_t *before, wchar_t *after, 
     usleep(100000);
     keys(t, (const char *[]){"Down", "Down", "Enter", NULL});
     assert_int_equal(tmux_wait_for(t, "reg ter", 3000, screen, sizeof screen), 0);
-    keys(t, (const char *[]){":", NULL});
-    assert_int_equal(tmux_literal(t, "problem ter N=100 M=60"), 0);
-    keys(t, (const char *[]){"Enter", NULL});
+    command(t, "problem ter N=100 M=60");
     assert_int_equal(tmux_wait_for(t, "N=100 M=60", 5000, screen, sizeof screen), 0);
     usleep(300000);
     assert_int_equal(tmux_screen(t, screen, sizeof screen), 0);
@@ -167,14 +159,12 @@ static void test_tui_120x40(void **state)
     /* the journal replays to the same state */
     char session[160], line[256];
     snprintf(session, sizeof session, "%s/tui.csr", dir);
-    keys(&t, (const char *[]){":", NULL});
     snprintf(line, sizeof line, "save session %s", session);
-    assert_int_equal(tmux_literal(&t, line), 0);
-    keys(&t, (const char *[]){"Enter", NULL});
+    command(&t, line);
     assert_int_equal(tmux_wait_for(&t, "commands:", 3000, screen, sizeof screen), 0);
 
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s --json run %s", bin(), session);
+    snprintf(cmd, sizeof cmd, "%s --json run %s", tmux_csreg_bin(), session);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[4096], last_step[4096] = "";
@@ -229,11 +219,7 @@ static void test_tui_demo_runs_and_zooms(void **state)
     if (!tmux_available())
         skip();
     tmux_session t;
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s --demo; echo CSREG_EXITED rc=$?; sleep 60",
-             dir, bin());
-    assert_int_equal(tmux_start_retry(&t, 120, 40, cmd), 0);
+    assert_int_equal(tmux_start_workbench(&t, 120, 40, dir, "", "--demo"), 0);
     assert_int_equal(tmux_wait_for(&t, "iter 0", 5000, screen, sizeof screen), 0);
     /* the hint line may land in a later frame than the panels */
     assert_int_equal(tmux_wait_for(&t, "press s to step", 5000, screen, sizeof screen), 0);
@@ -258,11 +244,8 @@ static void test_tui_long_command_cancels(void **state)
         skip();
     tmux_session t;
     start(&t, 120, 40, "");
-    keys(&t, (const char *[]){":", NULL});
-    assert_int_equal(tmux_literal(&t, "sweep kind=bin methods=bin N=200 gamma=0.3:0.1:0.9 "
-                                      "trials=2000 restarts=1 threads=1"),
-                     0);
-    keys(&t, (const char *[]){"Enter", NULL});
+    command(&t, "sweep kind=bin methods=bin N=200 gamma=0.3:0.1:0.9 trials=2000 restarts=1 "
+                "threads=1");
     assert_int_equal(tmux_wait_for(&t, "Esc cancels", 5000, screen, sizeof screen), 0);
     keys(&t, (const char *[]){"?", NULL});
     assert_int_equal(tmux_wait_for(&t, "this help", 2000, screen, sizeof screen), 0);
@@ -271,22 +254,14 @@ static void test_tui_long_command_cancels(void **state)
     keys(&t, (const char *[]){"Escape", NULL});  /* cancels */
     assert_int_equal(tmux_wait_for(&t, "cancelling...", 3000, screen, sizeof screen), 0);
     assert_int_equal(tmux_wait_for(&t, "error: sweep", 10000, screen, sizeof screen), 0);
-    keys(&t, (const char *[]){":", NULL});
-    assert_int_equal(tmux_literal(&t, "eval 1,2,3"), 0);
-    keys(&t, (const char *[]){"Enter", NULL});
+    command(&t, "eval 1,2,3");
     assert_int_equal(tmux_wait_for(&t, "value: 98", 5000, screen, sizeof screen), 0);
     quit_and_check_terminal(&t);
 }
 
 /* The Histogram panel shows the network's weights after training (the
- * layer named), the iterate again after a step, and the layer/row that
- * `hist` chose. */
-static void command(tmux_session *t, const char *line)
-{
-    keys(t, (const char *[]){":", NULL});
-    assert_int_equal(tmux_literal(t, line), 0);
-    keys(t, (const char *[]){"Enter", NULL});
-}
+ * training view's last frame; t: the solver view's, the layer named), the
+ * iterate again after a step, and the layer/row that `hist` chose. */
 
 static void test_tui_hist_weights(void **state)
 {
@@ -301,6 +276,9 @@ static void test_tui_hist_weights(void **state)
     keys(&t, (const char *[]){"s", NULL});
     assert_int_equal(tmux_wait_for(&t, "20 entries, peak", 5000, screen, sizeof screen), 0);
     command(&t, "train model=mlp limit=256 epochs=1 hidden=16");
+    assert_int_equal(tmux_wait_for(&t, "fc1 step 2", 20000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "train done at step 2", 20000, screen, sizeof screen), 0);
+    keys(&t, (const char *[]){"t", NULL});
     assert_int_equal(tmux_wait_for(&t, "weights fc1: 12544 values", 20000, screen,
                                    sizeof screen), 0);
     keys(&t, (const char *[]){"s", NULL});

@@ -142,6 +142,36 @@ void tmux_stop(tmux_session *t)
     tmux_run(t, (const char *[]){"kill-server", NULL}, NULL, 0);
 }
 
+/* ---- the workbench ---------------------------------------------------------- */
+
+const char *tmux_csreg_bin(void)
+{
+    const char *b = getenv("CSREG_BIN");
+    return b ? b : "./csreg";
+}
+
+int tmux_start_workbench(tmux_session *t, int w, int h, const char *state_dir,
+                         const char *extra_env, const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "env LC_ALL=C.UTF-8 XDG_STATE_HOME=%s %s %s %s; echo CSREG_EXITED rc=$?; sleep 60",
+             state_dir, extra_env, tmux_csreg_bin(), args);
+    for (int tries = 0; tries < 8; tries++) {
+        if (tmux_start(t, w, h, cmd) == 0)
+            return 0;
+        usleep(300000);
+    }
+    return -1;
+}
+
+int tmux_command(tmux_session *t, const char *line)
+{
+    if (tmux_keys(t, (const char *[]){":", NULL}) || tmux_literal(t, line))
+        return -1;
+    return tmux_keys(t, (const char *[]){"Enter", NULL});
+}
+
 int tmux_state_dir(char *dir, size_t len, const char *prefix)
 {
     snprintf(dir, len, "/tmp/%sXXXXXX", prefix);

@@ -35,4 +35,17 @@ void tmux_stop(tmux_session *t);
 int tmux_state_dir(char *dir, size_t len, const char *prefix);
 void tmux_state_dir_remove(const char *dir);
 
+/* ---- the workbench (the TUI tests) ---- */
+/* The program under test: $CSREG_BIN, else ./csreg. */
+const char *tmux_csreg_bin(void);
+/* The workbench (with args, e.g. "--demo" or "") in a w×h window, with
+ * LC_ALL=C.UTF-8, XDG_STATE_HOME=state_dir and extra_env ("K=V" or ""),
+ * under a shell that prints "CSREG_EXITED rc=N" when it leaves (so the
+ * screen after quitting shows whether the terminal came back). Retried: a
+ * previous test's server going away can meet the start. */
+int tmux_start_workbench(tmux_session *t, int w, int h, const char *state_dir,
+                         const char *extra_env, const char *args);
+/* A command typed at the workbench's command line: ':', the line, Enter. */
+int tmux_command(tmux_session *t, const char *line);
+
 #endif

@@ -179,7 +179,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
-    cs_progress_install(in); /* progress bar on a terminal's stderr; Ctrl-C cancels */
+    cs_progress_install(in, c.opts.json); /* progress on a terminal's stderr; Ctrl-C cancels */
     int status = 0;
     for (size_t i = 0; i < c.nlines && status == 0; i++)
         status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);

@@ -1,11 +1,13 @@
 /* progress.c — a progress bar with ETA on stderr (see cs_progress.h). */
 #include "cs_progress.h"
 #include "cs_clock.h"
+#include "cs_train_view.h"
 
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,15 @@ void cs_progress_end(void)
     }
 }
 
+/* "[######........]" for frac of the work done */
+static void bar_cells(double frac, char *cells, int width)
+{
+    int full = (int)(frac * width);
+    for (int i = 0; i < width; i++)
+        cells[i] = i < full ? '#' : '.';
+    cells[width] = '\0';
+}
+
 void cs_progress_draw(void *ctx, double done, double total, const char *what)
 {
     (void)ctx;
@@ -68,10 +79,7 @@ void cs_progress_draw(void *ctx, double done, double total, const char *what)
     double frac = done / total;
     enum { WIDTH = 30 };
     char cells[WIDTH + 1];
-    int full = (int)(frac * WIDTH);
-    for (int i = 0; i < WIDTH; i++)
-        cells[i] = i < full ? '#' : '.';
-    cells[WIDTH] = '\0';
+    bar_cells(frac, cells, WIDTH);
     char eta[32] = "--", spent[32];
     double el = t - bar.t0;
     if (done > 0 && el > 0.5)
@@ -82,6 +90,50 @@ void cs_progress_draw(void *ctx, double done, double total, const char *what)
     fflush(stderr);
 }
 
+/* train and finetune (frames without histograms, ten a second at most):
+ * "train epoch 1/2 [######......]  45%  ETA 12s  loss 0.4123  31000 img/s",
+ * and when Ctrl-C stopped the run, a line saying what the network keeps. */
+static void draw_train(void *ctx, const cs_train_frame *f, cs_train_want *want)
+{
+    (void)ctx;
+    (void)want;
+    if (!isatty(STDERR_FILENO))
+        return;
+    if (f->final) {
+        cs_progress_end();
+        if (f->stopped)
+            fprintf(stderr, "%s stopped at step %zu (epoch %d/%d, %zu of %zu steps): the network "
+                            "keeps the weights of that step, its last completed one\n",
+                    f->what, f->step, f->epoch, f->epochs, f->run_step, f->run_steps);
+        fflush(stderr);
+        return;
+    }
+    if (f->run_steps == 0)
+        return;
+    char eta[32] = "--", head[64], tail[160], cells[32];
+    double frac = (double)f->run_step / (double)f->run_steps;
+    if (f->seconds > 0.5)
+        cs_progress_fmt_time(f->eta, eta, sizeof eta);
+    snprintf(head, sizeof head, "%s epoch %d/%d", f->what, f->epoch, f->epochs);
+    snprintf(tail, sizeof tail, "%3d%%  ETA %s  loss %.4f  %.0f img/s", (int)(100 * frac), eta,
+             f->loss, f->images_per_s);
+    /* one line of the terminal: the bar and the hint give way first */
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+    static const char hint[] = "  (Ctrl-C stops)";
+    int room = cols - 1 - (int)strlen(head) - (int)strlen(tail) - 4;
+    int show_hint = room - (int)strlen(hint) >= 10;
+    if (show_hint)
+        room -= (int)strlen(hint);
+    int width = room > 20 ? 20 : room;
+    if (width >= 5)
+        bar_cells(frac, cells, width);
+    bar.shown = 1;
+    fprintf(stderr, "\r%s%s%s%s %s%s\033[K", head, width >= 5 ? " [" : "",
+            width >= 5 ? cells : "", width >= 5 ? "]" : "", tail, show_hint ? hint : "");
+    fflush(stderr);
+}
+
 static void on_sigint(int sig)
 {
     (void)sig;
@@ -89,9 +141,11 @@ static void on_sigint(int sig)
         atomic_store(cancel_flag, 1);
 }
 
-void cs_progress_install(cs_interp *in)
+void cs_progress_install(cs_interp *in, int json)
 {
     cs_interp_set_progress(in, cs_progress_draw, NULL);
+    if (!json)
+        cs_interp_set_watch(in, draw_train, NULL, 0);
     cancel_flag = cs_interp_cancel_flag(in);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

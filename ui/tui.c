@@ -30,7 +30,7 @@ enum act {
     ACT_STEP, ACT_STEP10, ACT_RUN, ACT_RESET, ACT_BACK, ACT_BACK10, ACT_MAP, ACT_PICK, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_PAN_LEFT,
     ACT_PAN_RIGHT, ACT_PAN_UP, ACT_PAN_DOWN, ACT_DIM_X, ACT_DIM_Y, ACT_VIEW_HOME, ACT_FOCUS,
     ACT_FOCUS_BACK, ACT_CMDLINE, ACT_HELP, ACT_CANCEL, ACT_REDRAW, ACT_PAGE_UP, ACT_PAGE_DOWN,
-    ACT_QUIT
+    ACT_LAYER_PREV, ACT_LAYER_NEXT, ACT_LOG_COUNTS, ACT_VIEW, ACT_QUIT
 };
 
 static const struct tui_key {
@@ -69,11 +69,17 @@ static const struct tui_key {
     {12, ACT_REDRAW, "Ctrl-L", "redraw"},
     {KEY_PPAGE, ACT_PAGE_UP, "PgUp / PgDn", "scroll the messages (page the list in Regularizers)"},
     {KEY_NPAGE, ACT_PAGE_DOWN, NULL, NULL},
+    {'[', ACT_LAYER_PREV, "[ / ]", "training: previous / next layer (hist layer=NAME)"},
+    {']', ACT_LAYER_NEXT, NULL, NULL},
+    {'l', ACT_LOG_COUNTS, "l", "training: log / linear counts in the Histogram"},
+    {'t', ACT_VIEW, "t", "the training view / the solver view"},
     {'q', ACT_QUIT, "q", "quit"},
 };
 
 static const char hint_text[] = "s step  S x10  space run  b back  r reset  m map  p pick  "
                                 "+/- zoom  arrows pan  : command  ? help  q quit";
+static const char train_hint_text[] = "t solver view  [ ] layer  l log counts  : command  "
+                                      "Esc cancels  ? help  q quit";
 
 /* ---- layout ----------------------------------------------------------------- */
 
@@ -81,8 +87,8 @@ enum { MIN_COLS = 60, MIN_ROWS = 16 };
 
 static void drop_windows(tui *t)
 {
-    WINDOW **ws[] = {&t->w_head, &t->w_regs, &t->w_land, &t->w_solver,
-                     &t->w_hist, &t->w_msg,  &t->w_cmd,  &t->w_status};
+    WINDOW **ws[] = {&t->w_head, &t->w_regs, &t->w_land, &t->w_solver, &t->w_hist,
+                     &t->w_msg,  &t->w_cmd,  &t->w_status, &t->w_chart, &t->w_train};
     for (size_t i = 0; i < sizeof ws / sizeof *ws; i++)
         if (*ws[i]) {
             delwin(*ws[i]);
@@ -90,7 +96,7 @@ static void drop_windows(tui *t)
         }
 }
 
-static void layout(tui *t)
+void tui_layout(tui *t)
 {
     drop_windows(t);
     getmaxyx(stdscr, t->rows, t->cols);
@@ -104,13 +110,18 @@ static void layout(tui *t)
     int land_w = cols - left_w - right_w;
     int solver_h = body_h >= 26 ? 13 : body_h >= 17 ? 11 : body_h / 2 + 1;
     t->w_head = newwin(1, cols, 0, 0);
+    t->w_msg = newwin(msg_h, cols, body_top + body_h, 0);
+    t->w_cmd = newwin(1, cols, rows - 2, 0);
+    t->w_status = newwin(1, cols, rows - 1, 0);
+    tui_train_want_bins(t);   /* for the frames of a run to come, too */
+    if (t->view == TUI_VIEW_TRAIN) {
+        tui_train_layout(t, body_top, body_h);
+        return;
+    }
     t->w_regs = newwin(body_h, left_w, body_top, 0);
     t->w_land = newwin(body_h, land_w, body_top, left_w);
     t->w_solver = newwin(solver_h, right_w, body_top, left_w + land_w);
     t->w_hist = newwin(body_h - solver_h, right_w, body_top + solver_h, left_w + land_w);
-    t->w_msg = newwin(msg_h, cols, body_top + body_h, 0);
-    t->w_cmd = newwin(1, cols, rows - 2, 0);
-    t->w_status = newwin(1, cols, rows - 1, 0);
     size_t nx, ny;
     tui_landscape_pixels(body_h, land_w, &nx, &ny);
     if (nx != t->map_nx || ny != t->map_ny) {
@@ -129,8 +140,17 @@ static void draw_head(tui *t)
     wbkgd(w, A_REVERSE);
     const tui_snap *s = t->snap;
     char line[512];
-    int n = snprintf(line, sizeof line, " csreg %s %s reg %s", CSREG_VERSION,
-                     tui_cap.utf8 ? "│" : "|", s ? s->reg : "?");
+    const char *bar = tui_cap.utf8 ? "│" : "|";
+    if (t->view == TUI_VIEW_TRAIN && t->tv) {
+        const cs_train_frame *f = &t->tv->f;
+        snprintf(line, sizeof line, " csreg %s %s %s %s on %s %s reg %s%s", CSREG_VERSION, bar,
+                 f->what, f->model, f->device, bar, f->reg, t->running ? "  [running]" : "");
+        tui_put(w, 0, 0, line);
+        wnoutrefresh(w);
+        return;
+    }
+    int n = snprintf(line, sizeof line, " csreg %s %s reg %s", CSREG_VERSION, bar,
+                     s ? s->reg : "?");
     if (s && s->have_problem && n > 0 && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " %s problem %s N=%zu M=%zu",
                       tui_cap.utf8 ? "│" : "|", s->kind, s->N, s->M);
@@ -195,6 +215,10 @@ static void draw_status(tui *t)
     tui_progress p;
     tui_worker_progress(t->worker, &p);
     int wd = getmaxx(w);
+    if (p.busy && tui_train_status(t, w, p.line)) {
+        wnoutrefresh(w);
+        return;
+    }
     if (p.busy && p.seconds > 0.3) {
         char head[200];
         snprintf(head, sizeof head, " %.40s  %.1fs ", p.line, p.seconds);
@@ -229,7 +253,8 @@ static void draw_status(tui *t)
                                         "(the other keys work as always)");
         else
             snprintf(line, sizeof line, " %s%s",
-                     t->demo ? "Demo: press s to step, space to run. " : "", hint_text);
+                     t->demo ? "Demo: press s to step, space to run. " : "",
+                     t->view == TUI_VIEW_TRAIN ? train_hint_text : hint_text);
         size_t len = strlen(line);
         while (len + 1 < sizeof line && (int)len < wd)
             line[len++] = ' ';
@@ -276,12 +301,19 @@ static void draw(tui *t)
         return;
     }
     draw_head(t);
-    tui_regs_draw(t, t->w_regs);
-    wnoutrefresh(t->w_regs);
-    tui_landscape_draw(t, t->w_land);
-    wnoutrefresh(t->w_land);
-    tui_solver_draw(t, t->w_solver);
-    wnoutrefresh(t->w_solver);
+    if (t->view == TUI_VIEW_TRAIN) {
+        tui_chart_draw(t, t->w_chart);
+        wnoutrefresh(t->w_chart);
+        tui_train_draw(t, t->w_train);
+        wnoutrefresh(t->w_train);
+    } else {
+        tui_regs_draw(t, t->w_regs);
+        wnoutrefresh(t->w_regs);
+        tui_landscape_draw(t, t->w_land);
+        wnoutrefresh(t->w_land);
+        tui_solver_draw(t, t->w_solver);
+        wnoutrefresh(t->w_solver);
+    }
     tui_hist_draw(t, t->w_hist);
     wnoutrefresh(t->w_hist);
     tui_msg_draw(t, t->w_msg);
@@ -482,11 +514,23 @@ static void toggle_map(tui *t)
     issue(t, basins ? "view map=landscape" : "view map=basins", TUI_ECHO | TUI_SHOW_OUTPUT);
 }
 
+static void set_view(tui *t, int view)
+{
+    if (t->view == view)
+        return;
+    t->view = view;
+    tui_layout(t);
+}
+
 /* Returns 1 to quit. */
 static int do_action(tui *t, int act)
 {
     int regs = t->focus == TUI_FOCUS_REGS;
     int n = (int)cs_view_reg_count();
+    /* the solver's keys bring its view back */
+    if (act == ACT_STEP || act == ACT_STEP10 || act == ACT_RUN || act == ACT_RESET ||
+        act == ACT_PICK)
+        set_view(t, TUI_VIEW_SOLVER);
     switch (act) {
     case ACT_STEP:
         if (!run_has_stopped(t))
@@ -554,6 +598,15 @@ static int do_action(tui *t, int act)
     case ACT_REDRAW: clearok(curscr, TRUE); break;
     case ACT_PAGE_UP:
     case ACT_PAGE_DOWN: page(t, act == ACT_PAGE_UP ? -1 : 1); break;
+    case ACT_LAYER_PREV:
+    case ACT_LAYER_NEXT: tui_train_cycle(t, act == ACT_LAYER_NEXT ? 1 : -1); break;
+    case ACT_LOG_COUNTS: t->hist_log = !t->hist_log; break;
+    case ACT_VIEW:
+        if (t->tv_run)
+            set_view(t, t->view == TUI_VIEW_TRAIN ? TUI_VIEW_SOLVER : TUI_VIEW_TRAIN);
+        else
+            tui_log_add(&t->log, TUI_MSG_INFO, "t shows a training run: none yet (:train ...)");
+        break;
     case ACT_QUIT: return 1;
     }
     return 0;
@@ -563,7 +616,7 @@ static int do_action(tui *t, int act)
 static int on_key(tui *t, int ch)
 {
     if (ch == KEY_RESIZE) {
-        layout(t);
+        tui_layout(t);
         return 0;
     }
     if (t->show_help) {
@@ -603,7 +656,11 @@ static void run_loop(tui *t)
         tui_snap *s = tui_worker_take_snap(t->worker);
         if (s)
             apply_snap(t, s);
+        if (t->tv && tui_worker_take_train(t->worker, t->tv, &t->tv_seen))
+            tui_train_update(t);
         tui_worker_take_log(t->worker, &t->log);
+        if (tui_worker_idle(t->worker))   /* after the command's output */
+            tui_train_finished(t);
         if (t->log.total != t->log_seen) {  /* new output: back to the newest line */
             t->log_seen = t->log.total;
             t->msg_scroll = 0;
@@ -714,6 +771,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     fcntl(t->wake[1], F_SETFL, O_NONBLOCK);
     t->box = CS_VIEW_DEFAULT_BOX;
     t->focus = t->prev_focus = TUI_FOCUS_LAND;
+    t->tv = calloc(1, sizeof *t->tv);   /* NULL: no training view (out of memory) */
     t->demo = demo;
     char msg[300];
     if (script && tui_play_open(&t->play, script, msg, sizeof msg) != 0) {
@@ -731,7 +789,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
         /* stderr would scribble over the screen: capture it, show it as messages */
         if (tui_term_capture_stderr(fileno(errcap)) == 0)
             tui_worker_set_stderr(t->worker, fileno(errcap));
-        layout(t);
+        tui_layout(t);
         if (demo)
             start_demo(t);
         else if (t->play)
@@ -752,6 +810,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     drop_windows(t);
     tui_snap_free(t->snap);
     tui_play_free(t->play);
+    free(t->tv);
     tui_log_free(&t->log);
     tui_cmdline_free(&t->cmd);
     close(t->wake[0]);

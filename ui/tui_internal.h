@@ -46,6 +46,31 @@ void tui_log_add(tui_log *l, int kind, const char *text);  /* splits lines */
 void tui_log_free(tui_log *l);
 const char *tui_log_at(const tui_log *l, size_t i, int *kind);  /* 0 = oldest */
 
+/* ---- the training view: a run's frames and curves (tui_chart.c) -------- */
+
+enum { TUI_SERIES_CAP = 2048 };
+/* Points of a whole run in order; when full, every other one is dropped. */
+typedef struct tui_series {
+    double x[TUI_SERIES_CAP], y[TUI_SERIES_CAP];
+    size_t n;
+} tui_series;
+void tui_series_clear(tui_series *s);
+void tui_series_push(tui_series *s, double x, double y);
+
+/* What the training view shows: the newest frame of the newest run and its
+ * curves (loss and regularizer value at every frame, test accuracy when
+ * measured), x in steps of the run. */
+typedef struct tui_train_state {
+    cs_train_frame f;
+    tui_series loss, reg, acc;
+    size_t acc_step;       /* run step of the last accuracy point */
+    /* each layer's latest histogram in this run (bins 0: none yet) and its step */
+    cs_nn_watch_layer hist[CS_NN_WATCH_LAYERS];
+    size_t hist_step[CS_NN_WATCH_LAYERS];
+} tui_train_state;
+/* Take frame f: a new run starts new curves. */
+void tui_train_state_add(tui_train_state *s, const cs_train_frame *f);
+
 /* ---- the state the panels draw, built by the worker after each command -- */
 
 typedef struct tui_snap {
@@ -93,8 +118,10 @@ void tui_stop_text(const tui_snap *s, char *buf, size_t len);
 /* ---- the worker thread: it owns the interpreter while commands run ------- */
 
 /* TUI_RESET: the job's line is ignored; the interpreter is reset
- * (cs_interp_reset), e.g. to replay a script from its start. */
-enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2, TUI_RESET = 4 };
+ * (cs_interp_reset), e.g. to replay a script from its start.
+ * TUI_COALESCE: replaces the last line queued with this flag when it has
+ * not started (keys that choose a state: only the last choice runs). */
+enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2, TUI_RESET = 4, TUI_COALESCE = 8 };
 
 typedef struct tui_worker tui_worker;
 typedef struct tui_progress {
@@ -121,6 +148,12 @@ int tui_worker_quit_requested(tui_worker *w);
 size_t tui_worker_errors(tui_worker *w);
 /* The capture file of stderr (fd), shown in the message area; -1: none. */
 void tui_worker_set_stderr(tui_worker *w, int fd);
+/* The training view's state into dst when a frame came since *seen (then
+ * 1; *seen updated), else 0. */
+int tui_worker_take_train(tui_worker *w, tui_train_state *dst, long *seen);
+/* The histogram wanted in the frames to come: bins (0: as before), the
+ * layer (NULL: as before; "" the run's first choice). */
+void tui_worker_set_want(tui_worker *w, int bins, const char *layer);
 
 /* ---- drawing kit ---------------------------------------------------------- */
 
@@ -167,6 +200,9 @@ int tui_term_capture_stderr(int fd);
 
 enum tui_focus { TUI_FOCUS_REGS, TUI_FOCUS_LAND, TUI_FOCUS_SOLVER, TUI_FOCUS_HIST,
                  TUI_FOCUS_CMD, TUI_FOCUS_COUNT };
+/* The solver view (Regularizers, Landscape, Solver, Histogram) or the
+ * training view (Curves, Training, Histogram of the frames). */
+enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN };
 
 typedef struct tui_cmdline {
     char buf[512];
@@ -197,11 +233,38 @@ typedef struct tui {
     tui_cmdline cmd;
     tui_log log;
     WINDOW *w_head, *w_regs, *w_land, *w_solver, *w_hist, *w_msg, *w_cmd, *w_status;
+    WINDOW *w_chart, *w_train;  /* the training view's Curves and Training */
+    int view;             /* enum tui_view */
+    tui_train_state *tv;  /* the latest run's frames (NULL before the first) */
+    long tv_seen;         /* the worker's frame count when taken */
+    long tv_run;          /* the run the view follows */
+    int tv_told;          /* its end was reported in the messages */
+    char tv_layer[16];    /* the layer the Histogram shows */
+    int hist_log;         /* log counts in the Histogram */
     int rows, cols;
     size_t map_nx, map_ny;
     size_t msg_scroll;    /* message lines scrolled back from the newest */
     size_t log_seen;      /* log length when last drawn: new output scrolls to it */
 } tui;
+
+/* Lay the windows out for the terminal's size and the view (tui.c). */
+void tui_layout(tui *t);
+
+/* The training view (tui_train.c): its windows within the body, the
+ * Training panel, the status line while a run goes, a new frame taken,
+ * the end of a run, the layer keys [ and ] (each a journaled
+ * `hist layer=NAME`). */
+void tui_train_layout(tui *t, int top, int height);
+/* The histogram bins the training view's Histogram wants at this size. */
+void tui_train_want_bins(tui *t);
+void tui_train_draw(tui *t, WINDOW *w);
+int tui_train_status(tui *t, WINDOW *w, const char *line);
+void tui_train_update(tui *t);
+/* Once the command that ran it is done: the run's end in the messages. */
+void tui_train_finished(tui *t);
+void tui_train_cycle(tui *t, int dir);
+/* The Curves panel: loss, regularizer and test accuracy (tui_chart.c). */
+void tui_chart_draw(tui *t, WINDOW *w);
 
 void tui_regs_draw(tui *t, WINDOW *w);
 /* Pixels the Landscape panel of this size wants (nx × ny). */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 
 #include "tui_internal.h"
 #include "cs_clock.h"
+#include "cs_train_view.h"
 
 typedef struct job {
     char *line;
@@ -52,6 +54,11 @@ struct tui_worker {
     long run_iters;
     int run_start;
     int run_noted;         /* the end of run_start was reported */
+    /* the training view: frames of the running train/finetune */
+    tui_train_state *train;
+    long train_seq;
+    cs_train_want want;   /* the histogram the UI shows */
+    long want_run;        /* the run want.layer was chosen in */
 };
 
 static void wake(tui_worker *w)
@@ -320,6 +327,51 @@ static void on_progress(void *ctx, double done, double total, const char *what)
         wake(w);
 }
 
+/* A frame of a running train/finetune (the worker thread, between steps):
+ * copied with its curves for the UI, which is woken. */
+static void on_watch(void *ctx, const cs_train_frame *f, cs_train_want *want)
+{
+    tui_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    if (!w->train)
+        w->train = calloc(1, sizeof *w->train);
+    if (w->train) {
+        tui_train_state_add(w->train, f);
+        w->train_seq++;
+    }
+    if (w->want.bins > 0)
+        want->bins = w->want.bins;
+    if (f->run != w->want_run) {   /* a new run: its own choice first */
+        w->want_run = f->run;
+        w->want.layer[0] = '\0';
+    }
+    memcpy(want->layer, w->want.layer, sizeof want->layer);
+    pthread_mutex_unlock(&w->mu);
+    wake(w);
+}
+
+int tui_worker_take_train(tui_worker *w, tui_train_state *dst, long *seen)
+{
+    pthread_mutex_lock(&w->mu);
+    int fresh = w->train && w->train_seq != *seen;
+    if (fresh) {
+        *dst = *w->train;
+        *seen = w->train_seq;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return fresh;
+}
+
+void tui_worker_set_want(tui_worker *w, int bins, const char *layer)
+{
+    pthread_mutex_lock(&w->mu);
+    if (bins > 0)
+        w->want.bins = bins;
+    if (layer)
+        snprintf(w->want.layer, sizeof w->want.layer, "%s", layer);
+    pthread_mutex_unlock(&w->mu);
+}
+
 static void run_job(tui_worker *w, const job *j)
 {
     cs_err err;
@@ -413,8 +465,10 @@ int tui_worker_start(tui_worker **out, cs_interp *in, FILE *capture, int wake_fd
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     cs_interp_set_progress(in, on_progress, w);
+    cs_interp_set_watch(in, on_watch, w, 1);
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
         cs_interp_set_progress(in, NULL, NULL);
+        cs_interp_set_watch(in, NULL, NULL, 0);
         pthread_cond_destroy(&w->cv);
         pthread_mutex_destroy(&w->mu);
         free(w);
@@ -443,9 +497,11 @@ void tui_worker_stop(tui_worker *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     cs_interp_set_progress(w->in, NULL, NULL);
+    cs_interp_set_watch(w->in, NULL, NULL, 0);
     for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
         free(w->queue[w->qhead].line);
     free(w->queue);
+    free(w->train);
     tui_snap_free(w->fresh);
     tui_log_free(&w->log);
     pthread_cond_destroy(&w->cv);
@@ -459,6 +515,15 @@ void tui_worker_submit(tui_worker *w, const char *line, int flags)
     if (!copy)
         return;
     pthread_mutex_lock(&w->mu);
+    if ((flags & TUI_COALESCE) && w->qlen) {
+        job *last = &w->queue[(w->qhead + w->qlen - 1) % w->qcap];
+        if (last->flags & TUI_COALESCE) {
+            free(last->line);
+            *last = (job){copy, flags};
+            pthread_mutex_unlock(&w->mu);
+            return;
+        }
+    }
     if (w->qlen == w->qcap) {
         size_t cap = w->qcap ? 2 * w->qcap : 16;
         job *q = malloc(cap * sizeof *q);

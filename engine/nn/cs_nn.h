@@ -79,6 +79,8 @@ void cs_nn_free(cs_nn *nn);
 const char *cs_nn_device(const cs_nn *nn);
 cs_nn_kind cs_nn_get_kind(const cs_nn *nn);
 size_t cs_nn_param_count(const cs_nn *nn);
+/* Training steps taken so far (every run on this network, in order). */
+size_t cs_nn_step_count(const cs_nn *nn);
 /* "mlp 784-512-512-10" or "cnn conv32,32,p,64,64,p fc128" */
 void cs_nn_describe(const cs_nn *nn, char *buf, size_t len);
 int cs_nn_get_config(const cs_nn *nn, cs_nn_config *cfg);
@@ -125,8 +127,12 @@ typedef struct cs_nn_progress {
     double loss;             /* running mean of the data loss this epoch */
     double reg;              /* last λ Σ η ℓ */
     double lr;
+    size_t step;             /* the network's steps so far, this one included */
+    int batch_size;          /* examples per step */
 } cs_nn_progress;
-/* Return nonzero to stop (like Ctrl-C). */
+/* Called after each completed step (the weights are those of `step`; the
+ * callback may read them, e.g. cs_nn_watch_frame, cs_nn_evaluate). Return
+ * nonzero to stop (like Ctrl-C). */
 typedef int (*cs_nn_progress_fn)(void *ctx, const cs_nn_progress *p);
 
 typedef struct cs_nn_train_opts {
@@ -163,9 +169,17 @@ typedef struct cs_nn_train_report {
 
 int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,
                 cs_nn_train_report *rep, cs_err *err);
+/* The batch buffers a run with batch size B allocates first (training
+ * with B then finds them): for measuring before its first step. */
+int cs_nn_reserve(cs_nn *nn, int B, cs_err *err);
 /* Test accuracy (fraction) and mean cross-entropy, in inference mode. */
 int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
                    cs_err *err);
+/* The same in batches of the buffers the network has (CS_ESTATE before its
+ * first batch), which it leaves as they are: for watching a run, whose
+ * later commands then batch as they would have without it. */
+int cs_nn_evaluate_in_place(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
+                            cs_err *err);
 /* Total regularizer term λ Σ_k η_k ℓ(θ_k) at the current weights. */
 int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
                     cs_err *err);
@@ -175,8 +189,9 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
 /* One vector: binary ŵ = α sign(w), α = ‖w‖₁/n (sign(0) = +1). Returns α. */
 float cs_quant_binary(const float *w, size_t n, float *q);
 /* Ternary: τ* = argmax_{τ∈{|w_i|}} (Σ_{|w_i|≥τ}|w_i|)² / |I_τ| by sorting
- * (O(n log n)), α = mean of |w_i| over I_τ*. q may be NULL. Returns α and
- * *tau (the threshold). `scratch` holds n floats (NULL: allocated). */
+ * (a radix sort of the floats' bits, O(n)), α = mean of |w_i| over I_τ*.
+ * q may be NULL. Returns α and *tau (the threshold). `scratch` (malloc'd)
+ * holds 2n floats (NULL: allocated). */
 float cs_quant_ternary(const float *w, size_t n, float *q, float *tau, float *scratch);
 
 typedef struct cs_nn_qlayer_report {
@@ -225,6 +240,52 @@ void cs_nn_hist_counts(const float *x, size_t n, const double *edges, size_t nbi
  * layer (row < 0: all rows). */
 int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, size_t nbins,
                      uint64_t *counts, cs_err *err);
+
+/* ------------------------------------------------------------------ watching */
+
+/* Frames of a run for a front end that shows it live: per weight layer the
+ * exact histogram over a range fixed for the run, the per-row scales α_r of
+ * the target levels, the share of weights near a level and the sign flips
+ * since the previous frame. Computed on the network's backend: only counts
+ * and per-row numbers leave the device. Taking frames reads the weights and
+ * nothing else, so a run gives the same weights with and without them. */
+#define CS_NN_WATCH_BINS 256     /* most bins of a frame's histogram */
+#define CS_NN_WATCH_LAYERS 16
+
+typedef struct cs_nn_watch_layer {
+    char name[16];
+    size_t rows, cols;
+    int regularized;        /* selected by the run's exclude */
+    int levels;             /* 2: {−α, +α}; 3: {−α, 0, +α} (ternary) */
+    int quantized;          /* α is the layer's trained scale (fine-tuning) */
+    double lo, hi;          /* the histogram's range (set for the run; widens) */
+    int bins;               /* 0: no histogram of this layer in this frame */
+    uint32_t counts[CS_NN_WATCH_BINS];   /* edges lo + (hi − lo)·k/bins, last closed */
+    size_t outside;         /* weights outside [lo, hi] */
+    double alpha_mean, alpha_min, alpha_max;   /* over the rows */
+    double tau_mean;        /* ternary, not quantized: mean threshold; else NAN */
+    double near;            /* share within 1% of α_r of a level of its row */
+    double flips;           /* share of signs changed since the previous frame; NAN first */
+} cs_nn_watch_layer;
+
+typedef struct cs_nn_watch cs_nn_watch;
+/* Watch nn for one run: ternary picks the levels {−α, 0, +α} (else ±α) of
+ * the layers that are not quantized; with use_quant (fine-tuning) the
+ * quantized layers show their trained α and their levels. The ranges are
+ * set now: symmetric, 1.25 × the 99.9th percentile of |w| of each layer
+ * (1 for a layer of zeros); a range widens by half when more than 1% of
+ * its weights have left it, and never shrinks. */
+int cs_nn_watch_new(cs_nn_watch **out, cs_nn *nn, int ternary, cs_nn_exclude excl,
+                    int use_quant, cs_err *err);
+void cs_nn_watch_free(cs_nn_watch *w);
+/* One frame of every weight layer (cs_nn_wlayer_count of them): the
+ * histogram with `bins` bins (1..CS_NN_WATCH_BINS) of layer hist_layer
+ * (all layers when < 0), the scales and readiness of every layer. */
+int cs_nn_watch_frame(cs_nn_watch *w, int bins, int hist_layer, cs_nn_watch_layer *layers,
+                      cs_err *err);
+/* Only the histogram of one layer into out (lo, hi, bins, counts, outside). */
+int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *out,
+                     cs_err *err);
 
 /* ------------------------------------------------------------------ checkpoints */
 

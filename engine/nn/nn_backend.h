@@ -31,6 +31,28 @@ enum cs_nn_regk {
     CS_NN_REGK_L2L1H       /* √N ‖x‖₂ − ‖x‖₁ */
 };
 
+/* The ops of watching a run (nn_watch.c) and of the histograms of `hist`:
+ * engine/nn/cpu/nn_watch_ops.c and engine/nn/cuda/nn_watch_ops.cu define
+ * the same functions in the same order. Only counts and per-row numbers
+ * leave the device. */
+typedef struct cs_nn_watch_ops {
+    /* counts[k] = #{i : e_k <= x_i < e_k+1} for the edges e_k = lo + (hi − lo)·k/bins
+     * in double (the last bin closed, values outside not counted) */
+    void (*hist)(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins);
+    /* alpha[r] = Σ_j |w_rj| / cols (the binary scale, as cs_quant_binary) */
+    void (*row_abs_mean)(float *alpha, const float *w, int rows, int cols);
+    /* alpha[r], tau[r]: the exact ternary scale and threshold of row r, as
+     * cs_quant_ternary */
+    void (*row_ternary)(float *alpha, float *tau, const float *w, int rows, int cols);
+    /* near[r] = #{j : w_rj within 0.01·alpha[r] of a level}: levels ±alpha[r],
+     * and 0 when ternary (distances in double) */
+    void (*near_count)(uint32_t *near, const float *w, const float *alpha, int rows, int cols,
+                       int ternary);
+    /* flips[0] = #{i : (x_i < 0) differs from bit i of bits}; then bits holds
+     * the signs of x (bit i%32 of word i/32: x_i < 0) */
+    void (*sign_flips)(uint32_t *flips, uint32_t *bits, const float *x, size_t n);
+} cs_nn_watch_ops;
+
 typedef struct cs_nn_ops {
     const char *name;
     /* memory (zeroed on allocation); 0 ok, <0 failure */
@@ -88,16 +110,45 @@ typedef struct cs_nn_ops {
                              int cols);
     /* y += a·x */
     void (*axpy)(float *y, const float *x, float a, size_t n);
-    /* uniform bins over [lo, hi) (last bin closed); counts zeroed first */
-    void (*hist)(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins);
+    /* watching a run and the histograms of `hist` (nn_watch_ops) */
+    const struct cs_nn_watch_ops *watch;
     /* synchronize (timing); may be NULL */
     void (*sync)(void);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
+extern const cs_nn_watch_ops cs_nn_cpu_watch_ops;
+
+/* The bin of v ∈ [lo, hi] among `bins` uniform bins with the edges
+ * e_k = lo + (hi − lo)·k/bins (computed in double, the last bin closed).
+ * A float quotient decides when it is clearly inside a bin (its error is
+ * below bins·3e-7, the margin bins·1e-5), the edges themselves otherwise,
+ * so the counts are exact for those edges on every backend. finv =
+ * bins/(hi − lo) in float. */
+#ifdef __CUDACC__
+#define NN_HOST_DEVICE __host__ __device__
+#else
+#define NN_HOST_DEVICE
+#endif
+NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bins, float finv)
+{
+    float q = (v - lo) * finv;
+    int k = (int)q;
+    float f = q - (float)k, margin = 1e-5f * (float)bins;
+    if (k < bins && f > margin && f < 1 - margin)
+        return k;
+    double l = lo, h = hi;
+    k = k >= bins ? bins - 1 : k;
+    while (k > 0 && v < l + (h - l) * (double)k / bins)
+        k--;
+    while (k + 1 < bins && v >= l + (h - l) * (double)(k + 1) / bins)
+        k++;
+    return k;
+}
 
 #ifdef CSREG_HAVE_CUDA
 extern const cs_nn_ops cs_nn_cuda_ops;
+extern const cs_nn_watch_ops cs_nn_cuda_watch_ops;
 /* 0 when a CUDA device is usable (and cuBLAS initialized), else <0 with the
  * reason in why. */
 int cs_nn_cuda_init(char *why, size_t len);

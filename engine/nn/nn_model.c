@@ -424,10 +424,18 @@ oom:
     return cs_fail(err, CS_ENOMEM, "out of memory (%s) for a batch of %d", nn->device, B);
 }
 
+int cs_nn_reserve(cs_nn *nn, int B, cs_err *err)
+{
+    if (B < 1 || B > 4096)
+        return cs_fail(err, CS_EINVAL, "batch=%d out of range 1..4096", B);
+    return nn_ensure_cap(nn, B, err);
+}
+
 /* ------------------------------------------------------------------ accessors */
 
 const char *cs_nn_device(const cs_nn *nn) { return nn->device; }
 cs_nn_kind cs_nn_get_kind(const cs_nn *nn) { return nn->cfg.kind; }
+size_t cs_nn_step_count(const cs_nn *nn) { return nn->step_total; }
 
 size_t cs_nn_param_count(const cs_nn *nn)
 {

@@ -262,20 +262,16 @@ int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err)
     return CS_OK;
 }
 
-int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
-                   cs_err *err)
+/* Test accuracy and mean loss in batches of B (<= the capacity). */
+static int evaluate_batches(cs_nn *nn, const cs_nn_data *test, int B, double *accuracy,
+                            double *loss, cs_err *err)
 {
-    if (!test || test->n == 0)
-        return cs_fail(err, CS_ESTATE, "no test data");
-    int B = nn->cap >= 64 ? nn->cap : 256;
-    int rc = nn_ensure_cap(nn, B, err);
-    if (rc)
-        return rc;
     size_t *idx = malloc((size_t)B * sizeof *idx);
     if (!idx)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     double ls = 0;
     long correct = 0;
+    int rc = CS_OK;
     for (size_t s = 0; s < test->n; s += (size_t)B) {
         int nb = (int)(test->n - s < (size_t)B ? test->n - s : (size_t)B);
         for (int b = 0; b < nb; b++)
@@ -298,4 +294,26 @@ int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *
     *accuracy = (double)correct / (double)test->n;
     *loss = ls / (double)test->n;
     return CS_OK;
+}
+
+int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
+                   cs_err *err)
+{
+    if (!test || test->n == 0)
+        return cs_fail(err, CS_ESTATE, "no test data");
+    int B = nn->cap >= 64 ? nn->cap : 256;
+    int rc = nn_ensure_cap(nn, B, err);
+    if (rc)
+        return rc;
+    return evaluate_batches(nn, test, B, accuracy, loss, err);
+}
+
+int cs_nn_evaluate_in_place(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *loss,
+                            cs_err *err)
+{
+    if (!test || test->n == 0)
+        return cs_fail(err, CS_ESTATE, "no test data");
+    if (nn->cap == 0)
+        return cs_fail(err, CS_ESTATE, "no batch buffers yet (train a step first)");
+    return evaluate_batches(nn, test, nn->cap, accuracy, loss, err);
 }

@@ -89,7 +89,7 @@ int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, si
         free(hc);
         return cs_fail(err, CS_ENOMEM, "out of memory");
     }
-    nn->ops->hist(dc, src, n, (float)lo, (float)hi, (int)nbins);
+    nn->ops->watch->hist(dc, src, n, (float)lo, (float)hi, (int)nbins);
     int rc = nn->ops->download(hc, dc, nbins * sizeof(uint32_t));
     for (size_t k = 0; k < nbins; k++)
         counts[k] = hc[k];

@@ -186,8 +186,9 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
                     break;
             }
             if (o.progress) {
-                cs_nn_progress p = {ep + 1, o.epochs, b + 1, nb, eloss / (double)eimg, regv,
-                                    lr};
+                cs_nn_progress p = {.epoch = ep + 1, .epochs = o.epochs, .batch = b + 1,
+                                    .batches = nb, .loss = eloss / (double)eimg, .reg = regv,
+                                    .lr = lr, .step = nn->step_total, .batch_size = B};
                 if (o.progress(o.progress_ctx, &p)) {
                     stop = 1;
                     break;

@@ -9,17 +9,8 @@
 #include <string.h>
 
 #include "nn_backend.h"
+#include "nn_cpu.h"
 
-/* Elementwise loops: vectorized (AVX2 where the CPU has it, picked at load
- * time). Only per-element operations, so results match the scalar code
- * (sqrt and division are correctly rounded either way). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CS_VEC __attribute__((target_clones("avx2", "default")))
-#define CS_HAVE_AVX2_PATH 1
-#include <immintrin.h>
-#else
-#define CS_VEC
-#endif
 
 /* ------------------------------------------------------------------ memory */
 
@@ -286,8 +277,6 @@ static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *d
 /* dst = test > 0 ? val : 0, as an 8-lane select (at -O2 GCC leaves this loop
  * scalar; the branchy form mispredicted on every other unit and cost 8% of an
  * mlp epoch). Only dst is written, and it overlaps neither input. */
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
 CS_VEC static void relu_select(float *restrict dst, const float *restrict val,
                                const float *restrict test, size_t n)
 {
@@ -715,21 +704,6 @@ CS_VEC static void axpy(float *y, const float *x, float a, size_t n)
         y[i] += a * x[i];
 }
 
-static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins)
-{
-    memset(counts, 0, (size_t)bins * sizeof *counts);
-    double w = ((double)hi - lo) / bins;
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i];
-        if (!(v >= lo && v <= hi))
-            continue;
-        int k = (int)(((double)v - lo) / w);
-        if (k >= bins)
-            k = bins - 1;
-        counts[k]++;
-    }
-}
-
 const cs_nn_ops cs_nn_cpu_ops = {
     .name = "cpu",
     .alloc = alloc,
@@ -755,6 +729,6 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .quant_apply = quant_apply,
     .quant_scale_grad = quant_scale_grad,
     .axpy = axpy,
-    .hist = hist,
+    .watch = &cs_nn_cpu_watch_ops,
     .sync = NULL,
 };

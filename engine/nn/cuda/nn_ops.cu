@@ -11,16 +11,10 @@
 #include <string.h>
 
 #include "nn_backend.h"
+#include "nn_cuda.cuh"
 
 static cublasHandle_t g_blas;
 static int g_ready;
-
-#define NT 256
-static inline unsigned nblocks(size_t n)
-{
-    size_t b = (n + NT - 1) / NT;
-    return (unsigned)(b > 65535u * 32u ? 65535u * 32u : (b ? b : 1));
-}
 
 extern "C" int cs_nn_cuda_init(char *why, size_t len)
 {
@@ -208,20 +202,6 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
 
 #define BN_EPS 1e-5
 #define BN_MOMENTUM 0.1
-
-__device__ double block_sum(double v, double *sh)
-{
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if ((int)threadIdx.x < s)
-            sh[threadIdx.x] += sh[threadIdx.x + s];
-        __syncthreads();
-    }
-    double r = sh[0];
-    __syncthreads();
-    return r;
-}
 
 /* one block per channel */
 __global__ void bn_stats_kernel(const float *inp, float *mean, float *rstd, float *run_mean,
@@ -630,28 +610,6 @@ static void axpy(float *y, const float *x, float a, size_t n)
     axpy_kernel<<<nblocks(n), NT>>>(y, x, a, n);
 }
 
-__global__ void hist_kernel(uint32_t *counts, const float *x, size_t n, float lo, float hi,
-                            int bins)
-{
-    double w = ((double)hi - lo) / bins;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        float v = x[i];
-        if (!(v >= lo && v <= hi))
-            continue;
-        int k = (int)(((double)v - lo) / w);
-        if (k >= bins)
-            k = bins - 1;
-        atomicAdd(&counts[k], 1u);
-    }
-}
-
-static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins)
-{
-    cudaMemset(counts, 0, (size_t)bins * sizeof *counts);
-    hist_kernel<<<nblocks(n), NT>>>(counts, x, n, lo, hi, bins);
-}
-
 static void sync(void)
 {
     cudaDeviceSynchronize();
@@ -685,7 +643,7 @@ static cs_nn_ops make_ops(void)
     o.quant_apply = quant_apply;
     o.quant_scale_grad = quant_scale_grad;
     o.axpy = axpy;
-    o.hist = hist;
+    o.watch = &cs_nn_cuda_watch_ops;
     o.sync = sync;
     return o;
 }
