@@ -250,7 +250,7 @@ static void draw_status(tui *t)
         char line[512];
         if (tui_play_waiting(t))
             snprintf(line, sizeof line, " Tour: n or space next  b back a chapter  q quit  "
-                                        "(the other keys work as always)");
+                                        "(other keys work as usual)");
         else
             snprintf(line, sizeof line, " %s%s",
                      t->demo ? "Demo: press s to step, space to run. " : "",
@@ -514,7 +514,7 @@ static void toggle_map(tui *t)
     issue(t, basins ? "view map=landscape" : "view map=basins", TUI_ECHO | TUI_SHOW_OUTPUT);
 }
 
-static void set_view(tui *t, int view)
+void tui_set_view(tui *t, int view)
 {
     if (t->view == view)
         return;
@@ -530,7 +530,7 @@ static int do_action(tui *t, int act)
     /* the solver's keys bring its view back */
     if (act == ACT_STEP || act == ACT_STEP10 || act == ACT_RUN || act == ACT_RESET ||
         act == ACT_PICK)
-        set_view(t, TUI_VIEW_SOLVER);
+        tui_set_view(t, TUI_VIEW_SOLVER);
     switch (act) {
     case ACT_STEP:
         if (!run_has_stopped(t))
@@ -603,7 +603,7 @@ static int do_action(tui *t, int act)
     case ACT_LOG_COUNTS: t->hist_log = !t->hist_log; break;
     case ACT_VIEW:
         if (t->tv_run)
-            set_view(t, t->view == TUI_VIEW_TRAIN ? TUI_VIEW_SOLVER : TUI_VIEW_TRAIN);
+            tui_set_view(t, t->view == TUI_VIEW_TRAIN ? TUI_VIEW_SOLVER : TUI_VIEW_TRAIN);
         else
             tui_log_add(&t->log, TUI_MSG_INFO, "t shows a training run: none yet (:train ...)");
         break;

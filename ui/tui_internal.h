@@ -274,6 +274,9 @@ void tui_solver_draw(tui *t, WINDOW *w);
 void tui_hist_draw(tui *t, WINDOW *w);
 void tui_msg_draw(tui *t, WINDOW *w);
 
+/* Switch between the solver's panels and the training view (re-lays out). */
+void tui_set_view(tui *t, int view);
+
 /* ---- the script player (tui_play.c) ---------------------------------------- */
 
 int tui_play_open(tui_play **out, const char *path, char *msg, size_t len);

@@ -139,6 +139,7 @@ void tui_play_tick(tui *t)
     command_name(line, name, sizeof name);
     if (!strcmp(name, "chapter")) {
         p->chapter++;
+        tui_set_view(t, TUI_VIEW_SOLVER);   /* a chapter starts on the solver's panels */
         words_after_name(line, p->title, sizeof p->title);
         p->say[0] = '\0';
     } else if (!strcmp(name, "say")) {
@@ -147,7 +148,10 @@ void tui_play_tick(tui *t)
         p->waiting = 1;
     }
     p->errors = tui_worker_errors(t->worker);
-    tui_worker_submit(t->worker, line, p->chapter >= p->skip_to ? TUI_ECHO : 0);
+    /* the narration has its box; other commands show what they print */
+    int quiet = !strcmp(name, "say") || !strcmp(name, "chapter") || !strcmp(name, "pause");
+    tui_worker_submit(t->worker, line,
+                      p->chapter < p->skip_to ? 0 : quiet ? TUI_ECHO : TUI_ECHO | TUI_SHOW_OUTPUT);
 }
 
 /* Reset the session and run again from the start to chapter k. */
@@ -229,14 +233,18 @@ void tui_play_draw(tui *t)
     tui_play *p = t->play;
     if (!p || t->cols < 40)
         return;
-    int w = t->cols - 4 > 100 ? 100 : t->cols - 4;
+    /* above the messages; in the training view over the bottom of the
+     * Curves, so that the Training panel's numbers stay in sight */
+    int train = t->view == TUI_VIEW_TRAIN && t->w_train && t->w_chart;
+    int w = train ? getmaxx(t->w_chart) - 2 : (t->cols - 4 > 100 ? 100 : t->cols - 4);
     char lines[8][256];
     int nl = wrap(p->say[0] ? p->say : "...", w - 4, lines, 6);
     int h = nl + 2;
-    int top = t->rows - 3 - (t->rows >= 36 ? 4 : 2) - h;   /* above messages and command line */
+    int top = train ? getbegy(t->w_train) - h
+                    : t->rows - 3 - (t->rows >= 36 ? 4 : 2) - h;
     if (top < 1)
         top = 1;
-    WINDOW *win = newwin(h, w, top, (t->cols - w) / 2);
+    WINDOW *win = newwin(h, w, top, train ? 1 : (t->cols - w) / 2);
     if (!win)
         return;
     char head[320];
