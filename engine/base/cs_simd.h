@@ -40,6 +40,12 @@ CS_AI v4d z4(void) { return (v4d){0, 0, 0, 0}; }
 CS_AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 /* a where m, else b (m from a comparison) */
 CS_AI v4d vsel(v4l m, v4d a, v4d b) { return (v4d)(((v4l)a & m) | ((v4l)b & ~m)); }
+/* sign(v): 1, -1, or 0 for ±0 and NaN */
+CS_AI v4d vsgn(v4d v)
+{
+    v4d z = z4();
+    return vsel(v > z, splat(1.0), vsel(v < z, splat(-1.0), z));
+}
 /* a·b + c with one rounding, lane by lane: one vector instruction in a
  * function compiled for FMA (CS_AVX2_FMA_FN), libm's fma elsewhere */
 CS_AI v4d vfma(v4d a, v4d b, v4d c)

@@ -70,11 +70,7 @@ CS_AI gh4 gh_bbin(v4d v)
     return (gh4){b, -2.0 * v * b * b, splat(1.0), z4()};
 }
 /* l2l1: g = |x|, h = 1; subgradient with sign(0) = 0 */
-CS_AI gh4 gh_l2l1(v4d v)
-{
-    v4d z = z4();
-    return (gh4){vabs(v), vsel(v > z, splat(1.0), vsel(v < z, splat(-1.0), z)), splat(1.0), z};
-}
+CS_AI gh4 gh_l2l1(v4d v) { return (gh4){vabs(v), vsgn(v), splat(1.0), z4()}; }
 /* binexp before the exponential: g = −x², h = 1. Below −708.25 the
  * exponential is subnormal (no precision left, and a hundred cycles per
  * operation that meets it): the argument is clamped there and the result

@@ -77,12 +77,6 @@ static void abs_pow(double *w, const double *v, double scale, double p, size_t n
         cs_vm_pow_any(w, w, p, n, cs_cpu_avx2_fma());
 }
 
-CS_AI v4d vsgn(v4d v)
-{
-    v4d z = z4();
-    return vsel(v > z, splat(1.0), vsel(v < z, splat(-1.0), z));
-}
-
 /* Σ(|g|·img)^p, Σ(|h|·imh)^q, ⟨g,h⟩, ‖h‖² (out[0..3]): the powers inline
  * for exponent 2 (p2, q2), else read from tg, th. seq: entry by entry (the
  * library's order); else 4-wide first. */
