@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cs_args.h"
+#include "cs_clock.h"
 #include "cs_file.h"
 #include "cs_project.h"
 #include "interp_internal.h"
@@ -73,7 +74,9 @@ int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *e
     }
     in->source_depth++;
     size_t before = in->njournal;
+    double t0 = cs_now();
     int rc = cs_interp_run_file(in, file->value, 0, NULL, NULL, err);
+    double seconds = cs_now() - t0;
     in->source_depth--;
     if (rc < 0) {
         in->err_col = file->col;
@@ -84,6 +87,7 @@ int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *e
     cs_result_reset(res, "source");
     cs_result_str(res, "file", file->value);
     cs_result_int(res, "commands", (long long)(in->njournal - before));
+    cs_result_num(res, "seconds", seconds);   /* wall time of the script (paper-all.csr) */
     return CS_OK;
 }
 

@@ -5,8 +5,6 @@
  *               (the paper's setting: oracle stop, 1e4 iterations, 10 starts)
  *               at N = 100, M = 30 50 70 90, and N = 1000, 10000
  *   DR          µs per iteration (ℓ∞)
- *   defined     a regularizer defined at run time (g=x h=x^3) against ter
- *               through the library, µs per value and gradient at N = 100
  *   sweep       trials per second on 1 thread and on all cores
  *   flop rate   of the FISTA loop, as a fraction of this machine's DGEMM peak
  *               (one core, measured in the same run) */
@@ -19,7 +17,6 @@
 #include <unistd.h>
 
 #include "cs_proj.h"
-#include "cs_reg.h"
 #include "cs_sweep.h"
 
 static double now_s(void)
@@ -164,37 +161,6 @@ static double bench_restarts(size_t M, int sequential)
     return 1e6 * t / (double)total;
 }
 
-/* µs per value and gradient of regularizer `name` through the library
- * (cs_reg_eval) at n random entries; the best of 5 rounds. */
-static double bench_eval(const char *name, size_t n)
-{
-    cs_reg *r;
-    cs_err err;
-    if (cs_reg_new(&r, name, NULL, 0, 1, &err)) {
-        fprintf(stderr, "bench: %s\n", err.msg);
-        exit(1);
-    }
-    double *x = malloc(n * sizeof *x), *g = malloc(n * sizeof *g), v, best = INFINITY, sink = 0;
-    for (size_t i = 0; i < n; i++)
-        x[i] = sin(1.0 + (double)i);
-    long reps = 200000;
-    for (int round = 0; round < 5; round++) {
-        double t0 = now_s();
-        for (long k = 0; k < reps; k++) {
-            x[k % (long)n] += 1e-15;
-            cs_reg_eval(r, x, 1, n, &v, g, &err);
-            sink += v;
-        }
-        best = fmin(best, 1e6 * (now_s() - t0) / (double)reps);
-    }
-    if (sink == 1.2345)
-        printf(" ");
-    free(x);
-    free(g);
-    cs_reg_free(r);
-    return best;
-}
-
 static double bench_sweep(int threads, long trials, double *wall)
 {
     const char *m[] = {"bin", "linf"};
@@ -271,20 +237,6 @@ int main(void)
     for (size_t i = 0; i < 3; i++) {
         double a = bench_restarts(Mr[i], 1), b = bench_restarts(Mr[i], 0);
         printf("%6zu %12.3f %12.3f %8.2f\n", Mr[i], a, b, a / b);
-    }
-    {
-        cs_reg_def_spec d;
-        cs_reg_def_spec_init(&d);
-        d.name = "myter", d.g = "x", d.h = "x^3";
-        cs_err err;
-        if (cs_reg_define(&d, NULL, NULL, &err)) {
-            fprintf(stderr, "bench: %s\n", err.msg);
-            exit(1);
-        }
-        double a = bench_eval("myter", 100), b = bench_eval("ter", 100);
-        printf("\ndefined regularizer (reg define myter g=x h=x^3) against ter, value and "
-               "gradient through cs_reg_eval, N = 100:\n  myter %.3f us, ter %.3f us, "
-               "ratio %.2f\n", a, b, a / b);
     }
     double w1, wn;
     double t1 = bench_sweep(1, 60, &w1);

@@ -335,6 +335,55 @@ static void test_lockstep_equals_sequential(void **state)
     assert_true(seen_late >= 1); /* some run succeeded on a lockstep start */
 }
 
+/* The same for every method of the solver (issue 23): each CS
+ * regularizer, the baselines with FISTA, a defined one, and the eig
+ * kind's; lockstep covers every FISTA method on the affine problems (DR
+ * methods run one start). */
+static void test_lockstep_every_method(void **state)
+{
+    (void)state;
+    define_ok("lsdef", "exp(-x^2)", "1 + x^2/8");
+    int lockstep = 0;
+    static const struct {
+        const char *kind, *method;
+    } cases[] = {
+        {"bin", "bin"},      {"bin", "osb"},         {"bin", "ter"},     {"bin", "bbin"},
+        {"bin", "binexp"},   {"bin", "holder"},      {"bin", "si"},      {"bin", "l2l1"},
+        {"bin", "l2l1h"},    {"bin", "fixed"},       {"bin", "beta"},    {"bin", "lsdef"},
+        {"bin", "beta:beta=learn"}, {"bin", "holder:p=3:q=1.5"},
+        {"osb", "osb"},      {"ter", "ter"},         {"eig", "eig"},     {"eig", "mu"},
+        {"eig", "ns"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int eig = !strcmp(cases[c].kind, "eig");
+        cs_problem *p = make(cases[c].kind, eig ? 20 : 40, eig ? 10 : 18, 0, 50 + c);
+        cs_solve_opts lo = {.restarts = 6, .maxit = 400};
+        cs_solve_opts so = lo;
+        so.sequential_starts = 1;
+        cs_solver *a = solver(p, cases[c].method, &lo, c), *b = solver(p, cases[c].method, &so, c);
+        cs_solve_result ra, rb;
+        cs_err err;
+        assert_int_equal(cs_solver_solve(a, &ra, &err), 0);
+        assert_int_equal(cs_solver_solve(b, &rb, &err), 0);
+        if (ra.starts != rb.starts || ra.iters != rb.iters ||
+            memcmp(&ra.objective, &rb.objective, sizeof ra.objective))
+            fail_msg("%s on %s: lockstep %d starts %ld iterations, sequential %d, %ld",
+                     cases[c].method, cases[c].kind, ra.starts, ra.iters, rb.starts, rb.iters);
+        assert_int_equal(ra.end, rb.end);
+        assert_int_equal(ra.success, rb.success);
+        size_t n;
+        const double *xa = cs_solver_x(a, &n);
+        assert_memory_equal(xa, cs_solver_x(b, NULL), n * sizeof *xa);
+        lockstep += ra.starts >= 3;   /* starts 2.. ran in lockstep */
+        cs_solver_free(a);
+        cs_solver_free(b);
+        cs_problem_free(p);
+    }
+    print_message("%d of %zu cases reached lockstep starts\n", lockstep,
+                  sizeof cases / sizeof cases[0]);
+    assert_true(lockstep >= 15);
+}
+
 static void test_dr_linf_l1(void **state)
 {
     (void)state;
@@ -648,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_trace_consistency),
         cmocka_unit_test(test_step_equals_solve),
         cmocka_unit_test(test_lockstep_equals_sequential),
+        cmocka_unit_test(test_lockstep_every_method),
         cmocka_unit_test(test_dr_linf_l1),
         cmocka_unit_test(test_dr_equals_textbook),
         cmocka_unit_test(test_dr_direct),

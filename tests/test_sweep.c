@@ -137,6 +137,38 @@ static void test_defined_method(void **state)
     cs_sweep_result_free(r);
 }
 
+/* Every method's results are the same on 1 and 2 threads (one ISA choice
+ * per process, 4-wide sums in a fixed order, instances per thread). */
+static void test_every_method_across_threads(void **state)
+{
+    (void)state;
+    define_ok("thdef", "sin(x) + x", "1 + x^2");
+    static const char *m[] = {"bin", "osb", "ter", "bbin", "binexp", "holder", "si", "l2l1",
+                              "l2l1h", "fixed", "beta", "beta:beta=learn", "thdef", "linf"};
+    static const double g[] = {0.5, 0.7};
+    char *csv[2];
+    for (int t = 0; t < 2; t++) {
+        cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 30, .axis = CS_AXIS_GAMMA, .values = g,
+                            .nvalues = 2, .methods = m, .nmethods = sizeof m / sizeof *m,
+                            .trials = 6, .threads = t + 1, .seed = 4};
+        sp.solve.restarts = 3;
+        sp.solve.maxit = 300;
+        cs_sweep_result *r;
+        cs_err err;
+        assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+        char path[] = "/tmp/csreg_thrXXXXXX";
+        int fd = mkstemp(path);
+        close(fd);
+        assert_int_equal(cs_sweep_write_csv(r, path, &err), 0);
+        csv[t] = slurp(path);
+        unlink(path);
+        cs_sweep_result_free(r);
+    }
+    assert_string_equal(csv[0], csv[1]);
+    free(csv[0]);
+    free(csv[1]);
+}
+
 /* A method's results do not depend on the other methods of the run. */
 static void test_methods_independent(void **state)
 {
@@ -325,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_csv_identical_across_threads),
         cmocka_unit_test(test_methods_independent),
         cmocka_unit_test(test_defined_method),
+        cmocka_unit_test(test_every_method_across_threads),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_axes_and_errors),
         cmocka_unit_test(test_maxcut_run),

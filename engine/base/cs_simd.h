@@ -7,12 +7,16 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
 #define CS_AVX2_CLONE 1
 #define CS_AVX2_FN __attribute__((target("avx2")))
+/* the clone of loops that use vfma: run it where cs_cpu_avx2_fma() */
+#define CS_AVX2_FMA_FN __attribute__((target("avx2,fma")))
 #endif
 
 /* 1 when this CPU runs AVX2 code; cached after the first call. */
 int cs_cpu_avx2(void);
 /* 1 when it runs AVX2 and FMA code. */
 int cs_cpu_avx2_fma(void);
+/* 1 when it also runs AVX-512F code (SLEEF's 8-wide functions, vmath.c). */
+int cs_cpu_avx512f(void);
 
 /* The loops are written once on 4-wide double vectors (GCC vector
  * extensions); these helpers are always inlined, so they take the ISA of the
@@ -31,8 +35,26 @@ CS_AI v4d ld4(const double *p)
 }
 CS_AI void st4(double *p, v4d v) { memcpy(p, &v, sizeof v); }
 CS_AI v4d splat(double a) { return (v4d){a, a, a, a}; }
+CS_AI v4d z4(void) { return (v4d){0, 0, 0, 0}; }
 /* (v0 + v2) + (v1 + v3): the one summation order of every 4-wide reduction */
 CS_AI double hsum(v4d v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+/* a where m, else b (m from a comparison) */
+CS_AI v4d vsel(v4l m, v4d a, v4d b) { return (v4d)(((v4l)a & m) | ((v4l)b & ~m)); }
+/* sign(v): 1, -1, or 0 for ±0 and NaN */
+CS_AI v4d vsgn(v4d v)
+{
+    v4d z = z4();
+    return vsel(v > z, splat(1.0), vsel(v < z, splat(-1.0), z));
+}
+/* a·b + c with one rounding, lane by lane: one vector instruction in a
+ * function compiled for FMA (CS_AVX2_FMA_FN), libm's fma elsewhere */
+CS_AI v4d vfma(v4d a, v4d b, v4d c)
+{
+    v4d r;
+    for (int i = 0; i < 4; i++)
+        r[i] = __builtin_fma(a[i], b[i], c[i]);
+    return r;
+}
 CS_AI v4d vabs(v4d v)
 {
     return (v4d)((v4l)v & (v4l){0x7fffffffffffffffLL, 0x7fffffffffffffffLL,

@@ -27,3 +27,17 @@ int cs_cpu_avx2_fma(void)
     return 0;
 #endif
 }
+
+int cs_cpu_avx512f(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = cs_cpu_avx2_fma() && __builtin_cpu_supports("avx512f");
+    }
+    return cached;
+#else
+    return 0;
+#endif
+}

@@ -70,7 +70,7 @@ typedef struct cs_solve_opts {
     int sequential_starts; /* 1: restarts one after another, never in lockstep
                               (same results; for tests and benchmarks) */
     int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
-                           fast kernel for bin/osb/ter) */
+                           fast kernel for bin/osb/ter, no cs_reg_eval_fast) */
     const cs_cancel *cancel; /* solve returns CS_ECANCEL when set */
 } cs_solve_opts;
 

@@ -20,7 +20,9 @@ int solver_fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *e
     }
     if (s->kind == CS_PROB_ORTH)
         return cs_reg_eval(s->reg, x, s->N, s->cols, f, grad, err);
-    return cs_reg_eval(s->reg, x, 1, s->n, f, grad, err);
+    if (s->o.generic_reg)
+        return cs_reg_eval(s->reg, x, 1, s->n, f, grad, err);
+    return cs_reg_eval_fast(s->reg, x, 1, s->n, f, grad, err);
 }
 
 /* bin fast path with the gradient's norm from the same pass (FISTA's fg_gnorm) */

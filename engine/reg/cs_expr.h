@@ -91,6 +91,11 @@ int cs_expr_homogeneous(const cs_expr *e, double *k);
  * the end of the 64-entry chunk that holds that coordinate. CS_EINVAL for
  * NULL x or f with n > 0. Not thread-safe on one instance (see above). */
 int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double *df, cs_err *err);
+/* The same values without the NaN/Inf check and report, for callers that
+ * check what they compute from them (the solver's path: a NaN or Inf in f
+ * or df reaches the regularizer's value or gradient, and is caught there). */
+int cs_expr_eval_unchecked(const cs_expr *e, const double *x, size_t n, double *f, double *df,
+                           cs_err *err);
 /* One value (and its derivative when df != NULL), scalar path with the same
  * bytecode semantics; NaN/Inf is returned, not an error. Thread-safe. */
 double cs_expr_eval1(const cs_expr *e, double x, double *df);

@@ -155,6 +155,15 @@ const cs_reg_info *cs_reg_get_info(const cs_reg *reg);
 int cs_reg_eval(cs_reg *reg, const double *x, size_t rows, size_t cols, double *value,
                 double *grad, cs_err *err);
 
+/* The same value and gradient for the hot loops of the solvers: the entry's
+ * own evaluation without the library's pass over the argument (NaN/Inf in
+ * x) and its rescaling of extreme arguments, and with the sums in 4-wide
+ * order (cs_reg_eval keeps the entry-by-entry order the library always
+ * had): equal to rounding, other bits. CS_ENONFINITE when the value or the
+ * gradient is not finite (a solver treats that as divergence). */
+int cs_reg_eval_fast(cs_reg *reg, const double *x, size_t rows, size_t cols, double *value,
+                     double *grad, cs_err *err);
+
 /* Number of trailing coordinates of the argument that are auxiliary
  * variables rather than part of x (β of `beta beta=learn`, μ of `mu`):
  * projections must leave them untouched. */

@@ -7,8 +7,8 @@
  * and the loops over the chunk are straight 4-wide vector code without
  * branches on the data. The loops are written once (run_body) and compiled
  * twice, AVX2 and baseline, like the solvers' loops; the transcendentals
- * are SLEEF u10 functions over the chunk, AVX2 ones in the AVX2 build and
- * SSE2 ones in the baseline build.
+ * are SLEEF u10 functions over the chunk (vmath.h), AVX2 ones in the AVX2
+ * build and SSE2 ones in the baseline build.
  *
  * When an output is NaN or Inf, the failing chunk is run again one
  * instruction at a time, following the bad coordinate: the first instruction
@@ -17,7 +17,9 @@
 #include "cs_expr.h"
 #include "cs_parse.h"
 #include "cs_simd.h"
+#include "cs_vec.h"
 #include "expr_internal.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <sleef.h>
@@ -115,139 +117,15 @@ void cs_expr_step1(const ins *in, double *V, double *D, double x)
     D[s] = d;
 }
 
-/* ------------------------------------------------------------ chunk math
- * SLEEF over a chunk of m entries (m a multiple of 4), dst may be src. One
- * AVX2 version (for the AVX2 build of run_body) and one baseline version. */
-
-#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
-#define BASE_AVX2 1   /* the whole program is built for AVX2: baseline = AVX2 */
-#elif defined(__x86_64__)
-#define BASE_SSE2 1
-#endif
-
-#define SL_UNARY_AVX2(NAME, F4, ATTR)                                                             \
-    static ATTR void NAME(double *dst, const double *src, size_t m)                              \
-    {                                                                                             \
-        for (size_t i = 0; i < m; i += 4)                                                         \
-            _mm256_storeu_pd(dst + i, F4(_mm256_loadu_pd(src + i)));                              \
-    }
-#define SL_UNARY_SSE2(NAME, F2)                                                                   \
-    static void NAME(double *dst, const double *src, size_t m)                                   \
-    {                                                                                             \
-        for (size_t i = 0; i < m; i += 2)                                                         \
-            _mm_storeu_pd(dst + i, F2(_mm_loadu_pd(src + i)));                                    \
-    }
-#define SL_UNARY_SCALAR(NAME, F1)                                                                 \
-    static void NAME(double *dst, const double *src, size_t m)                                   \
-    {                                                                                             \
-        for (size_t i = 0; i < m; i++)                                                            \
-            dst[i] = F1(src[i]);                                                                  \
-    }
-
-/* sleef.h declares its AVX2 functions only when the whole file is compiled
- * for AVX; the AVX2 clone needs them in a baseline file: the same
- * declarations as SLEEF 3.5's header, with the clone's target so that the
- * __m256d arguments travel in ymm registers. Clang lowers __m256d arguments
- * by the file's ISA whatever the function's target (it would pass them in
- * memory, which SLEEF does not read): built with clang, the AVX2 clone calls
- * the baseline chunk functions below instead. */
-#if defined(CS_AVX2_CLONE) && !defined(__clang__)
-#define SLEEF_AVX2_CLONE 1
-#if !defined(__AVX__)
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_expd4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_logd4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_sind4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_cosd4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_tand4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_tanhd4_u10avx2(__m256d);
-CS_AVX2_FN __attribute__((const)) __m256d Sleef_powd4_u10avx2(__m256d, __m256d);
-#endif
-#endif
-
-#define sqrt4 _mm256_sqrt_pd   /* correctly rounded, like sqrt() */
-#define sqrt2 _mm_sqrt_pd
-
-/* pow(a[i], b[i]); a or b NULL: the constant ac or bc */
-#define SL_POW(NAME, ATTR, W, VT, LOAD, SET1, STORE, F)                                            \
-    static ATTR void NAME(double *dst, const double *a, double ac, const double *b, double bc,  \
-                          size_t m)                                                             \
-    {                                                                                           \
-        VT A = SET1(ac), B = SET1(bc);                                                          \
-        for (size_t i = 0; i < m; i += W) {                                                     \
-            if (a)                                                                              \
-                A = LOAD(a + i);                                                                \
-            if (b)                                                                              \
-                B = LOAD(b + i);                                                                \
-            STORE(dst + i, F(A, B));                                                            \
-        }                                                                                       \
-    }
-
-#ifdef SLEEF_AVX2_CLONE
-SL_UNARY_AVX2(exp_avx2, Sleef_expd4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(log_avx2, Sleef_logd4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(sin_avx2, Sleef_sind4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(cos_avx2, Sleef_cosd4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(tan_avx2, Sleef_tand4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(tanh_avx2, Sleef_tanhd4_u10avx2, CS_AVX2_FN)
-SL_UNARY_AVX2(sqrt_avx2, sqrt4, CS_AVX2_FN)
-SL_POW(pow_avx2, CS_AVX2_FN, 4, __m256d, _mm256_loadu_pd, _mm256_set1_pd, _mm256_storeu_pd,
-       Sleef_powd4_u10avx2)
-#elif defined(CS_AVX2_CLONE)
-#define exp_avx2 exp_base
-#define log_avx2 log_base
-#define sin_avx2 sin_base
-#define cos_avx2 cos_base
-#define tan_avx2 tan_base
-#define tanh_avx2 tanh_base
-#define sqrt_avx2 sqrt_base
-#define pow_avx2 pow_base
-#endif
-
-#if defined(BASE_AVX2)
-SL_UNARY_AVX2(exp_base, Sleef_expd4_u10avx2, )
-SL_UNARY_AVX2(log_base, Sleef_logd4_u10avx2, )
-SL_UNARY_AVX2(sin_base, Sleef_sind4_u10avx2, )
-SL_UNARY_AVX2(cos_base, Sleef_cosd4_u10avx2, )
-SL_UNARY_AVX2(tan_base, Sleef_tand4_u10avx2, )
-SL_UNARY_AVX2(tanh_base, Sleef_tanhd4_u10avx2, )
-SL_UNARY_AVX2(sqrt_base, sqrt4, )
-SL_POW(pow_base, , 4, __m256d, _mm256_loadu_pd, _mm256_set1_pd, _mm256_storeu_pd,
-       Sleef_powd4_u10avx2)
-#elif defined(BASE_SSE2)
-SL_UNARY_SSE2(exp_base, Sleef_expd2_u10sse2)
-SL_UNARY_SSE2(log_base, Sleef_logd2_u10sse2)
-SL_UNARY_SSE2(sin_base, Sleef_sind2_u10sse2)
-SL_UNARY_SSE2(cos_base, Sleef_cosd2_u10sse2)
-SL_UNARY_SSE2(tan_base, Sleef_tand2_u10sse2)
-SL_UNARY_SSE2(tanh_base, Sleef_tanhd2_u10sse2)
-SL_UNARY_SSE2(sqrt_base, sqrt2)
-SL_POW(pow_base, , 2, __m128d, _mm_loadu_pd, _mm_set1_pd, _mm_storeu_pd, Sleef_powd2_u10sse2)
-#else
-SL_UNARY_SCALAR(exp_base, Sleef_exp_u10)
-SL_UNARY_SCALAR(log_base, Sleef_log_u10)
-SL_UNARY_SCALAR(sin_base, Sleef_sin_u10)
-SL_UNARY_SCALAR(cos_base, Sleef_cos_u10)
-SL_UNARY_SCALAR(tan_base, Sleef_tan_u10)
-SL_UNARY_SCALAR(tanh_base, Sleef_tanh_u10)
-SL_UNARY_SCALAR(sqrt_base, sqrt)
-static void pow_base(double *dst, const double *a, double ac, const double *b, double bc,
-                     size_t m)
-{
-    for (size_t i = 0; i < m; i++)
-        dst[i] = Sleef_pow_u10(a ? a[i] : ac, b ? b[i] : bc);
-}
-#endif
-
-/* SL(fn, avx, args): the chunk function of the build run_body is compiled for */
+/* SL(fn, avx, args): the SLEEF chunk function (vmath.h) of the build
+ * run_body is compiled for */
 #ifdef CS_AVX2_CLONE
-#define SL(fn, avx, ...) ((avx) ? fn##_avx2(__VA_ARGS__) : fn##_base(__VA_ARGS__))
+#define SL(fn, avx, ...) cs_vm_##fn(__VA_ARGS__, avx)
 #else
-#define SL(fn, avx, ...) fn##_base(__VA_ARGS__)
+#define SL(fn, avx, ...) cs_vm_##fn(__VA_ARGS__, 0)
 #endif
 
 /* ------------------------------------------------------------ vector path */
-
-CS_AI v4d vsel(v4l m, v4d a, v4d b) { return (v4d)(((v4l)a & m) | ((v4l)b & ~m)); }
 
 /* a^(|k|-1), as s_powk */
 CS_AI v4d vpowk(v4d a, unsigned u)
@@ -505,6 +383,40 @@ static void run_base(const ins *code, int pc0, int pc1, double *scr, double *tmp
     run_body(code, pc0, pc1, scr, tmp, x, m, nd, 0);
 }
 
+/* f = V, df = D (m entries; df NULL: no derivatives) */
+CS_AI void copy_body(const double *V, const double *D, size_t m, double *f, double *df)
+{
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        st4(f + i, ld4(V + i));
+        if (df)
+            st4(df + i, ld4(D + i));
+    }
+    for (; i < m; i++) {
+        f[i] = V[i];
+        if (df)
+            df[i] = D[i];
+    }
+}
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN void copy_avx2(const double *V, const double *D, size_t m, double *f,
+                                 double *df)
+{
+    copy_body(V, D, m, f, df);
+}
+#endif
+static void copy_out(const double *V, const double *D, size_t m, double *f, double *df, int avx)
+{
+#ifdef CS_AVX2_CLONE
+    if (avx) {
+        copy_avx2(V, D, m, f, df);
+        return;
+    }
+#endif
+    (void)avx;
+    copy_body(V, D, m, f, df);
+}
+
 static void run(const cs_expr *e, int pc0, int pc1, const double *x, size_t m, int nd)
 {
     double *tmp = e->scr + (size_t)(2 * e->nslots) * CH;
@@ -586,7 +498,10 @@ static int report(const cs_expr *e, const double *xs, size_t m4, size_t lane, si
                    origin[0].deriv ? "the derivative of " : "", term, what, coord, xt);
 }
 
-int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double *df, cs_err *err)
+/* checked: look for NaN/Inf and report it (cs_expr_eval), or not
+ * (cs_expr_eval_unchecked). */
+static int eval_chunks(const cs_expr *e, const double *x, size_t n, double *f, double *df,
+                       int checked, cs_err *err)
 {
     if (!e)
         return cs_fail(err, CS_EINVAL, "no expression");
@@ -614,14 +529,7 @@ int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double 
             xs = xpad;
         }
         run(e, 0, e->ncode, xs, m4, nd);
-        /* v·0 is ±0 for finite v and NaN otherwise; the sums keep a NaN */
-        v4d acc = splat(0.0);
-        for (size_t i = 0; i < m4; i += 4) {
-            acc += ld4(V + i) * 0.0;
-            if (nd)
-                acc += ld4(D + i) * 0.0;
-        }
-        int bad = hsum(acc) != 0.0;
+        int bad = checked && (!cs_vec_finite(V, m4) || (nd && !cs_vec_finite(D, m4)));
         size_t lane = 0;
         double xv = 0.0;
         if (bad) {
@@ -633,11 +541,20 @@ int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double 
                 xs = xpad;
             }
         }
-        memcpy(f + off, V, m * sizeof *f);
-        if (nd)
-            memcpy(df + off, D, m * sizeof *df);
+        copy_out(V, D, m, f + off, nd ? df + off : NULL, e->avx);
         if (bad)
             return report(e, xs, m4, lane, off + lane + 1, xv, nd, err);
     }
     return CS_OK;
+}
+
+int cs_expr_eval(const cs_expr *e, const double *x, size_t n, double *f, double *df, cs_err *err)
+{
+    return eval_chunks(e, x, n, f, df, 1, err);
+}
+
+int cs_expr_eval_unchecked(const cs_expr *e, const double *x, size_t n, double *f, double *df,
+                           cs_err *err)
+{
+    return eval_chunks(e, x, n, f, df, 0, err);
 }

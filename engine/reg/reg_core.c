@@ -10,6 +10,7 @@
 
 #include "cs_parse.h"
 #include "cs_rng.h"
+#include "cs_vec.h"
 
 const cs_reg_info *cs_reg_get_info(const cs_reg *reg) { return reg->info; }
 size_t cs_reg_extra(const cs_reg *reg) { return reg->extra; }
@@ -404,5 +405,19 @@ int cs_reg_eval(cs_reg *reg, const double *x, size_t rows, size_t cols, double *
                 return cs_fail(err, CS_ENONFINITE,
                                "%s: gradient is not representable at position %zu",
                                reg->info->name, i + 1);
+    return CS_OK;
+}
+
+int cs_reg_eval_fast(cs_reg *reg, const double *x, size_t rows, size_t cols, double *value,
+                     double *grad, cs_err *err)
+{
+    reg->vector = 1;
+    int rc = reg->info->eval(reg, x, rows, cols, value, grad, err);
+    reg->vector = 0;
+    if (rc)
+        return rc;
+    if (!isfinite(*value) || (grad && !cs_vec_finite(grad, rows * cols)))
+        return cs_fail(err, CS_ENONFINITE, "%s: value or gradient is not finite",
+                       reg->info->name);
     return CS_OK;
 }

@@ -6,106 +6,146 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "cs_simd.h"
 #include "reg_evals.h"
 #include "reg_gh.h"
 #include "reg_internal.h"
+#include "vmath.h"
+
+/* Each fill runs 4-wide over the entries; a last partial group goes
+ * through the same code, padded with the last entry, so an entry's g, g',
+ * h, h' do not depend on where it stands (and are the bits of the formulas
+ * entry by entry: the same IEEE operations). */
+typedef struct gh4 {
+    v4d g, dg, h, dh;
+} gh4;
+
+#define FILL_LOOP(FORMULA)                                                                         \
+    do {                                                                                           \
+        size_t i = 0;                                                                              \
+        for (; i < n; i += 4) {                                                                    \
+            double pad[4];                                                                         \
+            const double *xi = x + i;                                                              \
+            size_t m = n - i < 4 ? n - i : 4;                                                      \
+            if (m < 4) {                                                                           \
+                for (size_t q = 0; q < 4; q++)                                                     \
+                    pad[q] = x[i + (q < m ? q : m - 1)];                                           \
+                xi = pad;                                                                          \
+            }                                                                                      \
+            gh4 r = FORMULA(ld4(xi));                                                              \
+            store(a, i, m, &r, d);                                                                 \
+        }                                                                                          \
+    } while (0)
+
+CS_AI void put(double *dst, size_t i, size_t m, v4d v)
+{
+    if (m == 4)
+        st4(dst + i, v);
+    else
+        for (size_t k = 0; k < m; k++)
+            dst[i + k] = v[k];
+}
+
+CS_AI void store(cs_gh *a, size_t i, size_t m, const gh4 *r, int d)
+{
+    put(a->g, i, m, r->g);
+    put(a->h, i, m, r->h);
+    if (d) {
+        put(a->dg, i, m, r->dg);
+        if (!a->flat_h)
+            put(a->dh, i, m, r->dh);
+    }
+}
 
 /* bin: g = x², h = 1 */
-static void fill_bin(const double *x, size_t n, cs_gh *a, int d)
-{
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i];
-        a->g[i] = v * v;
-        a->h[i] = 1.0;
-        if (d)
-            a->dg[i] = 2.0 * v;
-    }
-    a->flat_h = 1;
-}
-
+CS_AI gh4 gh_bin(v4d v) { return (gh4){v * v, 2.0 * v, splat(1.0), z4()}; }
 /* osb: g = x², h = x */
-static void fill_osb(const double *x, size_t n, cs_gh *a, int d)
-{
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i];
-        a->g[i] = v * v;
-        a->h[i] = v;
-        if (d)
-            a->dg[i] = 2.0 * v, a->dh[i] = 1.0;
-    }
-    a->flat_h = 0;
-}
-
+CS_AI gh4 gh_osb(v4d v) { return (gh4){v * v, 2.0 * v, v, splat(1.0)}; }
 /* ter: g = x³, h = x */
-static void fill_ter(const double *x, size_t n, cs_gh *a, int d)
-{
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i];
-        a->g[i] = v * v * v;
-        a->h[i] = v;
-        if (d)
-            a->dg[i] = 3.0 * v * v, a->dh[i] = 1.0;
-    }
-    a->flat_h = 0;
-}
-
+CS_AI gh4 gh_ter(v4d v) { return (gh4){v * v * v, 3.0 * v * v, v, splat(1.0)}; }
 /* bbin: g = 1/(1+x²), h = 1. For huge |x|, 1+x² is Inf and g, g' go to 0. */
-static void fill_bbin(const double *x, size_t n, cs_gh *a, int d)
+CS_AI gh4 gh_bbin(v4d v)
 {
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i], b = 1.0 / (1.0 + v * v);
-        a->g[i] = b;
-        a->h[i] = 1.0;
-        if (d)
-            a->dg[i] = -2.0 * v * b * b;
-    }
-    a->flat_h = 1;
+    v4d b = 1.0 / (1.0 + v * v);
+    return (gh4){b, -2.0 * v * b * b, splat(1.0), z4()};
 }
-
-/* binexp: g = e^(−x²), h = 1 */
-static void fill_binexp(const double *x, size_t n, cs_gh *a, int d)
-{
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i], b = exp(-v * v);
-        a->g[i] = b;
-        a->h[i] = 1.0;
-        if (d)
-            a->dg[i] = -2.0 * v * b;
-    }
-    a->flat_h = 1;
-}
-
 /* l2l1: g = |x|, h = 1; subgradient with sign(0) = 0 */
-static void fill_l2l1(const double *x, size_t n, cs_gh *a, int d)
+CS_AI gh4 gh_l2l1(v4d v) { return (gh4){vabs(v), vsgn(v), splat(1.0), z4()}; }
+/* binexp before the exponential: g = −x², h = 1. Below −708.25 the
+ * exponential is subnormal (no precision left, and a hundred cycles per
+ * operation that meets it): the argument is clamped there and the result
+ * set to 0 afterwards (binexp_finish). */
+#define NEGSQ_MIN -708.25
+CS_AI gh4 gh_negsq(v4d v)
 {
-    for (size_t i = 0; i < n; i++) {
-        double v = x[i];
-        a->g[i] = fabs(v);
-        a->h[i] = 1.0;
+    v4d t = -v * v, lo = splat(NEGSQ_MIN);
+    return (gh4){vsel(t < lo, lo, t), z4(), splat(1.0), z4()};
+}
+
+/* binexp after −x²: g = e^(−x²) (SLEEF, 1 ULP; 0 where subnormal), g' = −2x·g */
+CS_AI void binexp_finish(const double *x, size_t n, cs_gh *a, int d)
+{
+    cs_vm_exp_any(a->g, a->g, n, cs_cpu_avx2_fma());
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4d xv = ld4(x + i), g = ld4(a->g + i);
+        g = vsel(-xv * xv < splat(NEGSQ_MIN), z4(), g);
+        st4(a->g + i, g);
         if (d)
-            a->dg[i] = (v > 0.0) - (v < 0.0);
+            st4(a->dg + i, -2.0 * xv * g);
     }
-    a->flat_h = 1;
+    for (; i < n; i++) {
+        if (-x[i] * x[i] < NEGSQ_MIN)
+            a->g[i] = 0.0;
+        if (d)
+            a->dg[i] = -2.0 * x[i] * a->g[i];
+    }
+}
+
+/* The fill of kernel k (flat_h set by the caller). */
+CS_AI void fill_body(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
+{
+    switch (k) {
+    case CS_REG_KERNEL_OSB: FILL_LOOP(gh_osb); break;
+    case CS_REG_KERNEL_TER: FILL_LOOP(gh_ter); break;
+    case CS_REG_KERNEL_BBIN: FILL_LOOP(gh_bbin); break;
+    case CS_REG_KERNEL_BINEXP:
+        FILL_LOOP(gh_negsq);
+        binexp_finish(x, n, a, d);
+        break;
+    case CS_REG_KERNEL_L2L1: FILL_LOOP(gh_l2l1); break;
+    default: FILL_LOOP(gh_bin); break;
+    }
+}
+
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN void fill_avx2(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
+{
+    fill_body(k, x, n, a, d);
+}
+#endif
+static void fill_base(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
+{
+    fill_body(k, x, n, a, d);
+}
+
+void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
+{
+    a->flat_h = k != CS_REG_KERNEL_OSB && k != CS_REG_KERNEL_TER;
+#ifdef CS_AVX2_CLONE
+    if (cs_cpu_avx2())
+        fill_avx2(k, x, n, a, d);
+    else
+#endif
+        fill_base(k, x, n, a, d);
 }
 
 /* equ: g = y², h = 4^(b−1) for y in block b (blocks of length seg) */
 static void fill_equ(const double *x, size_t n, size_t seg, cs_gh *a, int d)
 {
-    fill_bin(x, n, a, d);
+    cs_fill_builtin(CS_REG_KERNEL_BIN, x, n, a, d);
     for (size_t i = 0; i < n; i++)
         a->h[i] = (double)(1ull << (2 * (i / seg)));
-}
-
-void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
-{
-    switch (k) {
-    case CS_REG_KERNEL_OSB: fill_osb(x, n, a, d); break;
-    case CS_REG_KERNEL_TER: fill_ter(x, n, a, d); break;
-    case CS_REG_KERNEL_BBIN: fill_bbin(x, n, a, d); break;
-    case CS_REG_KERNEL_BINEXP: fill_binexp(x, n, a, d); break;
-    case CS_REG_KERNEL_L2L1: fill_l2l1(x, n, a, d); break;
-    default: fill_bin(x, n, a, d); break;
-    }
 }
 
 /* Most entries take a plain vector and nothing else. */
@@ -120,7 +160,7 @@ static int plain(cs_reg *reg, const double *x, size_t rows, size_t cols, cs_reg_
     if (rc)
         return rc;
     cs_fill_builtin(k, x, n, &a, grad != NULL);
-    cs_combine_cs(&a, n, NULL, value, grad);
+    cs_combine_cs(&a, n, NULL, value, grad, !reg->vector);
     return CS_OK;
 }
 
@@ -153,8 +193,8 @@ CS_REG_EVAL_DECL(fixed)
         return cs_fail(err, CS_ENONFINITE, "fixed: alpha=%g is too large", reg->alpha);
     if ((rc = cs_gh_scratch(reg, n, 0, &a, NULL, err)))
         return rc;
-    fill_bin(x, n, &a, grad != NULL);
-    cs_combine_cs(&a, n, &a2, value, grad);
+    cs_fill_builtin(CS_REG_KERNEL_BIN, x, n, &a, grad != NULL);
+    cs_combine_cs(&a, n, &a2, value, grad, !reg->vector);
     return CS_OK;
 }
 
@@ -174,6 +214,6 @@ CS_REG_EVAL_DECL(equ)
     if (rc)
         return rc;
     fill_equ(x, len, len / B, &a, grad != NULL);
-    cs_combine_cs(&a, len, NULL, value, grad);
+    cs_combine_cs(&a, len, NULL, value, grad, !reg->vector);
     return CS_OK;
 }

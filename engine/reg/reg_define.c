@@ -275,15 +275,21 @@ int cs_reg_def_instance(cs_reg *reg, cs_err *err)
 
 /* ---- evaluation ---------------------------------------------------------------- */
 
+/* The solver's path (reg->vector) in the CS form leaves NaN and Inf to
+ * cs_reg_eval_fast, which finds them in the value or the gradient (every
+ * sum of the form propagates them; the Hölder forms' P > Q ? P − Q : 0 would
+ * not, so they keep the check). */
 static int fill_defined(cs_reg *reg, const double *x, size_t n, cs_gh *a, int need_d,
                         cs_err *err)
 {
     cs_err sub;
-    int rc = cs_expr_eval(reg->ge, x, n, a->g, need_d ? a->dg : NULL, &sub);
+    int (*eval)(const cs_expr *, const double *, size_t, double *, double *, cs_err *) =
+        reg->vector && reg->info->form == CS_FORM_NONE ? cs_expr_eval_unchecked : cs_expr_eval;
+    int rc = eval(reg->ge, x, n, a->g, need_d ? a->dg : NULL, &sub);
     if (rc)
         return cs_fail(err, rc, "%s: in g: %s", reg->info->name, sub.msg);
     a->flat_h = !cs_expr_uses_x(reg->he);
-    rc = cs_expr_eval(reg->he, x, n, a->h, need_d && !a->flat_h ? a->dh : NULL, &sub);
+    rc = eval(reg->he, x, n, a->h, need_d && !a->flat_h ? a->dh : NULL, &sub);
     if (rc)
         return cs_fail(err, rc, "%s: in h: %s", reg->info->name, sub.msg);
     return CS_OK;
@@ -305,6 +311,6 @@ CS_REG_EVAL_DECL(defined)
     if (!rc)
         rc = fill_defined(reg, x, n, &a, grad != NULL, err);
     if (!rc)
-        cs_combine_cs(&a, n, NULL, value, grad);
+        cs_combine_cs(&a, n, NULL, value, grad, !reg->vector);
     return rc;
 }

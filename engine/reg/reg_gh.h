@@ -40,9 +40,17 @@ void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d
  * one rounding per R_n (Kahan's fma form), so values near the zero set keep
  * their relative accuracy and integer data give exact integers. tail (may
  * be NULL) appends one constant pair (g, h) = (*tail, 1) that has no
- * gradient (the fixed-scale regularizer). grad may be NULL.
+ * gradient (the fixed-scale regularizer). grad may be NULL. seq: the sums
+ * entry by entry in index order (the library, cs_reg_eval); else 4-wide,
+ * AVX2+FMA where the CPU has them (the solver, cs_reg_eval_fast): the same
+ * value to rounding, other bits.
  *   ∂ℓ/∂x_n = 2g'_n R_n + 2h'_n (‖g‖²h_n − ⟨g,h⟩g_n) */
-void cs_combine_cs(const cs_gh *a, size_t n, const double *tail, double *value, double *grad);
+void cs_combine_cs(const cs_gh *a, size_t n, const double *tail, double *value, double *grad,
+                   int seq);
+
+/* Σ (g_i − β h_i)²: seq, entry by entry in index order; else 4-wide, then
+ * the remainder entry by entry. */
+double cs_residual2(const double *g, const double *h, double beta, size_t n, int seq);
 
 /* Hölder (form HOLDER) and scale-invariant Hölder (form SI) over the g and
  * h that `fill` gives, with the instance's p, q, r and eps (reg_holder.c).

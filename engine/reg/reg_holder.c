@@ -4,17 +4,20 @@
  *   si      (P + ε)/(Q + ε) − 1
  * with elementwise g, h of a base (bin, osb, ter, or |x| for l2l1h).
  *
- * Every evaluation first rescales x by a power of two so that max|x| is in
- * [0.5, 1): then |g|, |h| ≤ 1, the norms need no overflow guard for any p,
- * and the result is scaled back by 2^(e·degree), exactly when the degree is
- * an integer. For p = q = 2 the difference P − Q is computed from the
+ * Every evaluation of the library first rescales x by a power of two so
+ * that max|x| is in [0.5, 1): then |g|, |h| ≤ 1, the norms need no overflow
+ * guard for any p, and the result is scaled back by 2^(e·degree), exactly
+ * when the degree is an integer (the solver's path skips that at p = q = 2). For p = q = 2 the difference P − Q is computed from the
  * Lemma-1 residual, so it keeps relative accuracy near the zero set. */
 #include <math.h>
 #include <stddef.h>
 
+#include "cs_simd.h"
+#include "cs_vec.h"
 #include "reg_evals.h"
 #include "reg_gh.h"
 #include "reg_internal.h"
+#include "vmath.h"
 
 typedef struct hcfg {
     double p, q, r;
@@ -25,16 +28,6 @@ typedef struct hsums {
     double A, B, c;   /* ‖g‖_p, ‖h‖_q, ⟨g,h⟩ */
     double P, Q, D;   /* (AB)^r, |c|^r, P − Q */
 } hsums;
-
-/* w^p without pow() for the common exponents. */
-static inline double powe(double w, double p)
-{
-    if (p == 2.0)
-        return w * w;
-    if (p == 1.0)
-        return w;
-    return pow(w, p);
-}
 
 static inline double sgn(double v) { return (v > 0.0) - (v < 0.0); }
 
@@ -69,79 +62,171 @@ typedef struct hscale {
     double s;   /* 2^-e when representable, else 0: use ldexp */
 } hscale;
 
-static inline double xs_at(const double *x, size_t i, hscale sc)
+/* w[i] = (|v[i]|·scale)^p for p other than 1 and 2: libm's pow (seq: the
+ * library) or SLEEF's (the solver). */
+static void abs_pow(double *w, const double *v, double scale, double p, size_t n, int seq)
 {
-    return sc.s != 0.0 ? x[i] * sc.s : ldexp(x[i], -sc.e);
+    for (size_t i = 0; i < n; i++)
+        w[i] = fabs(v[i]) * scale;
+    if (p == 1.0)
+        return;
+    if (seq)
+        for (size_t i = 0; i < n; i++)
+            w[i] = pow(w[i], p);
+    else
+        cs_vm_pow_any(w, w, p, n, cs_cpu_avx2_fma());
 }
 
-static double maxabs_of(const double *v, size_t n)
+/* Σ(|g|·img)^p, Σ(|h|·imh)^q, ⟨g,h⟩, ‖h‖² (out[0..3]): the powers inline
+ * for exponent 2 (p2, q2), else read from tg, th. seq: entry by entry (the
+ * library's order); else 4-wide first. */
+CS_AI void sums_body(const cs_gh *a, size_t n, double img, double imh, int p2, int q2,
+                     const double *tg, const double *th, int seq, double out[4])
 {
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if (fabs(v[i]) > m)
-            m = fabs(v[i]);
-    return m;
+    const double *g = a->g, *h = a->h;
+    size_t i = 0, nv = seq ? 0 : n & ~(size_t)3;
+    v4d SG = z4(), SH = z4(), C = z4(), HH = z4(), IG = splat(img), IH = splat(imh);
+    for (; i < nv; i += 4) {
+        v4d gv = ld4(g + i), hv = ld4(h + i), wg = vabs(gv) * IG, wh = vabs(hv) * IH;
+        SG += p2 ? wg * wg : ld4(tg + i);
+        SH += q2 ? wh * wh : ld4(th + i);
+        C += gv * hv;
+        HH += hv * hv;
+    }
+    double sg = hsum(SG), sh = hsum(SH), c = hsum(C), hh = hsum(HH);
+    for (; i < n; i++) {
+        double wg = fabs(g[i]) * img, wh = fabs(h[i]) * imh;
+        sg += p2 ? wg * wg : tg[i];
+        sh += q2 ? wh * wh : th[i];
+        c += g[i] * h[i];
+        hh += h[i] * h[i];
+    }
+    out[0] = sg, out[1] = sh, out[2] = c, out[3] = hh;
+}
+
+/* grad_n = (cg·|g_n|^(p−1) sgn(g_n) g'_n + ch·|h_n|^(q−1) sgn(h_n) h'_n
+ * − cq·(g'_n h_n + g_n h'_n))·out_scale, |g_n|^(p−1) = |g_n|·iA for p = 2
+ * (p2), else pg[n]; likewise for h. */
+CS_AI void grad_body(const cs_gh *a, size_t n, double cg, double ch, double cq, double iA,
+                     double iB, int p2, int q2, const double *pg, const double *ph,
+                     double out_scale, int seq, double *grad)
+{
+    size_t i = 0, nv = seq ? 0 : n & ~(size_t)3;
+    v4d CG = splat(cg), CH = splat(ch), CQ = splat(cq), IA = splat(iA), IB = splat(iB);
+    v4d S = splat(out_scale), z = z4();
+    for (; i < nv; i += 4) {
+        v4d g = ld4(a->g + i), dg = ld4(a->dg + i), h = ld4(a->h + i);
+        v4d dh = a->flat_h ? z : ld4(a->dh + i);
+        v4d wg = p2 ? vabs(g) * IA : ld4(pg + i), wh = q2 ? vabs(h) * IB : ld4(ph + i);
+        v4d d = z;
+        if (cg != 0.0)
+            d += vsel(g != z, CG * wg * vsgn(g) * dg, z);
+        if (ch != 0.0)
+            d += vsel(h != z, CH * wh * vsgn(h) * dh, z);
+        d -= CQ * (dg * h + g * dh);
+        st4(grad + i, d * S);
+    }
+    for (; i < n; i++) {
+        double g = a->g[i], dg = a->dg[i], h = a->h[i], dh = a->flat_h ? 0.0 : a->dh[i];
+        double wg = p2 ? fabs(g) * iA : pg[i], wh = q2 ? fabs(h) * iB : ph[i];
+        double d = 0.0;
+        if (cg != 0.0 && g != 0.0)
+            d += cg * wg * sgn(g) * dg;
+        if (ch != 0.0 && h != 0.0)
+            d += ch * wh * sgn(h) * dh;
+        d -= cq * (dg * h + g * dh);
+        grad[i] = d * out_scale;
+    }
+}
+
+#ifdef CS_AVX2_CLONE
+static CS_AVX2_FN void sums_avx2(const cs_gh *a, size_t n, double img, double imh, int p2,
+                                 int q2, const double *tg, const double *th, double out[4])
+{
+    sums_body(a, n, img, imh, p2, q2, tg, th, 0, out);
+}
+static CS_AVX2_FN void grad_avx2(const cs_gh *a, size_t n, double cg, double ch, double cq,
+                                 double iA, double iB, int p2, int q2, const double *pg,
+                                 const double *ph, double out_scale, double *grad)
+{
+    grad_body(a, n, cg, ch, cq, iA, iB, p2, q2, pg, ph, out_scale, 0, grad);
+}
+#endif
+static void sums_base(const cs_gh *a, size_t n, double img, double imh, int p2, int q2,
+                      const double *tg, const double *th, int seq, double out[4])
+{
+    sums_body(a, n, img, imh, p2, q2, tg, th, seq, out);
+}
+static void grad_base(const cs_gh *a, size_t n, double cg, double ch, double cq, double iA,
+                      double iB, int p2, int q2, const double *pg, const double *ph,
+                      double out_scale, int seq, double *grad)
+{
+    grad_body(a, n, cg, ch, cq, iA, iB, p2, q2, pg, ph, out_scale, seq, grad);
 }
 
 /* The sums of g and h in a; the norms are taken relative to max|g| and
- * max|h| (no overflow for any p). */
-static void compute_sums(const hcfg *cf, const cs_gh *a, size_t n, hsums *s)
+ * max|h| (no overflow for any p) unless `plain`. t: 2n doubles of scratch. */
+static void compute_sums(const hcfg *cf, const cs_gh *a, size_t n, double *t, int seq,
+                         int plain, hsums *s)
 {
-    double sg = 0.0, sh = 0.0, c = 0.0, hh = 0.0;
-    double mg = maxabs_of(a->g, n), mh = maxabs_of(a->h, n);
+    double mg = plain ? 1.0 : cs_vec_maxabs(a->g, n), mh = plain ? 1.0 : cs_vec_maxabs(a->h, n);
     double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double g = a->g[i], h = a->h[i];
-        sg += powe(fabs(g) * img, cf->p);
-        sh += powe(fabs(h) * imh, cf->q);
-        c += g * h;
-        hh += h * h;
-    }
-    s->A = mg * (cf->p == 2.0 ? sqrt(sg) : pow(sg, 1.0 / cf->p));
-    s->B = mh * (cf->q == 2.0 ? sqrt(sh) : pow(sh, 1.0 / cf->q));
+    int p2 = cf->p == 2.0, q2 = cf->q == 2.0;
+    if (!p2)
+        abs_pow(t, a->g, img, cf->p, n, seq);
+    if (!q2)
+        abs_pow(t + n, a->h, imh, cf->q, n, seq);
+    double sum[4];
+#ifdef CS_AVX2_CLONE
+    if (!seq && cs_cpu_avx2())
+        sums_avx2(a, n, img, imh, p2, q2, t, t + n, sum);
+    else
+#endif
+        sums_base(a, n, img, imh, p2, q2, t, t + n, seq, sum);
+    double sg = sum[0], sh = sum[1], c = sum[2], hh = sum[3];
+    s->A = mg * (p2 ? sqrt(sg) : pow(sg, 1.0 / cf->p));
+    s->B = mh * (q2 ? sqrt(sh) : pow(sh, 1.0 / cf->q));
     s->c = c;
     double aa = s->A * s->B, b = fabs(c);
-    s->P = pow(aa, cf->r);
-    s->Q = pow(b, cf->r);
-    if (cf->p == 2.0 && cf->q == 2.0 && hh > 0.0) {
+    s->P = cf->r == 1.0 ? aa : pow(aa, cf->r);   /* pow(v, 1) is v */
+    s->Q = cf->r == 1.0 ? b : pow(b, cf->r);
+    if (p2 && q2 && hh > 0.0) {
         /* a² − b² = ‖h‖²‖g − βh‖² (Lemma 1), then a − b = (a² − b²)/(a + b). */
-        double beta = c / hh, rr = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double res = a->g[i] - beta * a->h[i];
-            rr += res * res;
-        }
-        double d2 = hh * rr;
+        double d2 = hh * cs_residual2(a->g, a->h, c / hh, n, seq);
         s->D = cf->r == 2.0 ? d2 : pow_diff(aa, b, aa + b > 0.0 ? d2 / (aa + b) : 0.0, cf->r);
     } else {
         s->D = s->P > s->Q ? s->P - s->Q : 0.0;
     }
 }
 
-/* grad_n = kp·∂P/∂x_n − kq·∂Q/∂x_n (at the rescaled point), times `out_scale`. */
+/* grad_n = kp·∂P/∂x_n − kq·∂Q/∂x_n (at the rescaled point), times
+ * `out_scale`. t: 2n doubles of scratch. */
 static void combine_grad(const hcfg *cf, const cs_gh *a, size_t n, const hsums *s, double kp,
-                         double kq, double out_scale, double *grad)
+                         double kq, double out_scale, double *t, int seq, double *grad)
 {
     /* ∂A^r/∂x_n = r A^r (|g_n|/A)^(p−1) sign(g_n) g'_n / A, likewise for B and Q. */
     double cg = s->A > 0.0 ? kp * cf->r * s->P / s->A : 0.0;
     double ch = s->B > 0.0 ? kp * cf->r * s->P / s->B : 0.0;
     double cq = s->c != 0.0 ? kq * cf->r * s->Q / s->c : 0.0;
     double iA = s->A > 0.0 ? 1.0 / s->A : 0.0, iB = s->B > 0.0 ? 1.0 / s->B : 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double g = a->g[i], dg = a->dg[i], h = a->h[i], dh = a->flat_h ? 0.0 : a->dh[i];
-        double d = 0.0;
-        if (cg != 0.0 && g != 0.0)
-            d += cg * powe(fabs(g) * iA, cf->p - 1.0) * sgn(g) * dg;
-        if (ch != 0.0 && h != 0.0)
-            d += ch * powe(fabs(h) * iB, cf->q - 1.0) * sgn(h) * dh;
-        d -= cq * (dg * h + g * dh);
-        grad[i] = d * out_scale;
+    int p2 = cf->p == 2.0, q2 = cf->q == 2.0;
+    if (!p2)
+        abs_pow(t, a->g, iA, cf->p - 1.0, n, seq);
+    if (!q2)
+        abs_pow(t + n, a->h, iB, cf->q - 1.0, n, seq);
+#ifdef CS_AVX2_CLONE
+    if (!seq && cs_cpu_avx2()) {
+        grad_avx2(a, n, cg, ch, cq, iA, iB, p2, q2, t, t + n, out_scale, grad);
+        return;
     }
+#endif
+    grad_base(a, n, cg, ch, cq, iA, iB, p2, q2, t, t + n, out_scale, seq, grad);
 }
 
 /* Power-of-two exponent e with max|x|·2^-e in [0.5, 1); M gets that maximum. */
 static hscale find_scale(const double *x, size_t n, double *M)
 {
-    double m = maxabs_of(x, n);
+    double m = cs_vec_maxabs(x, n);
     hscale sc = {0, 1.0};
     if (m > 0.0) {
         frexp(m, &sc.e);
@@ -152,21 +237,27 @@ static hscale find_scale(const double *x, size_t n, double *M)
 }
 
 /* The form's sums at x: rescaled when g and h are homogeneous (then *deg is
- * the degree of P and Q, else 0), filled, summed. *zero: the argument is 0
- * and g, h homogeneous: the zero set, nothing filled. */
+ * the degree of P and Q, else 0), filled, summed; *t: 2n doubles of
+ * scratch. *zero: the argument is 0 and g, h homogeneous: the zero set,
+ * nothing filled. */
 static int prepare(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, const double *x,
-                   size_t n, int need_d, cs_gh *a, hscale *sc, double *deg, int *zero,
-                   hsums *s, cs_err *err)
+                   size_t n, int need_d, cs_gh *a, double **t, hscale *sc, double *deg,
+                   int *zero, hsums *s, cs_err *err)
 {
     double *xs;
-    int rc = cs_gh_scratch(reg, n, n, a, &xs, err);
+    int rc = cs_gh_scratch(reg, n, 3 * n, a, &xs, err);
     if (rc)
         return rc;
+    *t = xs + n;   /* 2n for the powers */
     *sc = (hscale){0, 1.0};
     *deg = 0.0;
     *zero = 0;
     const double *at = x;
-    if (gh->homogeneous) {
+    /* The solver's path at p = q = 2 (cs_reg_eval_fast): no rescaling and no
+     * normalization, which guard pow against overflow; a value that
+     * overflows there is not finite, and the solver calls that divergence. */
+    int plain = reg->vector && cf->p == 2.0 && cf->q == 2.0;
+    if (gh->homogeneous && !plain) {
         double M;
         *sc = find_scale(x, n, &M);
         *deg = cf->r * (gh->kg + gh->kh);
@@ -174,14 +265,18 @@ static int prepare(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, const do
             *zero = 1;
             return CS_OK;
         }
-        for (size_t i = 0; i < n; i++)
-            xs[i] = xs_at(x, i, *sc);
+        if (sc->s != 0.0)
+            for (size_t i = 0; i < n; i++)
+                xs[i] = x[i] * sc->s;
+        else
+            for (size_t i = 0; i < n; i++)
+                xs[i] = ldexp(x[i], -sc->e);
         at = xs;
     }
     rc = gh->fill(reg, at, n, a, need_d, err);
     if (rc)
         return rc;
-    compute_sums(cf, a, n, s);
+    compute_sums(cf, a, n, *t, !reg->vector, plain, s);
     return CS_OK;
 }
 
@@ -190,10 +285,10 @@ static int holder_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, cons
 {
     cs_gh a;
     hscale sc;
-    double deg;
+    double deg, *t;
     int zero;
     hsums s;
-    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &sc, &deg, &zero, &s, err);
+    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &t, &sc, &deg, &zero, &s, err);
     if (rc)
         return rc;
     if (zero) {
@@ -204,7 +299,8 @@ static int holder_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, cons
     }
     *value = scale2(s.D, deg * sc.e);
     if (grad)
-        combine_grad(cf, &a, n, &s, 1.0, 1.0, scale2(1.0, (deg - 1.0) * sc.e), grad);
+        combine_grad(cf, &a, n, &s, 1.0, 1.0, scale2(1.0, (deg - 1.0) * sc.e), t,
+                     !reg->vector, grad);
     return CS_OK;
 }
 
@@ -213,10 +309,10 @@ static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double e
 {
     cs_gh a;
     hscale sc;
-    double deg;
+    double deg, *t;
     int zero;
     hsums s = {0};
-    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &sc, &deg, &zero, &s, err);
+    int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &t, &sc, &deg, &zero, &s, err);
     if (rc)
         return rc;
     /* (2^(eD)P' + ε)/(2^(eD)Q' + ε) − 1 = (P' − Q')/(Q' + ε·2^(−eD)) */
@@ -236,7 +332,8 @@ static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double e
         return CS_OK;
     }
     /* ∇ = (∇P − (1 + v)∇Q)/(Q + ε), then the chain rule for x' = x·2^-e */
-    combine_grad(cf, &a, n, &s, 1.0 / den, (1.0 + v) / den, scale2(1.0, -(double)sc.e), grad);
+    combine_grad(cf, &a, n, &s, 1.0 / den, (1.0 + v) / den, scale2(1.0, -(double)sc.e),
+                 t, !reg->vector, grad);
     return CS_OK;
 }
 

@@ -30,6 +30,8 @@ struct cs_reg {
     double *work;          /* scratch owned by the instance */
     size_t nwork;
     cs_expr *ge, *he;      /* a defined entry's g and h (the instance's own copies) */
+    int vector;            /* inside cs_reg_eval_fast: sums in 4-wide order (else the
+                              library's entry-by-entry order) */
 };
 
 /* The built-in table (reg_table.c). */
