@@ -139,6 +139,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
+	@echo "starting the demo; ./csreg --tour walks through the paper a chapter at a time"
 	./csreg --demo
 
 test: deps
