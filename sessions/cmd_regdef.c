@@ -35,12 +35,15 @@ static int value_col(const cs_arg *a, int col)
 /* form=, p= q= r= eps= (these only with form=holder or si). */
 static int read_form(cs_interp *in, const cs_cmdline *cl, cs_reg_def_spec *s, cs_err *err)
 {
+    static const struct { const char *word; cs_reg_form form; } forms[] = {
+        {"cs", CS_FORM_NONE}, {"holder", CS_FORM_HOLDER}, {"si", CS_FORM_SI}};
     const char *form;
     int rc = cs_arg_choice(in, cl, "form", "cs|holder|si", "cs", &form, err);
     if (rc)
         return rc;
-    s->form = !strcmp(form, "holder") ? CS_FORM_HOLDER : !strcmp(form, "si") ? CS_FORM_SI
-                                                                             : CS_FORM_NONE;
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++)
+        if (!strcmp(form, forms[k].word))
+            s->form = forms[k].form;
     static const char *const keys[] = {"p", "q", "r", "eps"};
     double *dst[] = {&s->p, &s->q, &s->r, &s->eps};
     for (int k = 0; k < 4; k++) {
