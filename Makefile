@@ -94,7 +94,7 @@ PROGRAM    := $(BUILD)/csreg
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
-.PHONY: all deps run test bench clean help build-variant cuda-info fuzz
+.PHONY: all deps run test bench clean help build-variant cuda-info fuzz check-layers
 .DEFAULT_GOAL := all
 # keep objects of test programs (they are intermediate files of a pattern
 # chain); only those: a bare .SECONDARY would also keep make from rebuilding
@@ -142,7 +142,24 @@ run: deps
 	@echo "starting the demo; ./csreg --tour walks through the paper a chapter at a time"
 	./csreg --demo
 
-test: deps
+# The layers, checked: a header of a layer above must not be found, one of
+# the same or a lower layer must (so the probe itself works).
+LAYER_DENIED := engine/base:cs_reg.h engine/reg:cs_solver.h engine/opt:cs_reg.h \
+                engine/recovery:cs_nn.h engine/recovery:cs_interp.h engine/nn:cs_solver.h \
+                plots:cs_interp.h sessions:tui_internal.h
+LAYER_ALLOWED := engine/reg:cs_error.h engine/recovery:cs_reg.h engine/nn:cs_reg.h \
+                 plots:cs_solver.h sessions:plot.h ui:cs_interp.h
+layer_probe = echo '\#include "$(word 2,$(subst :, ,$(1)))"' | \
+              $(CC) -std=c11 -D_GNU_SOURCE -fsyntax-only $(PKG_CFLAGS) \
+              $(call incs,$(word 1,$(subst :, ,$(1)))/probe.c) -x c - 2>/dev/null
+check-layers:
+	@$(foreach p,$(LAYER_DENIED),if $(call layer_probe,$(p)); then \
+	  echo "✗ $(p): $(word 1,$(subst :, ,$(p))) sees a header of a layer above it"; exit 1; fi;)
+	@$(foreach p,$(LAYER_ALLOWED),if ! $(call layer_probe,$(p)); then \
+	  echo "✗ $(p): the layer probe cannot find an allowed header"; exit 1; fi;)
+	@echo "✓ layers: no folder sees the headers of a layer above it"
+
+test: deps check-layers
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory VARIANT=asan build-variant
 	@tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
