@@ -122,6 +122,7 @@ help:
 	@echo "make run    deps + build + start the workbench on the built-in demo"
 	@echo "make test   deps + build + every cmocka suite, normal and ASan/UBSan builds"
 	@echo "make bench  benchmarks with ratios against reference runs"
+	@echo "make check-layers  no folder sees the headers of a layer above it (make test runs it)"
 	@echo "make clean  remove build outputs"
 
 deps:
