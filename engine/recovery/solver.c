@@ -107,13 +107,13 @@ static int setup_reg(cs_solver *s, const char *method, cs_err *err)
     return CS_OK;
 }
 
-/* The fast kernels this solver has: bin, osb and ter without parameters. */
-static cs_reg_kernel fast_kernel(const cs_solver *s)
+/* Whether the objective is the regularizer's fused kernel (cs_reg_fast.h):
+ * the instance has one, and the problem's objective is ℓ alone. */
+static int use_fast(const cs_solver *s)
 {
-    cs_reg_kernel k = cs_reg_kernel_of(s->reg);
     if (s->o.generic_reg || s->kind == CS_PROB_MAXCUT || s->kind == CS_PROB_ORTH)
-        return CS_REG_KERNEL_NONE;
-    return cs_reg_fast_has(k) ? k : CS_REG_KERNEL_NONE;
+        return 0;
+    return cs_reg_fast_has(s->reg);
 }
 
 int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
@@ -183,7 +183,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         if (rc)
             goto fail;
         s->n += s->extra;
-        s->fast = fast_kernel(s);
+        s->fast = use_fast(s);
     }
     s->maxit = s->o.maxit > 0 ? s->o.maxit : kd->maxit;
     if (algo == CS_ALGO_DR)
@@ -241,8 +241,8 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             break;
         default:
             fns.fg = solver_fg_reg;
-            if (s->fast == CS_REG_KERNEL_BIN)
-                fns.fg_gnorm = solver_fgn_bin;
+            if (s->fast)
+                fns.fg_gnorm = solver_fgn_fast;
             fns.prox = solver_prox_affine;
             fns.dir = solver_dir_affine;
             if (s->xstar && s->xstar_norm > 0.0 && s->n == s->nx) {

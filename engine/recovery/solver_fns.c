@@ -12,12 +12,8 @@
 int solver_fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *err)
 {
     cs_solver *s = ctx;
-    if (s->fast) {
-        int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, NULL);
-        if (rc)
-            return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
-        return CS_OK;
-    }
+    if (s->fast)
+        return solver_fgn_fast(ctx, x, f, grad, NULL, err);
     if (s->kind == CS_PROB_ORTH)
         return cs_reg_eval(s->reg, x, s->N, s->cols, f, grad, err);
     if (s->o.generic_reg)
@@ -25,12 +21,15 @@ int solver_fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *e
     return cs_reg_eval_fast(s->reg, x, 1, s->n, f, grad, err);
 }
 
-/* bin fast path with the gradient's norm from the same pass (FISTA's fg_gnorm) */
-int solver_fgn_bin(void *ctx, const double *x, double *f, double *grad, double *gnorm,
-                   cs_err *err)
+/* The fused kernel, with the gradient's norm from the same pass when gnorm
+ * is given (FISTA's fg_gnorm). */
+int solver_fgn_fast(void *ctx, const double *x, double *f, double *grad, double *gnorm,
+                    cs_err *err)
 {
     cs_solver *s = ctx;
-    int rc = cs_reg_fast_eval(s->fast, x, s->n, f, grad, gnorm);
+    int rc = cs_reg_fast_eval(s->reg, x, s->n, f, grad, gnorm);
+    if (rc == CS_ENOMEM)
+        return cs_fail(err, rc, "%s: out of memory", s->method);
     if (rc)
         return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
     return CS_OK;

@@ -24,7 +24,7 @@ struct cs_solver {
     long maxit;
     int max_starts;
     double lambda, tol_ok;
-    cs_reg_kernel fast;   /* the hand-written kernel used (bin, osb, ter), or NONE */
+    int fast;             /* the objective is the regularizer's fused kernel */
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
     cs_fista *fista;
@@ -56,8 +56,8 @@ struct cs_solver {
 
 /* solver_fns.c: the callbacks FISTA and DR get (ctx = the solver). */
 int solver_fg_reg(void *ctx, const double *x, double *f, double *grad, cs_err *err);
-int solver_fgn_bin(void *ctx, const double *x, double *f, double *grad, double *gnorm,
-                   cs_err *err);
+int solver_fgn_fast(void *ctx, const double *x, double *f, double *grad, double *gnorm,
+                    cs_err *err);
 int solver_fg_2bit(void *ctx, const double *y, double *f, double *grad, cs_err *err);
 int solver_fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err *err);
 void solver_prox_affine(void *ctx, const double *z, double *x, double t);

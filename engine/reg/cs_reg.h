@@ -46,8 +46,9 @@ typedef enum cs_target_family {
                             scale-free level set other than those above */
 } cs_target_family;
 
-/* Hand-written elementwise kernels: the recovery solver's fast path and the
- * network backends switch on these (parameter-free instances only). */
+/* Hand-written elementwise kernels: the network backends switch on these
+ * (parameter-free instances only, cs_reg_kernel_of), the recovery solver's
+ * fused kernels too (cs_reg_fast.h; they also take fixed with its alpha). */
 typedef enum cs_reg_kernel {
     CS_REG_KERNEL_NONE = 0,
     CS_REG_KERNEL_BIN,
@@ -56,7 +57,8 @@ typedef enum cs_reg_kernel {
     CS_REG_KERNEL_BBIN,
     CS_REG_KERNEL_BINEXP,
     CS_REG_KERNEL_L2L1,
-    CS_REG_KERNEL_L2L1H
+    CS_REG_KERNEL_L2L1H,
+    CS_REG_KERNEL_FIXED   /* (N+1)(Σx⁴ + α⁴) − (Σx² + α²)², with the instance's alpha */
 } cs_reg_kernel;
 
 /* How the recovery solver treats the entry: a smooth (or subgradient)
@@ -91,7 +93,7 @@ typedef struct cs_reg_info {
     const double *levels;      /* the levels l of the family, up to the scale a */
     size_t nlevels;
     int degree;                /* ℓ(2x) = 2^degree ℓ(x); 0: not homogeneous (holder: from r) */
-    cs_reg_kernel kernel;      /* hand-written kernel of the parameter-free instance */
+    cs_reg_kernel kernel;      /* its hand-written kernel (cs_reg_kernel_of) */
     cs_reg_prox prox;          /* DR baselines: the norm's prox */
     cs_reg_matrix takes_C;
     cs_reg_form form;

@@ -1,12 +1,20 @@
-/* cs_reg_fast.h — value and gradient of the parameter-free bin, osb and
- * ter in two or three fused passes with split accumulators, for the hot
- * loop of the recovery solver: the same Lemma-1 form as the library
- * (ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²), whose general kernel costs 3–5×
- * more at N = 100 (FISTA evaluates ℓ twice per iteration). Written once on
- * 4-wide vectors and compiled for AVX2 (picked at run time) and the
- * baseline ISA; one process uses one of them throughout, so results do
- * not depend on the thread count. tests/test_fista.c checks them against
- * cs_reg_eval. */
+/* cs_reg_fast.h — the recovery solver's fused kernels: value, gradient and
+ * the gradient's norm of a regularizer instance in two or three passes over
+ * x with 4-wide sums, no scratch arrays where the sums allow it, instead of
+ * the FILL/COMBINE path's arrays and passes (FISTA evaluates ℓ twice per
+ * iteration). Which kernel an instance gets is read from its data, once, at
+ * cs_reg_new: its table entry's kernel and form, its parameters.
+ *
+ *   bin, osb, ter   hand-written (reg_fast.c): their own order of the sums
+ *   l2l1, fixed,    the CS form with h = 1 (reg_fast_flat.c) and the
+ *   bbin, binexp,   Hölder forms at p = q = 2 (reg_fast_holder.c): the
+ *   holder, si,     arithmetic of cs_reg_eval_fast, so the same bits
+ *   l2l1h
+ *
+ * Written once on 4-wide vectors and compiled for AVX2 (picked at run time)
+ * and the baseline ISA; one process uses one of them throughout, so results
+ * do not depend on the thread count. tests/test_reg_fast.c checks them
+ * against cs_reg_eval. */
 #ifndef CS_REG_FAST_H
 #define CS_REG_FAST_H
 
@@ -14,13 +22,17 @@
 
 #include "cs_reg.h"
 
-/* 1 when kernel k has a fused version here. */
-int cs_reg_fast_has(cs_reg_kernel k);
-/* f = ℓ(x) and (grad != NULL) ∇ℓ(x); with gnorm (bin only) also ‖∇ℓ(x)‖ in
- * the summation order of the FISTA stepper's norm (two 4-wide accumulators
- * over blocks of 8, then the scalar tail). CS_ENONFINITE when f or the
- * gradient is not finite; CS_EUNSUPPORTED for other kernels. */
-int cs_reg_fast_eval(cs_reg_kernel k, const double *x, size_t n, double *f, double *grad,
+/* 1 when the instance has a fused kernel: bin, osb, ter, l2l1, l2l1h, bbin,
+ * binexp (no parameters), fixed (any alpha), holder and si built on bin,
+ * osb or ter with p = q = 2 (any r, eps). */
+int cs_reg_fast_has(const cs_reg *reg);
+/* f = ℓ(x) (n entries), grad (may be NULL) = ∇ℓ(x), gnorm (may be NULL; with
+ * grad only) = ‖∇ℓ(x)‖ in the summation order of the FISTA stepper's norm
+ * (two 4-wide accumulators over blocks of 8, then the scalar tail: the bits
+ * the stepper would compute). CS_ENONFINITE when f or the gradient is not
+ * finite (si: also where Q + ε = 0); CS_EUNSUPPORTED without a kernel.
+ * Not thread-safe on one instance (bbin and binexp use its scratch). */
+int cs_reg_fast_eval(cs_reg *reg, const double *x, size_t n, double *f, double *grad,
                      double *gnorm);
 
 #endif

@@ -221,6 +221,7 @@ int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t np
         return rc;
     }
     derive_shape(reg);
+    reg->fast = cs_reg_fast_pick(reg);
     *out = reg;
     return CS_OK;
 }

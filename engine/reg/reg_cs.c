@@ -9,6 +9,7 @@
 #include "cs_simd.h"
 #include "reg_evals.h"
 #include "reg_gh.h"
+#include "reg_gh4.h"
 #include "reg_internal.h"
 #include "vmath.h"
 
@@ -16,26 +17,12 @@
  * through the same code, padded with the last entry, so an entry's g, g',
  * h, h' do not depend on where it stands (and are the bits of the formulas
  * entry by entry: the same IEEE operations). */
-typedef struct gh4 {
-    v4d g, dg, h, dh;
-} gh4;
-
 #define FILL_LOOP(FORMULA)                                                                         \
-    do {                                                                                           \
-        size_t i = 0;                                                                              \
-        for (; i < n; i += 4) {                                                                    \
-            double pad[4];                                                                         \
-            const double *xi = x + i;                                                              \
-            size_t m = n - i < 4 ? n - i : 4;                                                      \
-            if (m < 4) {                                                                           \
-                for (size_t q = 0; q < 4; q++)                                                     \
-                    pad[q] = x[i + (q < m ? q : m - 1)];                                           \
-                xi = pad;                                                                          \
-            }                                                                                      \
-            gh4 r = FORMULA(ld4(xi));                                                              \
-            store(a, i, m, &r, d);                                                                 \
-        }                                                                                          \
-    } while (0)
+    for (size_t i = 0; i < n; i += 4) {                                                            \
+        size_t m = n - i < 4 ? n - i : 4;                                                          \
+        gh4 r = FORMULA(ld_pad(x + i, m));                                                         \
+        store(a, i, m, &r, d);                                                                     \
+    }
 
 CS_AI void put(double *dst, size_t i, size_t m, v4d v)
 {
@@ -57,48 +44,21 @@ CS_AI void store(cs_gh *a, size_t i, size_t m, const gh4 *r, int d)
     }
 }
 
-/* bin: g = x², h = 1 */
-CS_AI gh4 gh_bin(v4d v) { return (gh4){v * v, 2.0 * v, splat(1.0), z4()}; }
-/* osb: g = x², h = x */
-CS_AI gh4 gh_osb(v4d v) { return (gh4){v * v, 2.0 * v, v, splat(1.0)}; }
-/* ter: g = x³, h = x */
-CS_AI gh4 gh_ter(v4d v) { return (gh4){v * v * v, 3.0 * v * v, v, splat(1.0)}; }
-/* bbin: g = 1/(1+x²), h = 1. For huge |x|, 1+x² is Inf and g, g' go to 0. */
-CS_AI gh4 gh_bbin(v4d v)
-{
-    v4d b = 1.0 / (1.0 + v * v);
-    return (gh4){b, -2.0 * v * b * b, splat(1.0), z4()};
-}
-/* l2l1: g = |x|, h = 1; subgradient with sign(0) = 0 */
-CS_AI gh4 gh_l2l1(v4d v) { return (gh4){vabs(v), vsgn(v), splat(1.0), z4()}; }
-/* binexp before the exponential: g = −x², h = 1. Below −708.25 the
- * exponential is subnormal (no precision left, and a hundred cycles per
- * operation that meets it): the argument is clamped there and the result
- * set to 0 afterwards (binexp_finish). */
-#define NEGSQ_MIN -708.25
-CS_AI gh4 gh_negsq(v4d v)
-{
-    v4d t = -v * v, lo = splat(NEGSQ_MIN);
-    return (gh4){vsel(t < lo, lo, t), z4(), splat(1.0), z4()};
-}
-
 /* binexp after −x²: g = e^(−x²) (SLEEF, 1 ULP; 0 where subnormal), g' = −2x·g */
 CS_AI void binexp_finish(const double *x, size_t n, cs_gh *a, int d)
 {
     cs_vm_exp_any(a->g, a->g, n, cs_cpu_avx2_fma());
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4d xv = ld4(x + i), g = ld4(a->g + i);
-        g = vsel(-xv * xv < splat(NEGSQ_MIN), z4(), g);
+        v4d xv = ld4(x + i), g = negsq_zero(xv, ld4(a->g + i));
         st4(a->g + i, g);
         if (d)
-            st4(a->dg + i, -2.0 * xv * g);
+            st4(a->dg + i, dg_binexp(xv, g));
     }
     for (; i < n; i++) {
-        if (-x[i] * x[i] < NEGSQ_MIN)
-            a->g[i] = 0.0;
+        a->g[i] = negsq_zero1(x[i], a->g[i]);
         if (d)
-            a->dg[i] = -2.0 * x[i] * a->g[i];
+            a->dg[i] = dg_binexp1(x[i], a->g[i]);
     }
 }
 

@@ -1,17 +1,19 @@
-/* reg_fast.c — the hand-written kernels of bin, osb and ter without
- * parameters (cs_reg_fast.h). */
+/* reg_fast.c — the solver's fused kernels (cs_reg_fast.h): which one an
+ * instance gets, the dispatch, and the hand-written kernels of bin, osb and
+ * ter without parameters (the others: reg_fast_flat.c, reg_fast_holder.c). */
 #include "cs_reg_fast.h"
 
 #include <math.h>
 #include <stddef.h>
 
 #include "cs_simd.h"
+#include "reg_fast_internal.h"
 
 /* Fast paths for bin, osb and ter without parameters: the same Lemma-1 form
  * as the regularizer library (ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²) in two or
  * three fused passes with split accumulators; the library's general kernel
  * costs 3–5× more at N = 100 and FISTA evaluates ℓ twice per iteration.
- * tests/test_fista.c checks both agree. */
+ * tests/test_reg_fast.c and tests/test_fista.c check both agree. */
 
 /* The kernels are written once on 4-wide vectors (GCC vector extensions)
  * and compiled twice: for AVX2 (picked at run time when the CPU has it)
@@ -20,7 +22,8 @@
  * gradient: 0 exactly when every entry is finite (no separate check pass). */
 
 /* gn (with grad): ‖grad‖ in the summation order of the FISTA stepper's norm
- * (two 4-wide accumulators over blocks of 8, then the scalar tail). */
+ * (two 4-wide accumulators over blocks of 8, then the scalar tail; osb and
+ * ter likewise). */
 CS_AI int
 bin_body(const double *restrict x, size_t n, double *f, double *restrict grad, double *gn)
 {
@@ -70,11 +73,26 @@ bin_body(const double *restrict x, size_t n, double *f, double *restrict grad, d
     return isfinite(*f) && gb == 0.0 ? CS_OK : CS_ENONFINITE;
 }
 
+/* osb/ter's gradient at entries i..i+3 (see below), stored and returned */
+CS_AI v4d osb_ter_grad(const double *restrict x, size_t i, int p3, v4d bv, v4d K1, v4d K2, v4d K3,
+                       v4d *bad, double *restrict grad)
+{
+    v4d two = {2, 2, 2, 2}, three = {3, 3, 3, 3}, zero = {0, 0, 0, 0};
+    v4d a = ld4(x + i);
+    v4d r = (p3 ? a * a * a : a * a) - bv * a;
+    v4d gp = p3 ? three * a * a : two * a;
+    v4d g = K1 * gp * r + (K2 * a - K3 * r);
+    st4(grad + i, g);
+    *bad += g * zero;
+    return g;
+}
+
 /* osb (p = 2: g = x², h = x) and ter (p = 3: g = x³, h = x):
  * ℓ = ‖h‖²‖g − βh‖², β = ⟨g,h⟩/‖h‖²;
  * ∂ℓ/∂x = 2‖h‖² g' r + 2 (‖r‖² x − β‖h‖² r), r = g − βx. */
 CS_AI int
-osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *restrict grad)
+osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *restrict grad,
+             double *gn)
 {
     v4d h0 = {0, 0, 0, 0}, h1 = h0, q0 = h0, q1 = h0;
     size_t i = 0;
@@ -111,15 +129,17 @@ osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *rest
     if (grad) {
         double k1 = 2.0 * hh, k2 = 2.0 * rr, k3 = 2.0 * beta * hh;
         v4d K1 = {k1, k1, k1, k1}, K2 = {k2, k2, k2, k2}, K3 = {k3, k3, k3, k3};
-        v4d two = {2, 2, 2, 2}, three = {3, 3, 3, 3}, bad = {0, 0, 0, 0}, zero = bad;
-        for (i = 0; i + 4 <= n; i += 4) {
-            v4d a = ld4(x + i);
-            v4d r = (p3 ? a * a * a : a * a) - bv * a;
-            v4d gp = p3 ? three * a * a : two * a;
-            v4d g = K1 * gp * r + (K2 * a - K3 * r);
-            st4(grad + i, g);
-            bad += g * zero;
+        v4d bad = {0, 0, 0, 0}, n0 = bad, n1 = bad;
+        for (i = 0; i + 8 <= n; i += 8) {
+            v4d u = osb_ter_grad(x, i, p3, bv, K1, K2, K3, &bad, grad);
+            v4d w = osb_ter_grad(x, i + 4, p3, bv, K1, K2, K3, &bad, grad);
+            if (gn) {
+                n0 += u * u;
+                n1 += w * w;
+            }
         }
+        for (; i + 4 <= n; i += 4)
+            osb_ter_grad(x, i, p3, bv, K1, K2, K3, &bad, grad);
         gb = hsum(bad);
         for (; i < n; i++) {
             double a = x[i];
@@ -128,85 +148,96 @@ osb_ter_body(const double *restrict x, size_t n, int p3, double *f, double *rest
             grad[i] = k1 * gp * r + (k2 * a - k3 * r);
             gb += grad[i] * 0.0;
         }
+        if (gn)
+            *gn = gn_finish(n0, n1, grad, n);
     }
     return isfinite(*f) && gb == 0.0 ? CS_OK : CS_ENONFINITE;
 }
 
 #ifdef CS_AVX2_CLONE
-static CS_AVX2_FN int bin_avx2(const double *x, size_t n, double *f, double *grad)
-{
-    return bin_body(x, n, f, grad, NULL);
-}
-static CS_AVX2_FN int bin_gn_avx2(const double *x, size_t n, double *f, double *grad, double *gn)
+static CS_AVX2_FN int bin_avx2(const double *x, size_t n, double *f, double *grad, double *gn)
 {
     return bin_body(x, n, f, grad, gn);
 }
-static CS_AVX2_FN int osb_ter_avx2(const double *x, size_t n, int p3, double *f, double *grad)
+static CS_AVX2_FN int osb_ter_avx2(const double *x, size_t n, int p3, double *f, double *grad,
+                                   double *gn)
 {
-    return osb_ter_body(x, n, p3, f, grad);
+    return osb_ter_body(x, n, p3, f, grad, gn);
 }
 #endif
-static int bin_base(const double *x, size_t n, double *f, double *grad)
-{
-    return bin_body(x, n, f, grad, NULL);
-}
-static int bin_gn_base(const double *x, size_t n, double *f, double *grad, double *gn)
+static int bin_base(const double *x, size_t n, double *f, double *grad, double *gn)
 {
     return bin_body(x, n, f, grad, gn);
 }
-static int osb_ter_base(const double *x, size_t n, int p3, double *f, double *grad)
+static int osb_ter_base(const double *x, size_t n, int p3, double *f, double *grad, double *gn)
 {
-    return osb_ter_body(x, n, p3, f, grad);
+    return osb_ter_body(x, n, p3, f, grad, gn);
 }
-static int fast_bin(const double *x, size_t n, double *f, double *grad, int avx2)
+
+static int fast_bin(const double *x, size_t n, double *f, double *grad, double *gn)
 {
 #ifdef CS_AVX2_CLONE
-    if (avx2)
-        return bin_avx2(x, n, f, grad);
+    if (cs_cpu_avx2())
+        return bin_avx2(x, n, f, grad, gn);
 #endif
-    (void)avx2;
-    return bin_base(x, n, f, grad);
+    return bin_base(x, n, f, grad, gn);
 }
 
-static int fast_bin_gn(const double *x, size_t n, double *f, double *grad, double *gn,
-                       int avx2)
+static int fast_osb_ter(const double *x, size_t n, int p3, double *f, double *grad, double *gn)
 {
 #ifdef CS_AVX2_CLONE
-    if (avx2)
-        return bin_gn_avx2(x, n, f, grad, gn);
+    if (cs_cpu_avx2())
+        return osb_ter_avx2(x, n, p3, f, grad, gn);
 #endif
-    (void)avx2;
-    return bin_gn_base(x, n, f, grad, gn);
+    return osb_ter_base(x, n, p3, f, grad, gn);
 }
 
-static int fast_osb_ter(const double *x, size_t n, int p, double *f, double *grad, int avx2)
+/* The fused kernel of an instance, from its table entry (kernel, form) and
+ * parameters: the entry's kernel when the instance has no parameters, and
+ * fixed with any alpha; holder and si built on bin, osb or ter at
+ * p = q = 2 (any r and eps). Defined entries take the FILL/COMBINE path. */
+int cs_reg_fast_pick(const cs_reg *reg)
 {
-#ifdef CS_AVX2_CLONE
-    if (avx2)
-        return osb_ter_avx2(x, n, p == 3, f, grad);
-#endif
-    (void)avx2;
-    return osb_ter_base(x, n, p == 3, f, grad);
+    const cs_reg_info *info = reg->info;
+    if (cs_reg_info_defined(info))
+        return CS_FAST_NONE;
+    if (info->form != CS_FORM_NONE) {
+        if (reg->p != 2.0 || reg->q != 2.0)
+            return CS_FAST_NONE;
+        return info->form == CS_FORM_HOLDER ? CS_FAST_HOLDER : CS_FAST_SI;
+    }
+    if (info->kernel == CS_REG_KERNEL_FIXED)
+        return CS_FAST_FIXED;
+    switch (cs_reg_kernel_of(reg)) {
+    case CS_REG_KERNEL_BIN: return CS_FAST_BIN;
+    case CS_REG_KERNEL_OSB: return CS_FAST_OSB;
+    case CS_REG_KERNEL_TER: return CS_FAST_TER;
+    case CS_REG_KERNEL_BBIN: return CS_FAST_BBIN;
+    case CS_REG_KERNEL_BINEXP: return CS_FAST_BINEXP;
+    case CS_REG_KERNEL_L2L1: return CS_FAST_L2L1;
+    case CS_REG_KERNEL_L2L1H: return CS_FAST_L2L1H;
+    default: return CS_FAST_NONE;
+    }
 }
 
-int cs_reg_fast_has(cs_reg_kernel k)
-{
-    return k == CS_REG_KERNEL_BIN || k == CS_REG_KERNEL_OSB || k == CS_REG_KERNEL_TER;
-}
+int cs_reg_fast_has(const cs_reg *reg) { return reg->fast != CS_FAST_NONE; }
 
-int cs_reg_fast_eval(cs_reg_kernel k, const double *x, size_t n, double *f, double *grad,
+int cs_reg_fast_eval(cs_reg *reg, const double *x, size_t n, double *f, double *grad,
                      double *gnorm)
 {
-    int avx2 = cs_cpu_avx2();
-    switch (k) {
-    case CS_REG_KERNEL_BIN:
-        return gnorm ? fast_bin_gn(x, n, f, grad, gnorm, avx2) : fast_bin(x, n, f, grad, avx2);
-    case CS_REG_KERNEL_OSB:
-    case CS_REG_KERNEL_TER:
-        if (gnorm)
-            return CS_EUNSUPPORTED;
-        return fast_osb_ter(x, n, k == CS_REG_KERNEL_OSB ? 2 : 3, f, grad, avx2);
-    default:
-        return CS_EUNSUPPORTED;
+    if (!grad)
+        gnorm = NULL;
+    switch (reg->fast) {
+    case CS_FAST_BIN: return fast_bin(x, n, f, grad, gnorm);
+    case CS_FAST_OSB:
+    case CS_FAST_TER: return fast_osb_ter(x, n, reg->fast == CS_FAST_TER, f, grad, gnorm);
+    case CS_FAST_L2L1:
+    case CS_FAST_FIXED:
+    case CS_FAST_BBIN:
+    case CS_FAST_BINEXP: return cs_fast_flat(reg, x, n, f, grad, gnorm);
+    case CS_FAST_L2L1H:
+    case CS_FAST_HOLDER:
+    case CS_FAST_SI: return cs_fast_holder(reg, x, n, f, grad, gnorm);
+    default: return CS_EUNSUPPORTED;
     }
 }

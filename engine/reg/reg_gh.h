@@ -65,4 +65,24 @@ typedef struct cs_holder_gh {
 int cs_holder_form(cs_reg *reg, const cs_holder_gh *gh, const double *x, size_t n,
                    double *value, double *grad, cs_err *err);
 
+/* The scalars of the Hölder form, shared by reg_holder.c and the solver's
+ * fused kernels (reg_fast_holder.c). */
+typedef struct cs_hsums {
+    double A, B, c;   /* ‖g‖_p, ‖h‖_q, ⟨g,h⟩ */
+    double P, Q, D;   /* (AB)^r, |c|^r, P − Q */
+} cs_hsums;
+/* A = mg·(Σ(|g|/mg)^p)^(1/p) from sg = Σ(|g|/mg)^p, B likewise from sh, and
+ * c = ⟨g,h⟩, P, Q (D is left alone). */
+void cs_holder_norms(double p, double q, double r, double mg, double mh, double sg, double sh,
+                     double c, cs_hsums *s);
+/* D = P − Q at p = q = 2 from d2 = ‖h‖²‖g − βh‖² = (AB)² − c² (Lemma 1),
+ * β = c/‖h‖²: keeps its relative accuracy near the zero set. */
+void cs_holder_lemma1(double r, double d2, cs_hsums *s);
+/* The gradient's coefficients for kp·∇P − kq·∇Q (holder: kp = kq = 1; si:
+ * 1/(Q + ε) and (1 + v)/(Q + ε)), used by the lane formula of reg_gh4.h. */
+typedef struct hcoef {
+    double cg, ch, cq, iA, iB;
+} hcoef;
+void cs_holder_coefs(double r, const cs_hsums *s, double kp, double kq, hcoef *k);
+
 #endif

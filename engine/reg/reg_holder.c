@@ -16,6 +16,7 @@
 #include "cs_vec.h"
 #include "reg_evals.h"
 #include "reg_gh.h"
+#include "reg_gh4.h"
 #include "reg_internal.h"
 #include "vmath.h"
 
@@ -23,13 +24,6 @@ typedef struct hcfg {
     double p, q, r;
 } hcfg;
 
-/* Sums over the (rescaled) argument. */
-typedef struct hsums {
-    double A, B, c;   /* ‖g‖_p, ‖h‖_q, ⟨g,h⟩ */
-    double P, Q, D;   /* (AB)^r, |c|^r, P − Q */
-} hsums;
-
-static inline double sgn(double v) { return (v > 0.0) - (v < 0.0); }
 
 /* v·2^k for real k, without overflowing in the factor alone. */
 static double scale2(double v, double k)
@@ -106,36 +100,23 @@ CS_AI void sums_body(const cs_gh *a, size_t n, double img, double imh, int p2, i
 
 /* grad_n = (cg·|g_n|^(p−1) sgn(g_n) g'_n + ch·|h_n|^(q−1) sgn(h_n) h'_n
  * − cq·(g'_n h_n + g_n h'_n))·out_scale, |g_n|^(p−1) = |g_n|·iA for p = 2
- * (p2), else pg[n]; likewise for h. */
-CS_AI void grad_body(const cs_gh *a, size_t n, double cg, double ch, double cq, double iA,
-                     double iB, int p2, int q2, const double *pg, const double *ph,
-                     double out_scale, int seq, double *grad)
+ * (p2), else pg[n]; likewise for h (the lane formula of reg_gh4.h). */
+CS_AI void grad_body(const cs_gh *a, size_t n, const hcoef *kp, int p2, int q2, const double *pg,
+                     const double *ph, double out_scale, int seq, double *grad)
 {
+    const hcoef kc = *kp, *k = &kc;   /* a local copy: the stores cannot alias it */
     size_t i = 0, nv = seq ? 0 : n & ~(size_t)3;
-    v4d CG = splat(cg), CH = splat(ch), CQ = splat(cq), IA = splat(iA), IB = splat(iB);
-    v4d S = splat(out_scale), z = z4();
+    v4d IA = splat(k->iA), IB = splat(k->iB), S = splat(out_scale), z = z4();
     for (; i < nv; i += 4) {
         v4d g = ld4(a->g + i), dg = ld4(a->dg + i), h = ld4(a->h + i);
         v4d dh = a->flat_h ? z : ld4(a->dh + i);
         v4d wg = p2 ? vabs(g) * IA : ld4(pg + i), wh = q2 ? vabs(h) * IB : ld4(ph + i);
-        v4d d = z;
-        if (cg != 0.0)
-            d += vsel(g != z, CG * wg * vsgn(g) * dg, z);
-        if (ch != 0.0)
-            d += vsel(h != z, CH * wh * vsgn(h) * dh, z);
-        d -= CQ * (dg * h + g * dh);
-        st4(grad + i, d * S);
+        st4(grad + i, holder_lane4(g, dg, h, dh, wg, wh, k) * S);
     }
     for (; i < n; i++) {
         double g = a->g[i], dg = a->dg[i], h = a->h[i], dh = a->flat_h ? 0.0 : a->dh[i];
-        double wg = p2 ? fabs(g) * iA : pg[i], wh = q2 ? fabs(h) * iB : ph[i];
-        double d = 0.0;
-        if (cg != 0.0 && g != 0.0)
-            d += cg * wg * sgn(g) * dg;
-        if (ch != 0.0 && h != 0.0)
-            d += ch * wh * sgn(h) * dh;
-        d -= cq * (dg * h + g * dh);
-        grad[i] = d * out_scale;
+        double wg = p2 ? fabs(g) * k->iA : pg[i], wh = q2 ? fabs(h) * k->iB : ph[i];
+        grad[i] = holder_lane1(g, dg, h, dh, wg, wh, k) * out_scale;
     }
 }
 
@@ -145,11 +126,11 @@ static CS_AVX2_FN void sums_avx2(const cs_gh *a, size_t n, double img, double im
 {
     sums_body(a, n, img, imh, p2, q2, tg, th, 0, out);
 }
-static CS_AVX2_FN void grad_avx2(const cs_gh *a, size_t n, double cg, double ch, double cq,
-                                 double iA, double iB, int p2, int q2, const double *pg,
-                                 const double *ph, double out_scale, double *grad)
+static CS_AVX2_FN void grad_avx2(const cs_gh *a, size_t n, const hcoef *k, int p2, int q2,
+                                 const double *pg, const double *ph, double out_scale,
+                                 double *grad)
 {
-    grad_body(a, n, cg, ch, cq, iA, iB, p2, q2, pg, ph, out_scale, 0, grad);
+    grad_body(a, n, k, p2, q2, pg, ph, out_scale, 0, grad);
 }
 #endif
 static void sums_base(const cs_gh *a, size_t n, double img, double imh, int p2, int q2,
@@ -157,17 +138,17 @@ static void sums_base(const cs_gh *a, size_t n, double img, double imh, int p2, 
 {
     sums_body(a, n, img, imh, p2, q2, tg, th, seq, out);
 }
-static void grad_base(const cs_gh *a, size_t n, double cg, double ch, double cq, double iA,
-                      double iB, int p2, int q2, const double *pg, const double *ph,
-                      double out_scale, int seq, double *grad)
+static void grad_base(const cs_gh *a, size_t n, const hcoef *k, int p2, int q2,
+                      const double *pg, const double *ph, double out_scale, int seq,
+                      double *grad)
 {
-    grad_body(a, n, cg, ch, cq, iA, iB, p2, q2, pg, ph, out_scale, seq, grad);
+    grad_body(a, n, k, p2, q2, pg, ph, out_scale, seq, grad);
 }
 
 /* The sums of g and h in a; the norms are taken relative to max|g| and
  * max|h| (no overflow for any p) unless `plain`. t: 2n doubles of scratch. */
 static void compute_sums(const hcfg *cf, const cs_gh *a, size_t n, double *t, int seq,
-                         int plain, hsums *s)
+                         int plain, cs_hsums *s)
 {
     double mg = plain ? 1.0 : cs_vec_maxabs(a->g, n), mh = plain ? 1.0 : cs_vec_maxabs(a->h, n);
     double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
@@ -183,44 +164,63 @@ static void compute_sums(const hcfg *cf, const cs_gh *a, size_t n, double *t, in
     else
 #endif
         sums_base(a, n, img, imh, p2, q2, t, t + n, seq, sum);
-    double sg = sum[0], sh = sum[1], c = sum[2], hh = sum[3];
-    s->A = mg * (p2 ? sqrt(sg) : pow(sg, 1.0 / cf->p));
-    s->B = mh * (q2 ? sqrt(sh) : pow(sh, 1.0 / cf->q));
+    double hh = sum[3];
+    cs_holder_norms(cf->p, cf->q, cf->r, mg, mh, sum[0], sum[1], sum[2], s);
+    if (p2 && q2 && hh > 0.0)
+        cs_holder_lemma1(cf->r, hh * cs_residual2(a->g, a->h, s->c / hh, n, seq), s);
+    else
+        s->D = s->P > s->Q ? s->P - s->Q : 0.0;
+}
+
+/* A, B, c, P and Q of the form (reg_gh.h). */
+void cs_holder_norms(double p, double q, double r, double mg, double mh, double sg, double sh,
+                     double c, cs_hsums *s)
+{
+    s->A = mg * (p == 2.0 ? sqrt(sg) : pow(sg, 1.0 / p));
+    s->B = mh * (q == 2.0 ? sqrt(sh) : pow(sh, 1.0 / q));
     s->c = c;
     double aa = s->A * s->B, b = fabs(c);
-    s->P = cf->r == 1.0 ? aa : pow(aa, cf->r);   /* pow(v, 1) is v */
-    s->Q = cf->r == 1.0 ? b : pow(b, cf->r);
-    if (p2 && q2 && hh > 0.0) {
-        /* a² − b² = ‖h‖²‖g − βh‖² (Lemma 1), then a − b = (a² − b²)/(a + b). */
-        double d2 = hh * cs_residual2(a->g, a->h, c / hh, n, seq);
-        s->D = cf->r == 2.0 ? d2 : pow_diff(aa, b, aa + b > 0.0 ? d2 / (aa + b) : 0.0, cf->r);
-    } else {
-        s->D = s->P > s->Q ? s->P - s->Q : 0.0;
-    }
+    s->P = r == 1.0 ? aa : pow(aa, r);   /* pow(v, 1) is v */
+    s->Q = r == 1.0 ? b : pow(b, r);
+}
+
+/* a² − b² = ‖h‖²‖g − βh‖² = d2 (Lemma 1), then a − b = (a² − b²)/(a + b)
+ * (0 at a = b = 0; NaN stays NaN). */
+void cs_holder_lemma1(double r, double d2, cs_hsums *s)
+{
+    double aa = s->A * s->B, b = fabs(s->c);
+    s->D = r == 2.0 ? d2 : pow_diff(aa, b, aa + b == 0.0 ? 0.0 : d2 / (aa + b), r);
+}
+
+/* ∂A^r/∂x_n = r A^r (|g_n|/A)^(p−1) sign(g_n) g'_n / A, likewise for B and Q. */
+void cs_holder_coefs(double r, const cs_hsums *s, double kp, double kq, hcoef *k)
+{
+    k->cg = s->A > 0.0 ? kp * r * s->P / s->A : 0.0;
+    k->ch = s->B > 0.0 ? kp * r * s->P / s->B : 0.0;
+    k->cq = s->c != 0.0 ? kq * r * s->Q / s->c : 0.0;
+    k->iA = s->A > 0.0 ? 1.0 / s->A : 0.0;
+    k->iB = s->B > 0.0 ? 1.0 / s->B : 0.0;
 }
 
 /* grad_n = kp·∂P/∂x_n − kq·∂Q/∂x_n (at the rescaled point), times
  * `out_scale`. t: 2n doubles of scratch. */
-static void combine_grad(const hcfg *cf, const cs_gh *a, size_t n, const hsums *s, double kp,
+static void combine_grad(const hcfg *cf, const cs_gh *a, size_t n, const cs_hsums *s, double kp,
                          double kq, double out_scale, double *t, int seq, double *grad)
 {
-    /* ∂A^r/∂x_n = r A^r (|g_n|/A)^(p−1) sign(g_n) g'_n / A, likewise for B and Q. */
-    double cg = s->A > 0.0 ? kp * cf->r * s->P / s->A : 0.0;
-    double ch = s->B > 0.0 ? kp * cf->r * s->P / s->B : 0.0;
-    double cq = s->c != 0.0 ? kq * cf->r * s->Q / s->c : 0.0;
-    double iA = s->A > 0.0 ? 1.0 / s->A : 0.0, iB = s->B > 0.0 ? 1.0 / s->B : 0.0;
+    hcoef k;
+    cs_holder_coefs(cf->r, s, kp, kq, &k);
     int p2 = cf->p == 2.0, q2 = cf->q == 2.0;
     if (!p2)
-        abs_pow(t, a->g, iA, cf->p - 1.0, n, seq);
+        abs_pow(t, a->g, k.iA, cf->p - 1.0, n, seq);
     if (!q2)
-        abs_pow(t + n, a->h, iB, cf->q - 1.0, n, seq);
+        abs_pow(t + n, a->h, k.iB, cf->q - 1.0, n, seq);
 #ifdef CS_AVX2_CLONE
     if (!seq && cs_cpu_avx2()) {
-        grad_avx2(a, n, cg, ch, cq, iA, iB, p2, q2, t, t + n, out_scale, grad);
+        grad_avx2(a, n, &k, p2, q2, t, t + n, out_scale, grad);
         return;
     }
 #endif
-    grad_base(a, n, cg, ch, cq, iA, iB, p2, q2, t, t + n, out_scale, seq, grad);
+    grad_base(a, n, &k, p2, q2, t, t + n, out_scale, seq, grad);
 }
 
 /* Power-of-two exponent e with max|x|·2^-e in [0.5, 1); M gets that maximum. */
@@ -242,7 +242,7 @@ static hscale find_scale(const double *x, size_t n, double *M)
  * nothing filled. */
 static int prepare(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, const double *x,
                    size_t n, int need_d, cs_gh *a, double **t, hscale *sc, double *deg,
-                   int *zero, hsums *s, cs_err *err)
+                   int *zero, cs_hsums *s, cs_err *err)
 {
     double *xs;
     int rc = cs_gh_scratch(reg, n, 3 * n, a, &xs, err);
@@ -287,7 +287,7 @@ static int holder_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, cons
     hscale sc;
     double deg, *t;
     int zero;
-    hsums s;
+    cs_hsums s;
     int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &t, &sc, &deg, &zero, &s, err);
     if (rc)
         return rc;
@@ -311,7 +311,7 @@ static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double e
     hscale sc;
     double deg, *t;
     int zero;
-    hsums s = {0};
+    cs_hsums s = {0};
     int rc = prepare(reg, gh, cf, x, n, grad != NULL, &a, &t, &sc, &deg, &zero, &s, err);
     if (rc)
         return rc;

@@ -32,7 +32,11 @@ struct cs_reg {
     cs_expr *ge, *he;      /* a defined entry's g and h (the instance's own copies) */
     int vector;            /* inside cs_reg_eval_fast: sums in 4-wide order (else the
                               library's entry-by-entry order) */
+    int fast;              /* the solver's fused kernel (reg_fast_internal.h), 0: none */
 };
+
+/* The fused kernel of an instance (reg_fast.c), once its parameters are set. */
+int cs_reg_fast_pick(const cs_reg *reg);
 
 /* The built-in table (reg_table.c). */
 size_t cs_reg_builtin_count(void);

@@ -233,6 +233,7 @@ static const cs_reg_info table[] = {
      PARAMS(fixed_params),
      .family = CS_TARGET_FIXED,
      LEVELS(lv_bin),
+     .kernel = CS_REG_KERNEL_FIXED,
      .label = "ℓ_{fixed}",
      .label_plain = "ℓ_fixed",
      .eval = cs_reg_eval_fixed},
