@@ -681,33 +681,6 @@ void cs_gp_compose(cs_gpbuf *out, const char *prologue, const char *body,
         cs_gpbuf_printf(out, "unset output\n");
 }
 
-static atomic_uint tmp_counter;
-
-/* Create an empty temporary file next to path; its name goes to tmp. */
-static int make_temp(const char *path, char *tmp, size_t cap, cs_err *err)
-{
-    int rc = cs_make_parents(path, err);
-    if (rc)
-        return rc;
-    const char *slash = strrchr(path, '/');
-    int dn = slash ? (int)(slash - path + 1) : 0;
-    const char *base = slash ? slash + 1 : path;
-    for (int tries = 0; tries < 100; tries++) {
-        unsigned c = atomic_fetch_add(&tmp_counter, 1u);
-        int w = snprintf(tmp, cap, "%.*s.%s.%ld.%u.tmp", dn, path, base, (long)getpid(), c);
-        if (w < 0 || (size_t)w >= cap)
-            return cs_fail(err, CS_EINVAL, "output file name too long");
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            close(fd);
-            return CS_OK;
-        }
-        if (errno != EEXIST)
-            return cs_fail(err, CS_EIO, "cannot write '%s': %s", path, strerror(errno));
-    }
-    return cs_fail(err, CS_EIO, "cannot create a temporary file next to '%s'", path);
-}
-
 int cs_gp_render(const char *prologue, const char *body, const char *path,
                  cs_gpbuf *stdout_text, FILE *script_only, cs_err *err)
 {
@@ -735,9 +708,10 @@ int cs_gp_render(const char *prologue, const char *body, const char *path,
         return rc;
     char tmp[4200];
     if (path) {
-        rc = make_temp(path, tmp, sizeof tmp, err);
-        if (rc != CS_OK)
-            return rc;
+        int fd = cs_tmp_create(path, tmp, sizeof tmp, err);
+        if (fd < 0)
+            return fd;
+        close(fd);
     }
     cs_gp_compose(&script, prologue, body, path ? tmp : NULL);
     if (script.failed)
@@ -746,9 +720,17 @@ int cs_gp_render(const char *prologue, const char *body, const char *path,
         rc = cs_gp_run(cs_gpbuf_str(&script), stdout_text, err);
     cs_gpbuf_free(&script);
     if (path) {
-        struct stat st;
-        if (rc == CS_OK && (stat(tmp, &st) != 0 || st.st_size == 0))
-            rc = cs_fail(err, CS_EIO, "gnuplot wrote nothing to '%s'", path);
+        /* gnuplot's own write errors (svg, gif) name a line of the script:
+         * say which file could not be written */
+        if (rc == CS_EIO && strstr(err->msg, "system error")) {
+            char msg[CS_ERR_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            rc = cs_fail(err, CS_EIO, "cannot write '%s' (the file is left as it was): %s", path,
+                         msg);
+        }
+        /* the finished image is checked before it replaces the old file */
+        if (rc == CS_OK)
+            rc = cs_gp_check_image(tmp, path, err);
         if (rc == CS_OK && rename(tmp, path) != 0)
             rc = cs_fail(err, CS_EIO, "cannot write '%s': %s", path, strerror(errno));
         if (rc != CS_OK)

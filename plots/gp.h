@@ -16,8 +16,10 @@
  * command line it sits in.
  *
  * Files are written atomically: gnuplot writes to a temporary name in the
- * destination's directory, and only after gnuplot exited with status 0 is it
- * renamed to the final name. On any failure the temporary file is removed.
+ * destination's directory (cs_tmp_create), and only after gnuplot exited
+ * with status 0 and the image was found complete (cs_gp_check_image) is it
+ * renamed to the final name. On any failure the temporary file is removed
+ * and the old file stays.
  *
  * Functions return 0 or a negative CS_E* code and fill cs_err; nothing here
  * prints or exits. The driver is safe to call from several threads. */
@@ -119,6 +121,12 @@ int cs_gp_check_path(const char *path, cs_err *err);
  * the final path in `set output`, is written to script_only instead. */
 int cs_gp_render(const char *prologue, const char *body, const char *path,
                  cs_gpbuf *stdout_text, FILE *script_only, cs_err *err);
+
+/* Whether `file`, written for `target`, is a complete image of the format
+ * target's name says: PNG ends with its IEND chunk, PDF with %%EOF, GIF
+ * with its trailer, SVG with </svg>; any other name: not empty. The file
+ * is synced to the disk. CS_EIO naming target otherwise. */
+int cs_gp_check_image(const char *file, const char *target, cs_err *err);
 
 /* Compose the command text cs_gp_render sends (output_name as given). */
 void cs_gp_compose(cs_gpbuf *out, const char *prologue, const char *body,

@@ -122,12 +122,11 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
     cs_afile af;
     int rc = cs_afile_open(&af, path, !force, err);
     if (!rc) {
-        if (fwrite(b.p, 1, b.n, af.f) != b.n) {
+        rc = cs_afile_write(&af, b.p, b.n, err);
+        if (rc)
             cs_afile_abort(&af);
-            rc = cs_fail(err, CS_EIO, "%s: write failed", path);
-        } else {
+        else
             rc = cs_afile_commit(&af, err);
-        }
     }
     free(b.p);
     return rc;
