@@ -130,16 +130,33 @@ void cs_gpbuf_printf(cs_gpbuf *b, const char *fmt, ...)
 
 void cs_gpbuf_quote(cs_gpbuf *b, const char *text)
 {
-    cs_gpbuf_append(b, "'", 1);
+    int first = 1, open = 0;
     for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
-        if (*p == '\'')
-            cs_gpbuf_append(b, "''", 2);
-        else if (*p < 0x20 || *p == 0x7f)
+        int special = *p == '\'' || *p == '\n';
+        if (open && special) {
+            cs_gpbuf_append(b, "'", 1);
+            open = 0;
+        }
+        if (!open && !first)
+            cs_gpbuf_append(b, " . ", 3);
+        first = 0;
+        if (special) {
+            cs_gpbuf_append(b, *p == '\'' ? "\"'\"" : "\"\\n\"", 3 + (*p == '\n'));
+            continue;
+        }
+        if (!open) {
+            cs_gpbuf_append(b, "'", 1);
+            open = 1;
+        }
+        if (*p < 0x20 || *p == 0x7f)
             cs_gpbuf_append(b, " ", 1);
         else
             cs_gpbuf_append(b, (const char *)p, 1);
     }
-    cs_gpbuf_append(b, "'", 1);
+    if (open)
+        cs_gpbuf_append(b, "'", 1);
+    if (first)
+        cs_gpbuf_append(b, "''", 2);
 }
 
 void cs_gpbuf_num(cs_gpbuf *b, double v)

@@ -9,11 +9,12 @@
  * Command text is built in a cs_gpbuf. Its printf takes literal formats
  * only (-Wformat=2); every piece of text that did not come from this layer
  * (titles, labels, file names) goes through cs_gpbuf_quote, which makes a
- * single-quoted gnuplot string: inside '...' gnuplot does no backslash,
- * backquote (`cmd`) or macro (@var) processing, and the only special
- * character, the quote itself, is doubled. Control characters (newline,
- * CR, tab, ...) are replaced by spaces, so quoted text can never end the
- * command line it sits in.
+ * gnuplot string expression of single-quoted pieces: inside '...' gnuplot
+ * does no backslash, backquote (`cmd`) or macro (@var) processing. A quote
+ * and a newline, the two characters such a piece cannot hold, are joined
+ * in as the constants "'" and "\n" ('it' . "'" . 's'), so every text
+ * survives whatever it starts or ends with; other control characters
+ * become spaces, so quoted text can never end the command line it sits in.
  *
  * Files are written atomically: gnuplot writes to a temporary name in the
  * destination's directory (cs_tmp_create), and only after gnuplot exited
@@ -52,8 +53,9 @@ const char *cs_gpbuf_str(const cs_gpbuf *b);      /* "" while empty */
 void cs_gpbuf_printf(cs_gpbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cs_gpbuf_append(cs_gpbuf *b, const char *s, size_t n);
-/* Append `text` as a single-quoted gnuplot string literal ('' doubled,
- * control characters -> space). NULL is the empty string. */
+/* Append `text` as a gnuplot string expression: single-quoted pieces, a
+ * quote as "'" and a newline as "\n" joined with '.', other control
+ * characters -> space. NULL is the empty string ''. */
 void cs_gpbuf_quote(cs_gpbuf *b, const char *text);
 /* Append one number in a form gnuplot reads back exactly enough for
  * plotting (%.7g in the C locale). */
