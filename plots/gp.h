@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 
 /* The exact message when gnuplot cannot be found. */
@@ -120,9 +121,11 @@ int cs_gp_check_path(const char *path, cs_err *err);
  * window). With a path the file is written atomically (temporary name in
  * the same directory, renamed on success only).
  * When script_only is non-NULL nothing runs: the full command text, with
- * the final path in `set output`, is written to script_only instead. */
+ * the final path in `set output`, is written to script_only instead.
+ * cancel (may be NULL) is polled while gnuplot runs: set, gnuplot is
+ * stopped and the result is CS_ECANCEL (the old file stays). */
 int cs_gp_render(const char *prologue, const char *body, const char *path,
-                 cs_gpbuf *stdout_text, FILE *script_only, cs_err *err);
+                 cs_gpbuf *stdout_text, FILE *script_only, const cs_cancel *cancel, cs_err *err);
 
 /* Whether `file`, written for `target`, is a complete image of the format
  * target's name says: PNG ends with its IEND chunk, PDF with %%EOF, GIF

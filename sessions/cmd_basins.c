@@ -196,7 +196,7 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     if (csv) {
         char path[4096];
         if ((rc = cs_arg_path(in, cl, "out", path, sizeof path, err)) ||
-            (rc = cs_basins_write_csv(b, path, err))) {
+            (rc = cs_basins_write_csv(b, path, cs_interp_cancel_flag(in), err))) {
             cs_arg_blame(in, cl, "out", 0);
             return rc;
         }

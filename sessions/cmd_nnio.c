@@ -150,9 +150,15 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
             goto done;
         }
         have_file = 1;
+        af.cancel = cs_interp_cancel_flag(in);
         fprintf(af.f, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n");
     }
     for (size_t k = 0; k < ns; k++) {
+        if (have_file && (rc = cs_afile_poll(&af, err))) {
+            cs_afile_abort(&af);
+            cs_arg_blame(in, cl, "out", 0);
+            goto done;
+        }
         const float *w;
         size_t step;
         double epoch;
@@ -209,7 +215,7 @@ int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *r
     nn_state *s = cs_interp_ext(in, CS_EXT_NN);
     if (!s || !s->net)
         return cs_fail(err, CS_ESTATE, "save model: no network (run train or load model first)");
-    int rc = cs_nn_save(s->net, path, force, err);
+    int rc = cs_nn_save(s->net, path, force, cs_interp_cancel_flag(in), err);
     if (rc)
         return rc;
     char desc[128];

@@ -210,6 +210,18 @@ static int parse_hidden(cs_interp *in, const cs_cmdline *cl, cs_nn_config *cfg, 
     return CS_OK;
 }
 
+/* An interrupted run: how far it got, for a script's message. */
+static void note_stop(cs_interp *in, const char *what, const cs_nn_train_report *rep,
+                      long epochs)
+{
+    if (!rep->partial)
+        return;
+    int epoch = rep->epochs_done < epochs ? rep->epochs_done + 1 : (int)epochs;
+    cs_interp_note_stop(in, "%s stopped after %zu of %zu steps (epoch %d of %ld); the network "
+                        "keeps the weights of its last completed step", what, rep->steps,
+                        rep->steps_total, epoch, epochs);
+}
+
 static void put_train_report(cs_result *res, const cs_nn_train_report *rep)
 {
     cs_result_int(res, "epochs_done", rep->epochs_done);
@@ -312,6 +324,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
+    note_stop(in, "train", &rep, epochs);
     cs_reg_free(reg);
     s->seq = nn_stamp(in);   /* also when interrupted: the weights moved */
     if (rc) {
@@ -404,6 +417,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
+    note_stop(in, "finetune", &rep, epochs);
     s->seq = nn_stamp(in);
     double acc = -1, loss = 0;
     /* cancelled: no evaluation either (the test set takes a while) */

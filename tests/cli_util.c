@@ -124,11 +124,14 @@ void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args)
             }
         }
         double t = now();
-        if (o->interrupt_after && !r->interrupted) {
-            if (seen < 0 && (strstr(out.s, o->interrupt_after) || strstr(err.s, o->interrupt_after)))
+        if ((o->interrupt_after || o->when) && !r->interrupted) {
+            if (seen < 0 && o->interrupt_after &&
+                (strstr(out.s, o->interrupt_after) || strstr(err.s, o->interrupt_after)))
+                seen = t;
+            if (seen < 0 && o->when && o->when(o->when_ctx))
                 seen = t;
             if (seen >= 0 && t - seen >= o->delay_ms / 1000.0) {
-                kill(pid, SIGINT);
+                kill(pid, o->signo ? o->signo : SIGINT);
                 r->interrupted = 1;
             }
         }

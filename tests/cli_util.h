@@ -17,9 +17,12 @@ typedef struct cli_opts {
     const char *stdin_text;  /* NULL: empty */
     const char *cwd;         /* NULL: the test's own */
     /* SIGINT once this text is in stdout or stderr (NULL: never), after
-     * delay_ms more */
+     * delay_ms more; or once when(when_ctx) says so (polled every 20 ms) */
     const char *interrupt_after;
     int delay_ms;
+    int (*when)(void *ctx);
+    void *when_ctx;
+    int signo;               /* the signal sent (0: SIGINT) */
     int timeout_s;           /* then SIGKILL (0: 300) */
 } cli_opts;
 

@@ -32,6 +32,8 @@ static const bad cases[] = {
     {NULL, "eval 1,2 \"abc", "unterminated quote", 10},
     {NULL, "\"reg\" bin", "cannot be quoted", 1},
     {NULL, "reg b\001in", "control character", 6},
+    {NULL, "reg bin title=\"a b\033[2J\"", "control character", 19},
+    {NULL, "reg bin\177", "control character", 8},
     /* commands and keys */
     {NULL, "evl 1,2", "did you mean 'eval'", 1},
     {NULL, "qwertyuiop", "unknown command 'qwertyuiop'", 1},

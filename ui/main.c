@@ -180,9 +180,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cs_progress_install(in, c.opts.json); /* progress on a terminal's stderr; Ctrl-C cancels */
-    int status = 0;
-    for (size_t i = 0; i < c.nlines && status == 0; i++)
-        status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);
+    int status = cs_run_commands(in, c.lines, c.nlines, c.opts.json);
     for (size_t i = 0; i < c.nfiles && status == 0; i++)
         status = cs_run_script(in, c.files[i], c.opts.json, c.keep_going);
     if (status == 0 && c.demo)
@@ -192,5 +190,6 @@ int main(int argc, char **argv)
     cs_interp_free(in);
     free(c.lines);
     free(c.files);
-    return status == 1 ? 1 : 0;
+    /* an interrupted script or -e command: as a shell reports SIGINT */
+    return status == 1 ? 1 : status == 3 ? 130 : 0;
 }

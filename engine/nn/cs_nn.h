@@ -161,7 +161,8 @@ typedef struct cs_nn_train_report {
     double seconds;
     double reg_seconds;      /* of which in the regularizer's value and gradient */
     double images_per_s;
-    size_t steps;
+    size_t steps;            /* steps taken */
+    size_t steps_total;      /* steps the run was to take (epochs × batches) */
     /* sign flip ratio of the regularized layers' weights between epochs
      * (epoch 1 vs the start, …); first min(epochs_done, 64) entries. */
     double flip[64];
@@ -290,9 +291,11 @@ int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *
 /* ------------------------------------------------------------------ checkpoints */
 
 /* Versioned binary file: "CSNN" magic, version, config, per-tensor shapes,
- * float32 data, quantization state, CRC32 of everything before it. */
+ * float32 data, quantization state, CRC32 of everything before it.
+ * Written atomically; cancel (may be NULL) stops the write (the old file
+ * stays). */
 #define CS_NN_FILE_VERSION 1
-int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err);
+int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
 /* Creates the model the file describes on `device` (NULL: cpu; auto as in
  * cs_nn_device_resolve). */
 int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err);

@@ -60,7 +60,7 @@ static void put_u64(wbuf *b, uint64_t v)
     put_u32(b, (uint32_t)(v >> 32));
 }
 
-int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
+int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err)
 {
     wbuf b = {0};
     put(&b, "CSNN", 4);
@@ -122,6 +122,7 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
     cs_afile af;
     int rc = cs_afile_open(&af, path, !force, err);
     if (!rc) {
+        af.cancel = cancel;
         rc = cs_afile_write(&af, b.p, b.n, err);
         if (rc)
             cs_afile_abort(&af);
