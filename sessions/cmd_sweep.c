@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_csv.h"
 #include "cs_file.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_sweep.h"
@@ -83,7 +85,8 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = cs_arg_long(in, cl, "trials", 100, 1, 100000000L, &trials, err)) ||
         (rc = cs_arg_long(in, cl, "restarts", 0, 0, 100000, &restarts, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
-        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, CS_MAX_THREADS, &threads,
+                                err)) ||
         (rc = cs_arg_bool(in, cl, "timing", 0, &timing, err)))
         return rc;
     const char *stop;
@@ -344,8 +347,8 @@ static int write_maxcut_csv(const char *path, const char *from, int append, cons
     char s[13][40];
     for (int i = 0; i < 11; i++)
         cs_format_double(s[i], sizeof s[i], v[i]);
-    fprintf(af.f, "%s,%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", gname,
-            cs_graph_nodes(g), cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
+    cs_csv_field(af.f, gname);
+    fprintf(af.f, ",%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", cs_graph_nodes(g), cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
             s[6], s[7], s[8], s[9], s[10], r->partial);
     return cs_afile_commit(&af, err);
 }
@@ -389,6 +392,9 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
         y[n] = cut;
         n++;
     }
+    if (!rc && n == 0 && !cs_cancelled(cancel))
+        rc = cs_fail(err, CS_ENONFINITE, "maxcut plot: trial 1 has no iteration with a finite "
+                     "cut to draw");
     if (!rc && n >= 1) {
         cs_plot_series ser = {.name = method, .x = x, .y = y, .n = n};
         double kb = cs_graph_known_best(g);
@@ -415,7 +421,8 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     int rc, append;
     if ((rc = cs_arg_long(in, cl, "trials", 10, 1, 10000000L, &trials, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
-        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, CS_MAX_THREADS, &threads,
+                                err)) ||
         (rc = cs_arg_bool(in, cl, "append", 0, &append, err)))
         return rc;
     cs_maxcut_spec ms = {.trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),

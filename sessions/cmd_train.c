@@ -284,6 +284,11 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_arg_blame(in, cl, "lambda", 0);
         return cs_fail(err, CS_EINVAL, "reg=%s needs lambda > 0 (e.g. lambda=10)", regname);
     }
+    if (!reg && lambda > 0) {
+        cs_arg_blame(in, cl, "lambda", 0);
+        return cs_fail(err, CS_EINVAL, "lambda=%g has no regularizer to weigh: add reg=NAME "
+                       "(e.g. reg=bin), or drop lambda for plain training", lambda);
+    }
     rc = ensure_train(in, cl, s, (size_t)limit, err);
     if (rc) {
         cs_reg_free(reg);

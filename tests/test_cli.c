@@ -153,6 +153,13 @@ static void test_options(void **state)
     assert_int_equal(r->status, 1);
     run(r, NULL, (const char *[]){"--device", "tpu", NULL});
     assert_int_equal(r->status, 1);
+    /* --threads, set threads and threads= share one limit */
+    run(r, NULL, (const char *[]){"--threads", "1025", NULL});
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "--threads: 1025 is out of range [0, 1024]"));
+    run(r, NULL, (const char *[]){"--threads", "1024", "-e", "set threads 1024", "-e",
+                                  "sweep kind=bin N=4 gamma=0.5 trials=1 threads=1024", NULL});
+    assert_int_equal(r->status, 0);
     cli_run_free(r);
     free(r);
 }
@@ -173,6 +180,53 @@ static void test_stdin_repl(void **state)
     free(r);
 }
 
+/* A script's text on the terminal: control characters shown as ^X, so a
+ * script cannot retitle or clear it; the caret still under the fault. NUL
+ * bytes are refused at their position (they used to end the line). */
+static void test_script_text_shown_safely(void **state)
+{
+    (void)state;
+    static const char text[] = "reg bin\neval 1,\033]0;pwned\007,2\n";
+    char *path = cli_write_script(text, sizeof text - 1);
+    run_result *r = calloc(1, sizeof *r);
+    run(r, NULL, (const char *[]){"run", path, NULL});
+    assert_int_equal(r->status, 1);
+    assert_null(strchr(r->err, '\033'));
+    assert_null(strchr(r->err, '\007'));
+    char want[512];
+    snprintf(want, sizeof want, "%s:2:8: error: control character in command line\n"
+             "    eval 1,^[]0;pwned^G,2\n"
+             "           ^\n", path);
+    assert_string_equal(r->err, want);
+    /* the NUL byte of line 3 */
+    unlink(path);
+    static const char nul[] = "reg bin\0 garbage\neval 1,2,3\n";
+    path = cli_write_script(nul, sizeof nul - 1);
+    run(r, NULL, (const char *[]){"run", path, NULL});
+    assert_int_equal(r->status, 1);
+    snprintf(want, sizeof want, "%s:1:8: error: a NUL byte at column 8: not a text file\n",
+             path);
+    assert_true(strncmp(r->err, want, strlen(want)) == 0);
+    assert_null(strstr(r->out, "value"));   /* nothing after it ran either */
+    unlink(path);
+    cli_run_free(r);
+    free(r);
+}
+
+/* --json is UTF-8: bytes that are not are written as U+FFFD. */
+static void test_json_utf8(void **state)
+{
+    (void)state;
+    run_result *r = calloc(1, sizeof *r);
+    run(r, NULL, (const char *[]){"--json", "-e", "save session /tmp/csreg_\xff\xc3\xa9\xc3.csr "
+                                  "force=on", NULL});
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"file\":\"/tmp/csreg_\\ufffd\xc3\xa9\\ufffd.csr\""));
+    unlink("/tmp/csreg_\xff\xc3\xa9\xc3.csr");
+    cli_run_free(r);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +235,8 @@ int main(void)
         cmocka_unit_test(test_script_error_location), cmocka_unit_test(test_script_runs),
         cmocka_unit_test(test_missing_script),  cmocka_unit_test(test_options),
         cmocka_unit_test(test_stdin_repl),
+        cmocka_unit_test(test_script_text_shown_safely),
+        cmocka_unit_test(test_json_utf8),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -403,6 +403,22 @@ static void test_maxcut(void **state)
     fputs("3 3 2\n1 2 1\n2 9 1\n", g);
     fclose(g);
     fails(f, "maxcut graph=bad.txt", "node number out of range", 8);
+    /* weights of 1e308: a clear error, no CSV, no plot ("cut inf ± -nan"
+     * was a success, then "nothing to plot: run maxcut first") */
+    g = fopen(in_dir(f, "huge.txt"), "w");
+    fputs("3 2 2\n1 2 1e308\n2 3 1e308\n", g);
+    fclose(g);
+    fails(f, "maxcut graph=huge.txt trials=2 out=h.csv plot=h.png",
+          "huge.txt:2: edge weight 1e+308: the weights add up to more than a cut can hold", 8);
+    assert_null(slurp(in_dir(f, "h.csv"), NULL));
+    /* a graph's name with quotes and a comma: one CSV field (RFC 4180) */
+    g = fopen(in_dir(f, "q'a`x`,b.txt"), "w");
+    fputs("3 3 2\n1 2 1\n2 3 1\n1 3 1\n", g);
+    fclose(g);
+    ok(f, "maxcut graph=\"q'a`x`,b.txt\" trials=2 out=q.csv");
+    csv = slurp(in_dir(f, "q.csv"), NULL);
+    assert_non_null(strstr(csv, "\n\"q'a`x`,b\",3,3,2,"));
+    free(csv);
 }
 
 /* ------------------------------------------------------------ quick scripts */

@@ -49,7 +49,8 @@ static const bad cases[] = {
     {NULL, "eval 1e999", "out of range", 6},
     {NULL, "seed 1.5", "not an integer", 6},
     {NULL, "seed 99999999999", "out of range [0, 4294967295]", 6},
-    {NULL, "set threads 300", "out of range [0, 256]", 13},
+    {NULL, "set threads 1025", "out of range [0, 1024]", 13},
+    {NULL, "sweep kind=bin gamma=0.5 trials=1 threads=1025", "out of range [0, 1024]", 35},
     /* lists and matrices */
     {NULL, "eval 1,,2", "empty entry at row 1, column 2", 6},
     {NULL, "eval ''", "empty list", 6},

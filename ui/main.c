@@ -6,6 +6,7 @@
 
 #include "cs_frontend.h"
 #include "cs_interp.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_project.h"
 #include "tui.h"
@@ -94,7 +95,7 @@ static int parse_cli(int argc, char **argv, cli *c)
             if (!want_value(argc, argv, i))
                 return 1;
             int seed = !strcmp(a, "--seed");
-            if (cs_parse_long(argv[++i], 0, seed ? 4294967295L : 256, &v, &err)) {
+            if (cs_parse_long(argv[++i], 0, seed ? 4294967295L : CS_MAX_THREADS, &v, &err)) {
                 fprintf(stderr, "error: %s: %s\n", a, err.msg);
                 return 1;
             }
