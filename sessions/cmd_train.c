@@ -289,11 +289,6 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return cs_fail(err, CS_EINVAL, "lambda=%g has no regularizer to weigh: add reg=NAME "
                        "(e.g. reg=bin), or drop lambda for plain training", lambda);
     }
-    rc = ensure_train(in, cl, s, (size_t)limit, err);
-    if (rc) {
-        cs_reg_free(reg);
-        return rc;
-    }
     /* a new network unless one of this shape lives on this device */
     int rebuild = fresh || !s->net;
     if (s->net) {
@@ -304,6 +299,16 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         if (cfg.nhidden && (cfg.nhidden != cur.nhidden ||
                             memcmp(cfg.hidden, cur.hidden, sizeof cfg.hidden) != 0))
             rebuild = 1;
+    }
+    /* the memory budget before the data or the network: at once, not after
+     * gigabytes (the snapshots: one at the start and one per epoch, at most
+     * the ring's) */
+    size_t snaps = hist_every > 0 || epochs + 1 > CS_NN_HIST_RING ? CS_NN_HIST_RING
+                                                                  : (size_t)epochs + 1;
+    if ((rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) ||
+        (rc = ensure_train(in, cl, s, (size_t)limit, err))) {
+        cs_reg_free(reg);
+        return rc;
     }
     if (rebuild) {
         cs_nn *net;

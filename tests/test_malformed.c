@@ -68,6 +68,11 @@ static const bad cases[] = {
     {NULL, "source /nonexistent/x.csr", "cannot open '/nonexistent/x.csr'", 8},
     {NULL, "reg eig C=/nonexistent/c.csv", "cannot open '/nonexistent/c.csv'", 9},
     {NULL, "save session", "needs a file name", 6},
+    {NULL, "source /dev/zero", "not a regular file", 8},
+    /* networks */
+    {NULL, "train model=mlp lambda=10 epochs=1 limit=64", "lambda=10 has no regularizer", 17},
+    {NULL, "train model=mlp hidden=16384,16384,16384,16384 epochs=1 limit=64",
+     "over the 4 GiB memory budget for networks", 17},
     /* problems, solvers, sweeps */
     {NULL, "problem bin N=100000000 M=50000", "too large", 0},
     {NULL, "problem bin N=10 M=20", "M=20 exceeds N=10", 0},

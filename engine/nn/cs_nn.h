@@ -75,6 +75,24 @@ typedef struct cs_nn_config {
 typedef struct cs_nn cs_nn;
 
 int cs_nn_new(cs_nn **out, const cs_nn_config *cfg, cs_err *err);
+
+/* Memory: every network is held to CS_MEMORY_BUDGET (4 GiB, cs_limits.h),
+ * estimated from its shapes before anything is allocated: cs_nn_new,
+ * cs_nn_load and a training batch larger than any before refuse a network
+ * over it with CS_ENOMEM and the estimate in the message. */
+typedef struct cs_nn_memory {
+    size_t params;       /* parameters (the trained ones) */
+    double state;        /* bytes: weights, gradients, Adam's moments, scratch, initial copy */
+    double batch;        /* bytes: activations and gradients of a batch, host mirrors */
+    double snapshots;    /* bytes: weight snapshots (histograms over time) */
+    double total;
+} cs_nn_memory;
+/* The estimate for cfg, batches of `batch` and `snapshots` snapshots;
+ * CS_EINVAL when cfg itself is wrong. Allocates nothing of that size. */
+int cs_nn_estimate(const cs_nn_config *cfg, int batch, size_t snapshots, cs_nn_memory *m,
+                   cs_err *err);
+/* The same checked against the budget: CS_ENOMEM naming the estimate. */
+int cs_nn_check_memory(const cs_nn_config *cfg, int batch, size_t snapshots, cs_err *err);
 void cs_nn_free(cs_nn *nn);
 const char *cs_nn_device(const cs_nn *nn);
 cs_nn_kind cs_nn_get_kind(const cs_nn *nn);
