@@ -348,7 +348,8 @@ static int write_maxcut_csv(const char *path, const char *from, int append, cons
     for (int i = 0; i < 11; i++)
         cs_format_double(s[i], sizeof s[i], v[i]);
     cs_csv_field(af.f, gname);
-    fprintf(af.f, ",%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", cs_graph_nodes(g), cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
+    fprintf(af.f, ",%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", cs_graph_nodes(g),
+            cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
             s[6], s[7], s[8], s[9], s[10], r->partial);
     return cs_afile_commit(&af, err);
 }

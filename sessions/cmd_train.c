@@ -458,7 +458,8 @@ static const cs_key_spec train_keys[] = {
      CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
      NULL, CS_KEY_WORD},
-    {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim)", NULL,
+    {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim); needs "
+     "reg=", NULL,
      CS_KEY_NUM},
     {"epochs", "1", "epochs (cosine annealing over them)", NULL, CS_KEY_INT},
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},

@@ -94,7 +94,8 @@ static void fill(const char *target, int room)
     assert_true(fd >= 0);
     static char zeros[65536];
     while (avail > 0) {
-        ssize_t w = write(fd, zeros, avail < (long long)sizeof zeros ? (size_t)avail : sizeof zeros);
+        size_t k = avail < (long long)sizeof zeros ? (size_t)avail : sizeof zeros;
+        ssize_t w = write(fd, zeros, k);
         if (w <= 0)
             break;
         avail -= w;
