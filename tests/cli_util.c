@@ -37,7 +37,7 @@ static void sink_add(sink *k, const char *p, size_t n)
     k->s[k->len] = '\0';
 }
 
-static double now(void)
+double cli_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -100,7 +100,7 @@ void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args)
     sink_add(&out, "", 0);
     sink_add(&err, "", 0);
     int fds[2] = {pout[0], perr[0]};
-    double t0 = now(), seen = -1, limit = o->timeout_s > 0 ? o->timeout_s : 300;
+    double t0 = cli_now(), seen = -1, limit = o->timeout_s > 0 ? o->timeout_s : 300;
     int killed = 0;
     while (fds[0] >= 0 || fds[1] >= 0) {
         struct pollfd pf[2];
@@ -123,7 +123,7 @@ void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args)
                 }
             }
         }
-        double t = now();
+        double t = cli_now();
         if ((o->interrupt_after || o->when) && !r->interrupted) {
             if (seen < 0 && o->interrupt_after &&
                 (strstr(out.s, o->interrupt_after) || strstr(err.s, o->interrupt_after)))

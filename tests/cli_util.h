@@ -33,6 +33,9 @@ void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args);
 void cli_run_args(cli_run *r, const char *stdin_text, const char *const *args);
 void cli_run_free(cli_run *r);
 
+/* Seconds on the monotonic clock. */
+double cli_now(void);
+
 /* A file in /tmp holding text; its name (static storage, one at a time). */
 char *cli_write_script(const char *text, size_t len);
 

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -54,13 +53,6 @@ static char *get(const char *dir, const char *name)
     char p[512];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     return slurp(p, NULL);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void test_script_interrupted_during_train(void **state)
@@ -102,10 +94,10 @@ static void test_write_interrupted(void **state)
     put(dir, "big.csv", "old\n");
     cli_run r = {0};
     cli_opts o = {.cwd = dir, .interrupt_after = "reg: bin", .delay_ms = 2500};
-    double t0 = now();
+    double t0 = cli_now();
     cli_run_opts(&r, &o, (const char *[]){"-e", "reg bin", "-e", "landscape res=2001 out=big.csv",
                                           NULL});
-    double took = now() - t0;
+    double took = cli_now() - t0;
     assert_int_equal(r.status, 130);
     assert_non_null(strstr(r.err, "interrupted"));
     if (took > 12)

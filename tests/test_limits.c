@@ -12,20 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cli_util.h"
 #include "cs_limits.h"
 #include "cs_nn.h"
 #include "interp_util.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The peak resident memory of this process so far, MiB. */
 static double peak_mib(void)
@@ -68,10 +61,10 @@ static void test_oversized_mlp_refused(void **state)
 {
     (void)state;
     fixture *f = fixture_new(0, 1, 1, 1);
-    double t0 = now(), rss0 = peak_mib();
+    double t0 = cli_now(), rss0 = peak_mib();
     fails(f, "train model=mlp hidden=16384,16384,16384,16384 epochs=1 limit=64",
           "over the 4 GiB memory budget for networks", 17);
-    double took = now() - t0;
+    double took = cli_now() - t0;
     assert_true(took < 1.0);
     assert_true(peak_mib() - rss0 < 256);
     cs_err err;
@@ -132,10 +125,10 @@ static void test_forged_checkpoint(void **state)
     FILE *o = fopen(path, "wb");
     fwrite(buf, 1, n, o);
     fclose(o);
-    double t0 = now(), rss0 = peak_mib();
+    double t0 = cli_now(), rss0 = peak_mib();
     assert_true(cs_nn_load(&nn, path, "cpu", &err) < 0);
     assert_null(nn);
-    assert_true(now() - t0 < 1.0);
+    assert_true(cli_now() - t0 < 1.0);
     assert_true(peak_mib() - rss0 < 64);
     /* the same header complete but the weights missing: the length says so */
     cs_nn_config cfg = {.kind = CS_NN_MLP, .nhidden = 1, .hidden = {16}};
