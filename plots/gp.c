@@ -130,16 +130,33 @@ void cs_gpbuf_printf(cs_gpbuf *b, const char *fmt, ...)
 
 void cs_gpbuf_quote(cs_gpbuf *b, const char *text)
 {
-    cs_gpbuf_append(b, "'", 1);
+    int first = 1, open = 0;
     for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
-        if (*p == '\'')
-            cs_gpbuf_append(b, "''", 2);
-        else if (*p < 0x20 || *p == 0x7f)
+        int special = *p == '\'' || *p == '\n';
+        if (open && special) {
+            cs_gpbuf_append(b, "'", 1);
+            open = 0;
+        }
+        if (!open && !first)
+            cs_gpbuf_append(b, " . ", 3);
+        first = 0;
+        if (special) {
+            cs_gpbuf_append(b, *p == '\'' ? "\"'\"" : "\"\\n\"", 3 + (*p == '\n'));
+            continue;
+        }
+        if (!open) {
+            cs_gpbuf_append(b, "'", 1);
+            open = 1;
+        }
+        if (*p < 0x20 || *p == 0x7f)
             cs_gpbuf_append(b, " ", 1);
         else
             cs_gpbuf_append(b, (const char *)p, 1);
     }
-    cs_gpbuf_append(b, "'", 1);
+    if (open)
+        cs_gpbuf_append(b, "'", 1);
+    if (first)
+        cs_gpbuf_append(b, "''", 2);
 }
 
 void cs_gpbuf_num(cs_gpbuf *b, double v)
@@ -300,7 +317,7 @@ static void drain(int *fd, cs_gpbuf *b, size_t cap)
  * Returns 0 and the wait status in *wstatus, or a CS_E* code. */
 static int run_child(const char *exe, char *const argv[], const char *in,
                      size_t inlen, cs_gpbuf *out, cs_gpbuf *errb,
-                     int *wstatus, cs_err *err)
+                     int *wstatus, const cs_cancel *cancel, cs_err *err)
 {
     int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
     if (make_pipe(pin) != 0 || make_pipe(pout) != 0 || make_pipe(perr) != 0) {
@@ -364,7 +381,7 @@ static int run_child(const char *exe, char *const argv[], const char *in,
     if (inlen == 0)
         close_fd(&pin[1]);
     double deadline = cs_now() + gp_timeout;
-    int exited = 0, status = 0, timed_out = 0;
+    int exited = 0, status = 0, timed_out = 0, cancelled = 0;
     while (pin[1] >= 0 || pout[0] >= 0 || perr[0] >= 0) {
         struct pollfd pf[3];
         int np = 0, iin = -1, iout = -1, ierr = -1;
@@ -377,6 +394,10 @@ static int run_child(const char *exe, char *const argv[], const char *in,
         double left = deadline - cs_now();
         if (left <= 0) {
             timed_out = 1;
+            break;
+        }
+        if (cs_cancelled(cancel)) {
+            cancelled = 1;
             break;
         }
         /* Once the input is sent, look at the child now and then: a window
@@ -427,7 +448,7 @@ static int run_child(const char *exe, char *const argv[], const char *in,
     close_fd(&pout[0]);
     close_fd(&perr[0]);
     if (!exited) {
-        if (timed_out)
+        if (timed_out || cancelled)
             kill(pid, SIGKILL);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
@@ -442,6 +463,8 @@ static int run_child(const char *exe, char *const argv[], const char *in,
     if (timed_out)
         return cs_fail(err, CS_EIO, "gnuplot did not finish within %g s and was stopped",
                        (double)gp_timeout);
+    if (cancelled)
+        return cs_fail(err, CS_ECANCEL, "interrupted: gnuplot was stopped");
     if (out && out->failed)
         return cs_fail(err, CS_ENOMEM, "out of memory reading gnuplot's output");
     *wstatus = status;
@@ -474,7 +497,7 @@ static int detect_locked(cs_err *err)
     cs_gpbuf_init(&errb);
     int status = 0;
     char *argv_v[] = {info.path, (char *)"--version", NULL};
-    int rc = run_child(info.path, argv_v, "", 0, &out, &errb, &status, err);
+    int rc = run_child(info.path, argv_v, "", 0, &out, &errb, &status, NULL, err);
     if (rc == CS_OK) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
             sscanf(cs_gpbuf_str(&out), "gnuplot %d.%d patchlevel %d", &info.major,
@@ -493,7 +516,8 @@ static int detect_locked(cs_err *err)
         cs_gpbuf_reset(&errb);
         static const char probe[] = "set print '-'\nprint GPVAL_TERMINALS\n";
         char *argv_t[] = {info.path, (char *)"-d", (char *)"/dev/stdin", NULL};
-        rc = run_child(info.path, argv_t, probe, sizeof probe - 1, &out, &errb, &status, err);
+        rc = run_child(info.path, argv_t, probe, sizeof probe - 1, &out, &errb, &status, NULL,
+                       err);
         if (rc == CS_OK && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
             rc = cs_fail(err, CS_EIO, "gnuplot (%s) failed to list its terminals", info.path);
     }
@@ -593,7 +617,8 @@ static int gnuplot_error(const char *script, const char *errtext, int status, cs
                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-int cs_gp_run(const char *script, cs_gpbuf *stdout_text, cs_err *err)
+static int gp_run(const char *script, cs_gpbuf *stdout_text, const cs_cancel *cancel,
+                  cs_err *err)
 {
     cs_gp_info info;
     int rc = cs_gp_detect(&info, err);
@@ -603,11 +628,17 @@ int cs_gp_run(const char *script, cs_gpbuf *stdout_text, cs_err *err)
     cs_gpbuf_init(&errb);
     int status = 0;
     char *argv[] = {info.path, (char *)"-d", (char *)"/dev/stdin", NULL};
-    rc = run_child(info.path, argv, script, strlen(script), stdout_text, &errb, &status, err);
+    rc = run_child(info.path, argv, script, strlen(script), stdout_text, &errb, &status, cancel,
+                   err);
     if (rc == CS_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
         rc = gnuplot_error(script, cs_gpbuf_str(&errb), status, err);
     cs_gpbuf_free(&errb);
     return rc;
+}
+
+int cs_gp_run(const char *script, cs_gpbuf *stdout_text, cs_err *err)
+{
+    return gp_run(script, stdout_text, NULL, err);
 }
 
 /* ---- outputs -------------------------------------------------------------- */
@@ -681,35 +712,8 @@ void cs_gp_compose(cs_gpbuf *out, const char *prologue, const char *body,
         cs_gpbuf_printf(out, "unset output\n");
 }
 
-static atomic_uint tmp_counter;
-
-/* Create an empty temporary file next to path; its name goes to tmp. */
-static int make_temp(const char *path, char *tmp, size_t cap, cs_err *err)
-{
-    int rc = cs_make_parents(path, err);
-    if (rc)
-        return rc;
-    const char *slash = strrchr(path, '/');
-    int dn = slash ? (int)(slash - path + 1) : 0;
-    const char *base = slash ? slash + 1 : path;
-    for (int tries = 0; tries < 100; tries++) {
-        unsigned c = atomic_fetch_add(&tmp_counter, 1u);
-        int w = snprintf(tmp, cap, "%.*s.%s.%ld.%u.tmp", dn, path, base, (long)getpid(), c);
-        if (w < 0 || (size_t)w >= cap)
-            return cs_fail(err, CS_EINVAL, "output file name too long");
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            close(fd);
-            return CS_OK;
-        }
-        if (errno != EEXIST)
-            return cs_fail(err, CS_EIO, "cannot write '%s': %s", path, strerror(errno));
-    }
-    return cs_fail(err, CS_EIO, "cannot create a temporary file next to '%s'", path);
-}
-
 int cs_gp_render(const char *prologue, const char *body, const char *path,
-                 cs_gpbuf *stdout_text, FILE *script_only, cs_err *err)
+                 cs_gpbuf *stdout_text, FILE *script_only, const cs_cancel *cancel, cs_err *err)
 {
     if (path) {
         int rc = script_only ? cs_gp_check_name(path, err) : cs_gp_check_path(path, err);
@@ -735,20 +739,29 @@ int cs_gp_render(const char *prologue, const char *body, const char *path,
         return rc;
     char tmp[4200];
     if (path) {
-        rc = make_temp(path, tmp, sizeof tmp, err);
-        if (rc != CS_OK)
-            return rc;
+        int fd = cs_tmp_create(path, tmp, sizeof tmp, err);
+        if (fd < 0)
+            return fd;
+        close(fd);
     }
     cs_gp_compose(&script, prologue, body, path ? tmp : NULL);
     if (script.failed)
         rc = cs_fail(err, CS_ENOMEM, "out of memory building the gnuplot script");
     else
-        rc = cs_gp_run(cs_gpbuf_str(&script), stdout_text, err);
+        rc = gp_run(cs_gpbuf_str(&script), stdout_text, cancel, err);
     cs_gpbuf_free(&script);
     if (path) {
-        struct stat st;
-        if (rc == CS_OK && (stat(tmp, &st) != 0 || st.st_size == 0))
-            rc = cs_fail(err, CS_EIO, "gnuplot wrote nothing to '%s'", path);
+        /* gnuplot's own write errors (svg, gif) name a line of the script:
+         * say which file could not be written */
+        if (rc == CS_EIO && strstr(err->msg, "system error")) {
+            char msg[CS_ERR_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            rc = cs_fail(err, CS_EIO, "cannot write '%s' (the file is left as it was): %s", path,
+                         msg);
+        }
+        /* the finished image is checked before it replaces the old file */
+        if (rc == CS_OK)
+            rc = cs_gp_check_image(tmp, path, err);
         if (rc == CS_OK && rename(tmp, path) != 0)
             rc = cs_fail(err, CS_EIO, "cannot write '%s': %s", path, strerror(errno));
         if (rc != CS_OK)

@@ -9,15 +9,18 @@
  * Command text is built in a cs_gpbuf. Its printf takes literal formats
  * only (-Wformat=2); every piece of text that did not come from this layer
  * (titles, labels, file names) goes through cs_gpbuf_quote, which makes a
- * single-quoted gnuplot string: inside '...' gnuplot does no backslash,
- * backquote (`cmd`) or macro (@var) processing, and the only special
- * character, the quote itself, is doubled. Control characters (newline,
- * CR, tab, ...) are replaced by spaces, so quoted text can never end the
- * command line it sits in.
+ * gnuplot string expression of single-quoted pieces: inside '...' gnuplot
+ * does no backslash, backquote (`cmd`) or macro (@var) processing. A quote
+ * and a newline, the two characters such a piece cannot hold, are joined
+ * in as the constants "'" and "\n" ('it' . "'" . 's'), so every text
+ * survives whatever it starts or ends with; other control characters
+ * become spaces, so quoted text can never end the command line it sits in.
  *
  * Files are written atomically: gnuplot writes to a temporary name in the
- * destination's directory, and only after gnuplot exited with status 0 is it
- * renamed to the final name. On any failure the temporary file is removed.
+ * destination's directory (cs_tmp_create), and only after gnuplot exited
+ * with status 0 and the image was found complete (cs_gp_check_image) is it
+ * renamed to the final name. On any failure the temporary file is removed
+ * and the old file stays.
  *
  * Functions return 0 or a negative CS_E* code and fill cs_err; nothing here
  * prints or exits. The driver is safe to call from several threads. */
@@ -27,6 +30,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 
 /* The exact message when gnuplot cannot be found. */
@@ -50,8 +54,9 @@ const char *cs_gpbuf_str(const cs_gpbuf *b);      /* "" while empty */
 void cs_gpbuf_printf(cs_gpbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cs_gpbuf_append(cs_gpbuf *b, const char *s, size_t n);
-/* Append `text` as a single-quoted gnuplot string literal ('' doubled,
- * control characters -> space). NULL is the empty string. */
+/* Append `text` as a gnuplot string expression: single-quoted pieces, a
+ * quote as "'" and a newline as "\n" joined with '.', other control
+ * characters -> space. NULL is the empty string ''. */
 void cs_gpbuf_quote(cs_gpbuf *b, const char *text);
 /* Append one number in a form gnuplot reads back exactly enough for
  * plotting (%.7g in the C locale). */
@@ -116,9 +121,17 @@ int cs_gp_check_path(const char *path, cs_err *err);
  * window). With a path the file is written atomically (temporary name in
  * the same directory, renamed on success only).
  * When script_only is non-NULL nothing runs: the full command text, with
- * the final path in `set output`, is written to script_only instead. */
+ * the final path in `set output`, is written to script_only instead.
+ * cancel (may be NULL) is polled while gnuplot runs: set, gnuplot is
+ * stopped and the result is CS_ECANCEL (the old file stays). */
 int cs_gp_render(const char *prologue, const char *body, const char *path,
-                 cs_gpbuf *stdout_text, FILE *script_only, cs_err *err);
+                 cs_gpbuf *stdout_text, FILE *script_only, const cs_cancel *cancel, cs_err *err);
+
+/* Whether `file`, written for `target`, is a complete image of the format
+ * target's name says: PNG ends with its IEND chunk, PDF with %%EOF, GIF
+ * with its trailer, SVG with </svg>; any other name: not empty. The file
+ * is synced to the disk. CS_EIO naming target otherwise. */
+int cs_gp_check_image(const char *file, const char *target, cs_err *err);
 
 /* Compose the command text cs_gp_render sends (output_name as given). */
 void cs_gp_compose(cs_gpbuf *out, const char *prologue, const char *body,

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cs_cancel.h"
 #include "cs_error.h"
 
 typedef enum cs_plot_term {
@@ -43,6 +44,7 @@ typedef struct cs_plot_opts {
     int width, height;    /* pixels (0: 1000 x 700); DUMB: characters (0: 100 x 32) */
     const char *title;    /* literal; NULL: a default title; "" : none */
     int frame_delay;      /* animated GIF: 1/100 s per frame (0: 80) */
+    const cs_cancel *cancel; /* polled while gnuplot draws (may be NULL): CS_ECANCEL */
 } cs_plot_opts;
 
 /* A polyline (n >= 2) or a single marked point (n == 1). */

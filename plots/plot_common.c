@@ -335,7 +335,8 @@ int plot_finish(plot_ctx *c, cs_err *err)
         const char *path = (c->term == CS_PLOT_TERM_DUMB || c->term == CS_PLOT_TERM_WINDOW)
                                ? NULL : c->o->out;
         rc = cs_gp_render(cs_gpbuf_str(&pro), cs_gpbuf_str(&c->body), path,
-                          c->term == CS_PLOT_TERM_DUMB ? &text : NULL, c->o->script, err);
+                          c->term == CS_PLOT_TERM_DUMB ? &text : NULL, c->o->script,
+                          c->o->cancel, err);
         if (rc == CS_OK && c->term == CS_PLOT_TERM_DUMB && !c->o->script &&
             text.len > 0 && fwrite(text.s, 1, text.len, c->o->text) != text.len)
             rc = cs_fail(err, CS_EIO, "cannot write the text plot");

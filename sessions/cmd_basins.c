@@ -7,6 +7,7 @@
 
 #include "cs_args.h"
 #include "cs_geometry.h"
+#include "cs_limits.h"
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
@@ -147,7 +148,8 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     const char *reg = cs_arg_text(cl, "reg", NULL);
     if ((rc = cs_arg_long(in, cl, "res", 101, 2, CS_BASINS_MAX_RES, &r, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 2000, 1, 100000000L, &maxit, err)) ||
-        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, CS_MAX_THREADS, &threads,
+                                err)) ||
         (rc = cs_arg_box(in, cl, "x", &sp.x0, &sp.x1, err)) ||
         (rc = cs_arg_box(in, cl, "y", &sp.y0, &sp.y1, err)) ||
         (rc = cs_arg_dims(in, cl, "dims", st->N, sp.dims, err)) ||
@@ -196,7 +198,7 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     if (csv) {
         char path[4096];
         if ((rc = cs_arg_path(in, cl, "out", path, sizeof path, err)) ||
-            (rc = cs_basins_write_csv(b, path, err))) {
+            (rc = cs_basins_write_csv(b, path, cs_interp_cancel_flag(in), err))) {
             cs_arg_blame(in, cl, "out", 0);
             return rc;
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_csv.h"
 #include "cs_file.h"
 #include "cs_nn.h"
 #include "cs_plotstore.h"
@@ -150,9 +151,15 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
             goto done;
         }
         have_file = 1;
+        af.cancel = cs_interp_cancel_flag(in);
         fprintf(af.f, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n");
     }
     for (size_t k = 0; k < ns; k++) {
+        if (have_file && (rc = cs_afile_poll(&af, err))) {
+            cs_afile_abort(&af);
+            cs_arg_blame(in, cl, "out", 0);
+            goto done;
+        }
         const float *w;
         size_t step;
         double epoch;
@@ -164,10 +171,12 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         frames[k].n = n;
         snprintf(names[k], sizeof names[k], "epoch %.4g (step %zu)", epoch, step);
         frames[k].name = names[k];
-        if (have_file)
-            for (size_t b = 0; b < nbins; b++)
-                fprintf(af.f, "%zu,%zu,%.6g,%s,%ld,%.9g,%.9g,%llu\n", k, step, epoch, li.name,
-                        row, edges[b], edges[b + 1], (unsigned long long)counts[b]);
+        for (size_t b = 0; have_file && b < nbins; b++) {
+            fprintf(af.f, "%zu,%zu,%.6g,", k, step, epoch);
+            cs_csv_field(af.f, li.name);
+            fprintf(af.f, ",%ld,%.9g,%.9g,%llu\n", row, edges[b], edges[b + 1],
+                    (unsigned long long)counts[b]);
+        }
     }
     if (have_file && (rc = cs_afile_commit(&af, err)))
         goto done;
@@ -209,7 +218,7 @@ int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *r
     nn_state *s = cs_interp_ext(in, CS_EXT_NN);
     if (!s || !s->net)
         return cs_fail(err, CS_ESTATE, "save model: no network (run train or load model first)");
-    int rc = cs_nn_save(s->net, path, force, err);
+    int rc = cs_nn_save(s->net, path, force, cs_interp_cancel_flag(in), err);
     if (rc)
         return rc;
     char desc[128];
@@ -353,8 +362,12 @@ static int cmd_nnreport(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
                        t->label, t->model, t->reg, t->lambda, t->epochs, acc, t->loss,
                        t->seconds, t->partial ? " (partial)" : "");
         if (outf) {
-            fprintf(af.f, "%s,%s,%s,%s,%.17g,%d,", t->stage, t->label, t->model, t->reg,
-                    t->lambda, t->epochs);
+            const char *text[] = {t->stage, t->label, t->model, t->reg};
+            for (size_t k = 0; k < 4; k++) {
+                cs_csv_field(af.f, text[k]);
+                fputc(',', af.f);
+            }
+            fprintf(af.f, "%.17g,%d,", t->lambda, t->epochs);
             if (t->accuracy >= 0)
                 fprintf(af.f, "%.6f", t->accuracy);
             fprintf(af.f, ",%.6f,%.3f,%d\n", t->loss, t->seconds, t->partial);

@@ -284,8 +284,9 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         report(in, l, at, spec.n, spec.dims, log_scale, style, res);
     /* the numbers first: they are written even when drawing fails */
     if (!rc && (out_kind == OUT_CSV || out_kind == OUT_TXT)) {
-        rc = out_kind == OUT_CSV ? cs_landscape_write_csv(l, out, err)
-                                 : cs_landscape_write_matrix(l, out, err);
+        const cs_cancel *cancel = cs_interp_cancel_flag(in);
+        rc = out_kind == OUT_CSV ? cs_landscape_write_csv(l, out, cancel, err)
+                                 : cs_landscape_write_matrix(l, out, cancel, err);
         if (rc)
             cs_arg_blame(in, cl, "out", 0);
         else

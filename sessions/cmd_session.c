@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cs_args.h"
 #include "cs_clock.h"
 #include "cs_file.h"
 #include "cs_project.h"
+#include "cs_text.h"
 #include "interp_internal.h"
 #include "nn_state.h"
 
@@ -23,25 +25,48 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
     int rc = cs_interp_path(in, path, real, sizeof real, err);
     if (rc)
         return rc;
-    FILE *f = fopen(real, "r");
     /* a project script named from elsewhere (run sessions/fig1a-quick.csr) */
-    if (!f && errno == ENOENT && path[0] != '/' && !in->opts.sandbox_dir &&
-        cs_project_find(path, real, sizeof real) == 0)
-        f = fopen(real, "r");
-    if (!f)
-        return cs_fail(err, CS_EIO, "cannot open '%s': %m", path);
+    if (access(real, F_OK) != 0 && errno == ENOENT && path[0] != '/' && !in->opts.sandbox_dir)
+        cs_project_find(path, real, sizeof real);
+    FILE *f;
+    if ((rc = cs_text_open(real, path, &f, err)))
+        return rc;
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, len;
     int lineno = 0, first = CS_OK, result = CS_OK;
     cs_err first_err = {0};
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
+    for (;;) {
         int col;
         cs_err lerr;
-        rc = cs_interp_exec(in, line, &col, &lerr);
+        int got = cs_text_line(f, &line, &cap, &len, &col, &lerr);
+        if (got == 0)
+            break;
+        lineno++;
+        if (got < 0) {
+            /* a NUL byte or a runaway line: not a script */
+            if (report)
+                report(ctx, path, lineno, col, col ? line : "", &lerr);
+            first = got;
+            cs_fail(&first_err, got, "%s:%d:%d: %s", path, lineno, col ? col : 1, lerr.msg);
+            break;
+        }
+        /* Ctrl-C between two commands stops the script before the next */
+        const char *cmd = line + strspn(line, " \t");
+        int before = *cmd && *cmd != '#' && cs_cancelled(&in->cancel);
+        rc = before ? CS_INTERRUPTED_BEFORE : cs_interp_exec(in, line, &col, &lerr);
         if (rc == 1) {
             result = 1;
+            break;
+        }
+        if (before || rc == CS_ECANCEL || cs_interp_interrupted(in, NULL)) {
+            /* scripts stop at an interrupt, even with keep_going */
+            cs_err ierr;
+            cs_interp_interrupt_msg(in, line, rc, &lerr, &ierr);
+            if (report)
+                report(ctx, path, lineno, 1, line, &ierr);
+            if (first == CS_OK)
+                cs_fail(&first_err, CS_ECANCEL, "%s:%d: %s", path, lineno, ierr.msg);
+            first = CS_ECANCEL;
             break;
         }
         if (rc < 0) {
@@ -51,7 +76,7 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
                 first = rc;
                 cs_fail(&first_err, rc, "%s:%d:%d: %s", path, lineno, col ? col : 1, lerr.msg);
             }
-            if (!keep_going || rc == CS_ECANCEL)
+            if (!keep_going)
                 break;
         }
     }

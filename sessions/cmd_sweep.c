@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_csv.h"
 #include "cs_file.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_sweep.h"
@@ -28,6 +30,28 @@ static void on_progress(void *user, size_t done, size_t total)
 }
 
 static int is_grid_text(const char *v) { return v && (strchr(v, ':') || strchr(v, ',')); }
+
+/* Where the results of an interrupted run go: beside out= as
+ * NAME.partial.csv (the old out= file stays), or with partial=out into
+ * out= itself. path and shown (the name as given, for messages) are
+ * changed in place. */
+static int partial_target(cs_interp *in, const cs_cmdline *cl, char *path, size_t len,
+                          char *shown, size_t slen, cs_err *err)
+{
+    const char *mode;
+    int rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &mode, err);
+    if (rc || !strcmp(mode, "out"))
+        return rc;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    if ((rc = cs_partial_name(tmp, path, len, err)) == CS_OK) {
+        snprintf(tmp, sizeof tmp, "%s", shown);
+        rc = cs_partial_name(tmp, shown, slen, err);
+    }
+    if (rc)
+        cs_arg_blame(in, cl, "out", 0);
+    return rc;
+}
 
 /* Split methods=a,b,c (commas; a method's own keys use ':'). */
 static int split_methods(char *text, const char **out, size_t cap, size_t *n)
@@ -61,7 +85,8 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = cs_arg_long(in, cl, "trials", 100, 1, 100000000L, &trials, err)) ||
         (rc = cs_arg_long(in, cl, "restarts", 0, 0, 100000, &restarts, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
-        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, CS_MAX_THREADS, &threads,
+                                err)) ||
         (rc = cs_arg_bool(in, cl, "timing", 0, &timing, err)))
         return rc;
     const char *stop;
@@ -176,8 +201,10 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return rc;
     }
     char path[4096] = "";
+    const char *pmode;
     if ((cs_cmdline_key(cl, "out") && (rc = cs_arg_path(in, cl, "out", path, sizeof path, err))) ||
-        (rc = cs_plot_key_check(in, cl, "plot", err))) {
+        (rc = cs_plot_key_check(in, cl, "plot", err)) ||
+        (rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &pmode, err))) {
         free(vals);
         return rc;
     }
@@ -191,16 +218,28 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         in->err_col = cl->name_col;
         return rc;
     }
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
+    if (path[0] && r->partial &&
+        (rc = partial_target(in, cl, path, sizeof path, shown, sizeof shown, err))) {
+        cs_sweep_result_free(r);
+        return rc;
+    }
     if (path[0] && (rc = cs_sweep_write_csv(r, path, err))) {
         cs_arg_blame(in, cl, "out", 0);
         cs_sweep_result_free(r);
         return rc;
     }
     if (r->partial) {
+        int beside = strcmp(shown, cs_arg_text(cl, "out", "")) != 0;
         rc = cs_fail(err, CS_ECANCEL,
-                     "sweep interrupted: %zu of %zu grid points finished%s%s (marked partial)",
-                     r->points_done, r->points_total, path[0] ? ", written to " : "",
-                     path[0] ? cs_arg_text(cl, "out", "") : "");
+                     "sweep interrupted: %zu of %zu grid points finished%s%s%s%s%s",
+                     r->points_done, r->points_total, path[0] ? ", written to " : "", shown,
+                     path[0] ? " (marked partial)" : "", beside ? "; " : "",
+                     beside ? cs_arg_text(cl, "out", "") : "");
+        if (beside)
+            snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+                     " is left as it was");
         cs_sweep_result_free(r);
         return rc;
     }
@@ -266,14 +305,16 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     "graph,nodes,edges,trials,lambda,mean_cut,std_cut,best_cut,known_best,mean_rounded,"        \
     "std_rounded,best_rounded,mean_start,std_start,mean_iters,partial"
 
-static int write_maxcut_csv(const char *path, int append, const char *gname, const cs_graph *g,
-                            const cs_maxcut_result *r, cs_err *err)
+/* The row of r into `path`; with append, after the rows of the CSV `from`
+ * (copied into the new file, then renamed: `from` is path, or out= when
+ * the row of an interrupted run goes beside it). */
+static int write_maxcut_csv(const char *path, const char *from, int append, const char *gname,
+                            const cs_graph *g, const cs_maxcut_result *r, cs_err *err)
 {
-    /* append keeps the earlier rows (copied into the new file, then renamed) */
     char *old = NULL;
     size_t oldlen = 0;
     if (append) {
-        FILE *f = fopen(path, "r");
+        FILE *f = fopen(from, "r");
         if (f) {
             FILE *m = open_memstream(&old, &oldlen);
             char buf[4096];
@@ -285,7 +326,7 @@ static int write_maxcut_csv(const char *path, int append, const char *gname, con
             fclose(f);
             if (old && strncmp(old, MAXCUT_CSV_HEADER "\n", strlen(MAXCUT_CSV_HEADER) + 1)) {
                 free(old);
-                return cs_fail(err, CS_EINVAL, "append: %s is not a maxcut CSV", path);
+                return cs_fail(err, CS_EINVAL, "append: %s is not a maxcut CSV", from);
             }
         }
     }
@@ -306,8 +347,9 @@ static int write_maxcut_csv(const char *path, int append, const char *gname, con
     char s[13][40];
     for (int i = 0; i < 11; i++)
         cs_format_double(s[i], sizeof s[i], v[i]);
-    fprintf(af.f, "%s,%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", gname,
-            cs_graph_nodes(g), cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
+    cs_csv_field(af.f, gname);
+    fprintf(af.f, ",%zu,%zu,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", cs_graph_nodes(g),
+            cs_graph_edges(g), r->trials, s[0], s[1], s[2], s[3], s[4], s[5],
             s[6], s[7], s[8], s[9], s[10], r->partial);
     return cs_afile_commit(&af, err);
 }
@@ -351,6 +393,9 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
         y[n] = cut;
         n++;
     }
+    if (!rc && n == 0 && !cs_cancelled(cancel))
+        rc = cs_fail(err, CS_ENONFINITE, "maxcut plot: trial 1 has no iteration with a finite "
+                     "cut to draw");
     if (!rc && n >= 1) {
         cs_plot_series ser = {.name = method, .x = x, .y = y, .n = n};
         double kb = cs_graph_known_best(g);
@@ -377,7 +422,8 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     int rc, append;
     if ((rc = cs_arg_long(in, cl, "trials", 10, 1, 10000000L, &trials, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 0, 0, 100000000L, &maxit, err)) ||
-        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, 1024, &threads, err)) ||
+        (rc = cs_arg_long(in, cl, "threads", cs_interp_threads(in), 0, CS_MAX_THREADS, &threads,
+                                err)) ||
         (rc = cs_arg_bool(in, cl, "append", 0, &append, err)))
         return rc;
     cs_maxcut_spec ms = {.trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
@@ -387,8 +433,10 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         (rc = cs_arg_double(in, cl, "lambda", 0.0, 1e-300, 1e300, &ms.solve.lambda, err)))
         return rc;
     char path[4096] = "";
+    const char *pmode;
     if ((cs_cmdline_key(cl, "out") && (rc = cs_arg_path(in, cl, "out", path, sizeof path, err))) ||
-        (rc = cs_plot_key_check(in, cl, "plot", err)))
+        (rc = cs_plot_key_check(in, cl, "plot", err)) ||
+        (rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &pmode, err)))
         return rc;
     cs_graph *owned = NULL;
     const cs_graph *g;
@@ -424,11 +472,17 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         cs_graph_free(owned);
         return rc;
     }
-    if (path[0] && (rc = write_maxcut_csv(path, append, gname, g, &r, err)))
+    char dest[4096], shown[4096];
+    snprintf(dest, sizeof dest, "%s", path);
+    snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
+    if (path[0] && r.partial)
+        rc = partial_target(in, cl, dest, sizeof dest, shown, sizeof shown, err);
+    if (!rc && path[0] && (rc = write_maxcut_csv(dest, path, append, gname, g, &r, err)))
         cs_arg_blame(in, cl, "out", 0);
     if (!rc && r.partial)
-        rc = cs_fail(err, CS_ECANCEL, "maxcut interrupted after %ld of %ld trials%s", r.trials,
-                     trials, path[0] ? " (written, marked partial)" : "");
+        rc = cs_fail(err, CS_ECANCEL, "maxcut interrupted after %ld of %ld trials%s%s%s", r.trials,
+                     trials, path[0] ? "; written to " : "", shown,
+                     path[0] ? " (marked partial)" : "");
     if (!rc) {
         cs_result_str(res, "graph", gname);
         cs_result_int(res, "trials", r.trials);
@@ -484,6 +538,8 @@ static const cs_key_spec sweep_keys[] = {
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
      CS_KEY_WORD},
     {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
+    {"partial", "beside", "an interrupted run's results: beside out= as NAME.partial.csv (out= "
+     "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
     {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
      CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
@@ -498,6 +554,8 @@ static const cs_key_spec maxcut_keys[] = {
     {"threads", "session", "worker threads (0: all cores)", NULL, CS_KEY_INT},
     {"out", NULL, "CSV (one row per graph): " MAXCUT_CSV_HEADER, NULL, CS_KEY_FILE},
     {"append", "off", "add the row to an existing maxcut CSV", "on|off", CS_KEY_WORD},
+    {"partial", "beside", "an interrupted run's row: beside out= as NAME.partial.csv (out= "
+     "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
     {"plot", NULL, "draw the cut over the iterations of trial 1", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};

@@ -56,10 +56,17 @@ static int write_csv(cs_interp *in, const cs_cmdline *cl, const char *key, const
         cs_arg_blame(in, cl, key, 0);
         return rc;
     }
+    af.cancel = cs_interp_cancel_flag(in);
     fprintf(af.f, "%s\n", header);
-    for (size_t i = 0; i < n; i++)
-        row(af.f, (const char *)recs + i * size);
-    if ((rc = cs_afile_commit(&af, err))) {
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i % 4096 == 0)
+            rc = cs_afile_poll(&af, err);
+        if (!rc)
+            row(af.f, (const char *)recs + i * size);
+    }
+    if (rc)
+        cs_afile_abort(&af);
+    if (rc || (rc = cs_afile_commit(&af, err))) {
         cs_arg_blame(in, cl, key, 0);
         return rc;
     }

@@ -210,6 +210,18 @@ static int parse_hidden(cs_interp *in, const cs_cmdline *cl, cs_nn_config *cfg, 
     return CS_OK;
 }
 
+/* An interrupted run: how far it got, for a script's message. */
+static void note_stop(cs_interp *in, const char *what, const cs_nn_train_report *rep,
+                      long epochs)
+{
+    if (!rep->partial)
+        return;
+    int epoch = rep->epochs_done < epochs ? rep->epochs_done + 1 : (int)epochs;
+    cs_interp_note_stop(in, "%s stopped after %zu of %zu steps (epoch %d of %ld); the network "
+                        "keeps the weights of its last completed step", what, rep->steps,
+                        rep->steps_total, epoch, epochs);
+}
+
 static void put_train_report(cs_result *res, const cs_nn_train_report *rep)
 {
     cs_result_int(res, "epochs_done", rep->epochs_done);
@@ -272,10 +284,10 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_arg_blame(in, cl, "lambda", 0);
         return cs_fail(err, CS_EINVAL, "reg=%s needs lambda > 0 (e.g. lambda=10)", regname);
     }
-    rc = ensure_train(in, cl, s, (size_t)limit, err);
-    if (rc) {
-        cs_reg_free(reg);
-        return rc;
+    if (!reg && lambda > 0) {
+        cs_arg_blame(in, cl, "lambda", 0);
+        return cs_fail(err, CS_EINVAL, "lambda=%g has no regularizer to weigh: add reg=NAME "
+                       "(e.g. reg=bin), or drop lambda for plain training", lambda);
     }
     /* a new network unless one of this shape lives on this device */
     int rebuild = fresh || !s->net;
@@ -287,6 +299,16 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         if (cfg.nhidden && (cfg.nhidden != cur.nhidden ||
                             memcmp(cfg.hidden, cur.hidden, sizeof cfg.hidden) != 0))
             rebuild = 1;
+    }
+    /* the memory budget before the data or the network: at once, not after
+     * gigabytes (the snapshots: one at the start and one per epoch, at most
+     * the ring's) */
+    size_t snaps = hist_every > 0 || epochs + 1 > CS_NN_HIST_RING ? CS_NN_HIST_RING
+                                                                  : (size_t)epochs + 1;
+    if ((rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) ||
+        (rc = ensure_train(in, cl, s, (size_t)limit, err))) {
+        cs_reg_free(reg);
+        return rc;
     }
     if (rebuild) {
         cs_nn *net;
@@ -312,6 +334,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
+    note_stop(in, "train", &rep, epochs);
     cs_reg_free(reg);
     s->seq = nn_stamp(in);   /* also when interrupted: the weights moved */
     if (rc) {
@@ -404,6 +427,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
+    note_stop(in, "finetune", &rep, epochs);
     s->seq = nn_stamp(in);
     double acc = -1, loss = 0;
     /* cancelled: no evaluation either (the test set takes a while) */
@@ -434,7 +458,8 @@ static const cs_key_spec train_keys[] = {
      CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
      NULL, CS_KEY_WORD},
-    {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim)", NULL,
+    {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim); needs "
+     "reg=", NULL,
      CS_KEY_NUM},
     {"epochs", "1", "epochs (cosine annealing over them)", NULL, CS_KEY_INT},
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},

@@ -61,6 +61,10 @@ static int read_value(const char *line, const char **pp, buf *b, int *quoted, in
             const char *open = p++;
             *quoted = 1;
             while (*p && *p != q) {
+                if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) {
+                    *err_col = (int)(p - line) + 1;
+                    return cs_fail(err, CS_EINVAL, "control character in command line");
+                }
                 if (*p == '\\' && q == '"' && (p[1] == '"' || p[1] == '\\'))
                     p++;
                 if (buf_put(b, *p++))
@@ -92,7 +96,7 @@ int cs_cmdline_parse(const char *line, cs_cmdline *out, int *err_col, cs_err *er
         if (!*p || *p == '#')
             return CS_OK;
         for (const char *c = p; *c && !isspace((unsigned char)*c); c++)
-            if ((unsigned char)*c < 0x20) {
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) {
                 *err_col = (int)(c - line) + 1;
                 cs_cmdline_free(out);
                 return cs_fail(err, CS_EINVAL, "control character in command line");

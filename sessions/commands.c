@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
 
@@ -299,7 +300,7 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
     }
     if (strcmp(k->value, "threads") == 0) {
         long t;
-        if (cs_parse_long(v->value, 0, 256, &t, &sub)) {
+        if (cs_parse_long(v->value, 0, CS_MAX_THREADS, &t, &sub)) {
             in->err_col = v->col;
             return cs_fail(err, CS_EINVAL, "threads: %s (0 means all cores)", sub.msg);
         }

@@ -49,8 +49,11 @@ const char *cs_interp_journal_line(const cs_interp *in, size_t i);
 typedef void (*cs_report_fn)(void *ctx, const char *file, int line, int col, const char *text,
                              const cs_err *err);
 
-/* Run a script file line by line. Stops at the first error unless
- * keep_going. Returns 0, 1 after `quit`, or <0 (the first error, already
+/* Run a script file line by line (a regular text file: a NUL byte or a
+ * line over 1 MiB is an error at its position). Stops at the first error
+ * unless keep_going, and always at an interrupt: the cancel flag set
+ * before a line or while it ran (CS_ECANCEL, naming the command and how far
+ * it got). Returns 0, 1 after `quit`, or <0 (the first error, already
  * reported through `report` when non-NULL). */
 int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_report_fn report,
                        void *ctx, cs_err *err);
@@ -81,6 +84,20 @@ void cs_interp_set_watch(cs_interp *in, cs_interp_watch_fn fn, void *ctx, int hi
 
 /* The flag long commands poll; a SIGINT handler sets it to cancel. */
 cs_cancel *cs_interp_cancel_flag(cs_interp *in);
+/* After cs_interp_exec: whether the flag stopped the last command: it
+ * failed with CS_ECANCEL, finished only partly (train keeps the weights of
+ * its last completed step), or the flag was set while it ran. *how (may be
+ * NULL) gets what the command said about how far it got ("" when nothing).
+ * Scripts stop there (cs_interp_run_file: CS_ECANCEL; csreg exits 130);
+ * the REPL and the TUI go on. */
+int cs_interp_interrupted(const cs_interp *in, const char **how);
+/* The message of a command stopped by an interrupt: rc and err are what
+ * cs_interp_exec of `line` gave (rc = CS_INTERRUPTED_BEFORE: the flag was
+ * set before it started, and it did not run). Names the command and how
+ * far it got. */
+#define CS_INTERRUPTED_BEFORE 2
+void cs_interp_interrupt_msg(cs_interp *in, const char *line, int rc, const cs_err *err,
+                             cs_err *out);
 
 /* A file name as the command should use it (sandbox mapping), into buf. */
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err);

@@ -5,6 +5,7 @@
 #include "cs_args.h"
 #include "cs_blas.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,38 @@ static int journal_add(cs_interp *in, const char *line, cs_err *err)
 }
 
 cs_cancel *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
+
+int cs_interp_interrupted(const cs_interp *in, const char **how)
+{
+    if (how)
+        *how = in->stop_note;
+    return in->interrupted;
+}
+
+void cs_interp_interrupt_msg(cs_interp *in, const char *line, int rc, const cs_err *err,
+                             cs_err *out)
+{
+    const char *p = line + strspn(line, " \t");
+    int n = (int)strcspn(p, " \t");
+    if (rc == CS_ECANCEL)
+        cs_fail(out, CS_ECANCEL, "%s", err->msg);
+    else if (rc == CS_INTERRUPTED_BEFORE)
+        cs_fail(out, CS_ECANCEL, "interrupted before %.*s ran", n, p);
+    else if (in->interrupted && in->stop_note[0])
+        cs_fail(out, CS_ECANCEL, "%s", in->stop_note);
+    else if (rc < 0)
+        cs_fail(out, CS_ECANCEL, "interrupted during %.*s: %s", n, p, err->msg);
+    else
+        cs_fail(out, CS_ECANCEL, "interrupted during %.*s (it finished)", n, p);
+}
+
+void cs_interp_note_stop(cs_interp *in, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->stop_note, sizeof in->stop_note, fmt, ap);
+    va_end(ap);
+}
 
 void cs_interp_set_progress(cs_interp *in, cs_interp_progress_fn fn, void *ctx)
 {
@@ -267,6 +300,8 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
 {
     cs_cmdline cl;
     in->err_col = 0;
+    in->interrupted = 0;
+    in->stop_note[0] = '\0';
     *err_col = 0;
     cs_err_clear(err);
     int rc = cs_cmdline_parse(line, &cl, err_col, err);
@@ -291,6 +326,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
             rc = cmd->run(in, &cl, in->res, err);
         cs_blas_restore_threads(blas);
     }
+    in->interrupted = rc == CS_ECANCEL || cs_cancelled(&in->cancel);
     /* read and clear: a nested exec (source) must not leak the request to
      * the command that contains it */
     int journal_this = in->journal_this;

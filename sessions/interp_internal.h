@@ -39,6 +39,8 @@ struct cs_interp {
     int source_depth;     /* nesting of `source`, bounded */
     int chapter;          /* `chapter` commands so far */
     cs_cancel cancel;     /* set from a signal handler or the TUI */
+    int interrupted;      /* the last command ran while cancel was set, or was cancelled */
+    char stop_note[256];  /* how far an interrupted command got (cs_interp_note_stop) */
     cs_ext ext[CS_EXT_COUNT];
     int plot_window;      /* `set plot window`: plots without out= open a window */
     cs_interp_progress_fn progress;
@@ -65,6 +67,10 @@ void cs_interp_journal_this(cs_interp *in);
 /* Journal `line` (copied) instead of what was typed, e.g. with force=on added
  * so that a replay can write its output file again. */
 void cs_interp_journal_as(cs_interp *in, const char *line);
+/* An interrupted command that still succeeds (train keeps its weights)
+ * says how far it got, for a script's message: "train stopped at ...". */
+void cs_interp_note_stop(cs_interp *in, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 uint64_t cs_interp_seed(const cs_interp *in);
 int cs_interp_threads(const cs_interp *in);
 const cs_reg *cs_interp_reg(const cs_interp *in);

@@ -390,7 +390,8 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
     plotstore *ps = cs_interp_ext(in, CS_EXT_PLOT);
     if (!ps || !ps->s[k].has)
         return cs_fail(err, CS_ESTATE, "nothing to plot: run %s first", kind_source[k]);
-    cs_plot_opts o = {.title = title ? title : ps->s[k].title};
+    cs_plot_opts o = {.title = title ? title : ps->s[k].title,
+                      .cancel = cs_interp_cancel_flag(in)};
     if (term && !strcmp(term, "auto"))
         term = NULL;
     char path[4096];

@@ -209,6 +209,23 @@ void cs_result_text(cs_result *r, const char *fmt, ...)
 
 int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
 
+/* Length of the valid UTF-8 sequence at p (1..4), 0 when it is not one
+ * (a stray continuation byte, a truncated or overlong sequence, a
+ * surrogate, beyond U+10FFFF). */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (p[0] > 0xF4 || n == 0)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && p[0] == 0xE0 && p[1] < 0xA0) || (n == 3 && p[0] == 0xED && p[1] >= 0xA0) ||
+        (n == 4 && p[0] == 0xF0 && p[1] < 0x90) || (n == 4 && p[0] == 0xF4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void cs_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -220,10 +237,21 @@ void cs_json_string(FILE *out, const char *s)
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 fprintf(out, "\\u%04x", *p);
-            else
+            } else if (*p < 0x80) {
                 fputc(*p, out);
+            } else {
+                /* JSON is UTF-8: a byte that is not part of a valid
+                 * sequence (a Latin-1 file name) becomes U+FFFD */
+                int n = utf8_len(p);
+                if (n) {
+                    fwrite(p, 1, (size_t)n, out);
+                    p += n - 1;
+                } else {
+                    fputs("\\ufffd", out);
+                }
+            }
         }
     }
     fputc('"', out);

@@ -6,104 +6,42 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "cli_util.h"
 
-typedef struct run_result {
-    int status;
-    char out[65536];
-    char err[65536];
-} run_result;
+typedef cli_run run_result;
 
-static const char *binary(void)
-{
-    const char *b = getenv("CSREG_BIN");
-    return b ? b : "./csreg";
-}
-
-static void read_fd(int fd, char *buf, size_t cap)
-{
-    size_t len = 0;
-    ssize_t got;
-    while ((got = read(fd, buf + len, cap - 1 - len)) > 0)
-        len += (size_t)got;
-    buf[len] = '\0';
-}
-
-/* Run csreg with argv (NULL-terminated, argv[0] ignored) and optional stdin text. */
 static void run(run_result *r, const char *stdin_text, const char *const *args)
 {
-    char out_path[] = "/tmp/csreg_cli_outXXXXXX", err_path[] = "/tmp/csreg_cli_errXXXXXX",
-         in_path[] = "/tmp/csreg_cli_inXXXXXX";
-    int ofd = mkstemp(out_path), efd = mkstemp(err_path), ifd = mkstemp(in_path);
-    assert_true(ofd >= 0 && efd >= 0 && ifd >= 0);
-    if (stdin_text)
-        assert_int_equal(write(ifd, stdin_text, strlen(stdin_text)), (ssize_t)strlen(stdin_text));
-    lseek(ifd, 0, SEEK_SET);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, ifd, 0);
-    posix_spawn_file_actions_adddup2(&fa, ofd, 1);
-    posix_spawn_file_actions_adddup2(&fa, efd, 2);
-    char *argv[32];
-    size_t n = 0;
-    argv[n++] = (char *)binary();
-    for (size_t i = 0; args[i] && n < 31; i++)
-        argv[n++] = (char *)args[i];
-    argv[n] = NULL;
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, binary(), &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st)); /* never a crash or a sanitizer abort by signal */
-    r->status = WEXITSTATUS(st);
-    lseek(ofd, 0, SEEK_SET);
-    lseek(efd, 0, SEEK_SET);
-    read_fd(ofd, r->out, sizeof r->out);
-    read_fd(efd, r->err, sizeof r->err);
-    close(ofd);
-    close(efd);
-    close(ifd);
-    unlink(out_path);
-    unlink(err_path);
-    unlink(in_path);
+    cli_run_args(r, stdin_text, args);
 }
 
 static char *write_script(const char *text)
 {
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/csreg_cli_scriptXXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    return path;
+    return cli_write_script(text, strlen(text));
 }
 
 static void test_issue_example(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"--json", "-e", "reg bin", "-e", "eval 1,2,3", NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "{\"cmd\":\"eval\",\"reg\":\"bin\",\"value\":98,"
                                    "\"grad\":[-44,-16,156]}\n"));
     assert_string_equal(r->err, "");
+    cli_run_free(r);
     free(r);
 }
 
 /* Each bad input: exit 1, exactly one line on stderr naming the problem. */
 static void expect_error(const char *cmd, const char *needle)
 {
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"-e", cmd, NULL});
     if (r->status != 1 || !strstr(r->err, needle))
         print_error("'%s': status %d, stderr '%s'\n", cmd, r->status, r->err);
@@ -111,6 +49,7 @@ static void expect_error(const char *cmd, const char *needle)
     assert_true(strncmp(r->err, "error: ", 7) == 0);
     assert_non_null(strstr(r->err, needle));
     assert_ptr_equal(strchr(r->err, '\n'), r->err + strlen(r->err) - 1);
+    cli_run_free(r);
     free(r);
 }
 
@@ -128,22 +67,24 @@ static void test_ragged_C(void **state)
 {
     (void)state;
     /* eig is added by the regularizer library; until then the name is unknown */
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"-e", "reg eig C=1,2;3", NULL});
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "error: "));
     assert_true(strstr(r->err, "ragged") || strstr(r->err, "unknown regularizer"));
+    cli_run_free(r);
     free(r);
 }
 
 static void test_json_error(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"--json", "-e", "reg nosuch", NULL});
     assert_int_equal(r->status, 1);
     assert_string_equal(r->out,
                         "{\"cmd\":\"reg\",\"error\":\"unknown regularizer 'nosuch' (see regs)\"}\n");
+    cli_run_free(r);
     free(r);
 }
 
@@ -155,13 +96,14 @@ static void test_script_error_location(void **state)
     snprintf(expect, sizeof expect,
              "%s:3:6: error: eval: empty entry at row 1, column 2\n    eval 1,,2\n         ^\n",
              path);
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"run", path, NULL});
     assert_int_equal(r->status, 1);
     assert_string_equal(r->err, expect);
     /* the script stopped at the error: line 4 did not run */
     assert_null(strstr(r->out, "value: 98"));
     unlink(path);
+    cli_run_free(r);
     free(r);
 }
 
@@ -169,28 +111,30 @@ static void test_script_runs(void **state)
 {
     (void)state;
     char *path = write_script("seed 5\nreg bin\neval 1,2,3\nquit\neval 1,,2\n");
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"--json", "run", path, NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "\"value\":98"));
     unlink(path);
+    cli_run_free(r);
     free(r);
 }
 
 static void test_missing_script(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"run", "/nonexistent/x.csr", NULL});
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "cannot open '/nonexistent/x.csr'"));
+    cli_run_free(r);
     free(r);
 }
 
 static void test_options(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"--help", NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: csreg"));
@@ -209,13 +153,21 @@ static void test_options(void **state)
     assert_int_equal(r->status, 1);
     run(r, NULL, (const char *[]){"--device", "tpu", NULL});
     assert_int_equal(r->status, 1);
+    /* --threads, set threads and threads= share one limit */
+    run(r, NULL, (const char *[]){"--threads", "1025", NULL});
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "--threads: 1025 is out of range [0, 1024]"));
+    run(r, NULL, (const char *[]){"--threads", "1024", "-e", "set threads 1024", "-e",
+                                  "sweep kind=bin N=4 gamma=0.5 trials=1 threads=1024", NULL});
+    assert_int_equal(r->status, 0);
+    cli_run_free(r);
     free(r);
 }
 
 static void test_stdin_repl(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, "reg bin\neval 1,2,3\n", (const char *[]){"--json", NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "\"grad\":[-44,-16,156]"));
@@ -224,6 +176,54 @@ static void test_stdin_repl(void **state)
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->out, "\"error\":"));
     assert_non_null(strstr(r->out, "\"value\":98"));
+    cli_run_free(r);
+    free(r);
+}
+
+/* A script's text on the terminal: control characters shown as ^X, so a
+ * script cannot retitle or clear it; the caret still under the fault. NUL
+ * bytes are refused at their position (they used to end the line). */
+static void test_script_text_shown_safely(void **state)
+{
+    (void)state;
+    static const char text[] = "reg bin\neval 1,\033]0;pwned\007,2\n";
+    char *path = cli_write_script(text, sizeof text - 1);
+    run_result *r = calloc(1, sizeof *r);
+    run(r, NULL, (const char *[]){"run", path, NULL});
+    assert_int_equal(r->status, 1);
+    assert_null(strchr(r->err, '\033'));
+    assert_null(strchr(r->err, '\007'));
+    char want[512];
+    snprintf(want, sizeof want, "%s:2:8: error: control character in command line\n"
+             "    eval 1,^[]0;pwned^G,2\n"
+             "           ^\n", path);
+    assert_string_equal(r->err, want);
+    /* the NUL byte of line 3 */
+    unlink(path);
+    static const char nul[] = "reg bin\0 garbage\neval 1,2,3\n";
+    path = cli_write_script(nul, sizeof nul - 1);
+    run(r, NULL, (const char *[]){"run", path, NULL});
+    assert_int_equal(r->status, 1);
+    snprintf(want, sizeof want, "%s:1:8: error: a NUL byte at column 8: not a text file\n",
+             path);
+    assert_true(strncmp(r->err, want, strlen(want)) == 0);
+    assert_null(strstr(r->out, "value"));   /* nothing after it ran either */
+    unlink(path);
+    cli_run_free(r);
+    free(r);
+}
+
+/* --json is UTF-8: bytes that are not are written as U+FFFD. */
+static void test_json_utf8(void **state)
+{
+    (void)state;
+    run_result *r = calloc(1, sizeof *r);
+    run(r, NULL, (const char *[]){"--json", "-e", "save session /tmp/csreg_\xff\xc3\xa9\xc3.csr "
+                                  "force=on", NULL});
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"file\":\"/tmp/csreg_\\ufffd\xc3\xa9\\ufffd.csr\""));
+    unlink("/tmp/csreg_\xff\xc3\xa9\xc3.csr");
+    cli_run_free(r);
     free(r);
 }
 
@@ -235,6 +235,8 @@ int main(void)
         cmocka_unit_test(test_script_error_location), cmocka_unit_test(test_script_runs),
         cmocka_unit_test(test_missing_script),  cmocka_unit_test(test_options),
         cmocka_unit_test(test_stdin_repl),
+        cmocka_unit_test(test_script_text_shown_safely),
+        cmocka_unit_test(test_json_utf8),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

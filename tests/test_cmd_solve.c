@@ -310,7 +310,9 @@ static void test_sweep_axes_and_errors(void **state)
     fails(f, "sweep kind=bin gamma=0.5 plot=x.bmp", "x.bmp", -1);
 }
 
-/* Ctrl-C during a sweep: finished grid points are written, marked partial. */
+/* Ctrl-C during a sweep: the finished grid points are written beside out=
+ * as NAME.partial.csv, marked partial, and the old out= file stays; with
+ * partial=out they go into out= itself. */
 static int polls;
 static void cancel_after_first(void *ctx, double done, double total, const char *what)
 {
@@ -324,19 +326,51 @@ static void cancel_after_first(void *ctx, double done, double total, const char 
 static void test_sweep_cancel_partial(void **state)
 {
     fixture *f = *state;
+    FILE *old = fopen(in_dir(f, "p.csv"), "w");
+    assert_non_null(old);
+    fputs("old results\n", old);
+    fclose(old);
     polls = 0;
     cs_interp_set_progress(f->in, cancel_after_first, f->in);
     fails(f, "sweep kind=bin methods=bin N=50 gamma=0.6,0.3,0.35,0.4 trials=2 threads=1 "
              "out=p.csv",
-          "interrupted", -1);
-    cs_interp_set_progress(f->in, NULL, NULL);
+          "written to p.partial.csv (marked partial); p.csv is left as it was", -1);
     char *csv = slurp(in_dir(f, "p.csv"), NULL);
+    assert_string_equal(csv, "old results\n");
+    free(csv);
+    csv = slurp(in_dir(f, "p.partial.csv"), NULL);
     assert_non_null(csv);
+    assert_non_null(strstr(csv, "# partial"));
+    free(csv);
+    /* asked for: into out= */
+    polls = 0;
+    fails(f, "sweep kind=bin methods=bin N=50 gamma=0.6,0.3,0.35,0.4 trials=2 threads=1 "
+             "out=p.csv partial=out",
+          "written to p.csv (marked partial)", -1);
+    cs_interp_set_progress(f->in, NULL, NULL);
+    csv = slurp(in_dir(f, "p.csv"), NULL);
     assert_non_null(strstr(csv, "# partial"));
     free(csv);
     /* not journaled */
     size_t n = cs_interp_journal_len(f->in);
     assert_true(n == 0 || !strstr(cs_interp_journal_line(f->in, n - 1), "p.csv"));
+    fails(f, "sweep kind=bin gamma=0.5 partial=keep", "expected one of", 26);
+    /* maxcut: the row of an interrupted run goes beside out= too */
+    old = fopen(in_dir(f, "m.csv"), "w");
+    assert_non_null(old);
+    fputs("old rows\n", old);
+    fclose(old);
+    polls = 0;
+    cs_interp_set_progress(f->in, cancel_after_first, f->in);
+    fails(f, "maxcut graph=toy5 trials=40 threads=1 out=m.csv", "written to m.partial.csv", -1);
+    cs_interp_set_progress(f->in, NULL, NULL);
+    csv = slurp(in_dir(f, "m.csv"), NULL);
+    assert_string_equal(csv, "old rows\n");
+    free(csv);
+    csv = slurp(in_dir(f, "m.partial.csv"), NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",1\n"));   /* the partial column */
+    free(csv);
 }
 
 /* ------------------------------------------------------------ maxcut */
@@ -369,6 +403,22 @@ static void test_maxcut(void **state)
     fputs("3 3 2\n1 2 1\n2 9 1\n", g);
     fclose(g);
     fails(f, "maxcut graph=bad.txt", "node number out of range", 8);
+    /* weights of 1e308: a clear error, no CSV, no plot ("cut inf ± -nan"
+     * was a success, then "nothing to plot: run maxcut first") */
+    g = fopen(in_dir(f, "huge.txt"), "w");
+    fputs("3 2 2\n1 2 1e308\n2 3 1e308\n", g);
+    fclose(g);
+    fails(f, "maxcut graph=huge.txt trials=2 out=h.csv plot=h.png",
+          "huge.txt:2: edge weight 1e+308: the weights add up to more than a cut can hold", 8);
+    assert_null(slurp(in_dir(f, "h.csv"), NULL));
+    /* a graph's name with quotes and a comma: one CSV field (RFC 4180) */
+    g = fopen(in_dir(f, "q'a`x`,b.txt"), "w");
+    fputs("3 3 2\n1 2 1\n2 3 1\n1 3 1\n", g);
+    fclose(g);
+    ok(f, "maxcut graph=\"q'a`x`,b.txt\" trials=2 out=q.csv");
+    csv = slurp(in_dir(f, "q.csv"), NULL);
+    assert_non_null(strstr(csv, "\n\"q'a`x`,b\",3,3,2,"));
+    free(csv);
 }
 
 /* ------------------------------------------------------------ quick scripts */

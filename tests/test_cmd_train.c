@@ -187,6 +187,28 @@ static void test_hist_bad_edges(void **state)
     fixture_free(f);
 }
 
+/* A label with a comma and quotes stays one CSV field (RFC 4180); lambda
+ * without a regularizer is refused, not ignored. */
+static void test_nnreport_csv_quoting(void **state)
+{
+    (void)state;
+    if (!have_data()) {
+        skip();
+        return;
+    }
+    fixture *f = fixture_new(1, 3, 1, 1);
+    fails(f, TRAIN " lambda=5", "lambda=5 has no regularizer to weigh", 46);
+    ok(f, TRAIN " label=\"x,y \\\"z\\\"\"");
+    ok(f, "nnreport out=r.csv");
+    char path[256];
+    snprintf(path, sizeof path, "%s/r.csv", f->dir);
+    char *csv = slurp(path, NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\ntrain,\"x,y \"\"z\"\"\",mlp,none,0,1,"));
+    free(csv);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_device_errors),
         cmocka_unit_test(test_train_keeps_blas_threads),
         cmocka_unit_test(test_hist_bad_edges),
+        cmocka_unit_test(test_nnreport_csv_quoting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

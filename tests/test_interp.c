@@ -101,7 +101,7 @@ static void test_seed_and_set(void **state)
     fails(f, "seed -1", "out of range", 6);
     fails(f, "seed 1.5", "not an integer", 6);
     assert_non_null(strstr(ok(f, "set threads 2"), "\"threads\":2"));
-    fails(f, "set threads 1000", "out of range [0, 256]", 13);
+    fails(f, "set threads 1025", "out of range [0, 1024]", 13);
     fails(f, "set device tpu", "expected cpu, cuda or auto", 12);
     fails(f, "set colour red", "unknown setting 'colour'", 5);
     assert_non_null(strstr(ok(f, "set device cpu"), "\"device\":\"cpu\""));

@@ -420,8 +420,8 @@ static void test_csv_and_matrix(void **state)
     cs_landscape_spec s = {.x0 = -1, .x1 = 2, .y0 = -0.3, .y1 = 0.7, .nx = 7, .ny = 4};
     cs_landscape *l = compute(r, &s);
     cs_err err;
-    assert_int_equal(cs_landscape_write_csv(l, csv, &err), 0);
-    assert_int_equal(cs_landscape_write_matrix(l, txt, &err), 0);
+    assert_int_equal(cs_landscape_write_csv(l, csv, NULL, &err), 0);
+    assert_int_equal(cs_landscape_write_matrix(l, txt, NULL, &err), 0);
 
     /* CSV: header, then y outer, x inner; every number reads back exactly */
     char *text = slurp(csv);
@@ -466,18 +466,30 @@ static void test_csv_and_matrix(void **state)
     assert_int_equal(*p, '\0');
     free(text);
 
+    /* Ctrl-C while writing: the write stops and the file stays as it was */
+    cs_cancel stop = 1;
+    assert_int_equal(cs_landscape_write_csv(l, txt, &stop, &err), CS_ECANCEL);
+    assert_non_null(strstr(err.msg, "interrupted while writing"));
+    assert_int_equal(cs_landscape_write_matrix(l, csv, &stop, &err), CS_ECANCEL);
+    text = slurp(txt);
+    assert_non_null(strstr(text, "# 4 rows"));
+    free(text);
+    text = slurp(csv);
+    assert_memory_equal(text, "x,y,value\n", 10);
+    free(text);
+
     /* missing folders are made; a write that cannot happen (a file where a
      * folder should be) leaves nothing behind */
     char deep[300], bad[300];
     snprintf(deep, sizeof deep, "%s/new/dir/l.csv", dir);
-    assert_int_equal(cs_landscape_write_csv(l, deep, &err), 0);
+    assert_int_equal(cs_landscape_write_csv(l, deep, NULL, &err), 0);
     assert_int_equal(unlink(deep), 0);
     snprintf(deep, sizeof deep, "%s/new/dir", dir);
     assert_int_equal(rmdir(deep), 0);
     snprintf(deep, sizeof deep, "%s/new", dir);
     assert_int_equal(rmdir(deep), 0);
     snprintf(bad, sizeof bad, "%s/l.csv/l.csv", dir);
-    assert_true(cs_landscape_write_csv(l, bad, &err) < 0);
+    assert_true(cs_landscape_write_csv(l, bad, NULL, &err) < 0);
     assert_non_null(strstr(err.msg, "is not a folder"));
     cs_landscape_free(l);
     cs_reg_free(r);

@@ -32,6 +32,8 @@ static const bad cases[] = {
     {NULL, "eval 1,2 \"abc", "unterminated quote", 10},
     {NULL, "\"reg\" bin", "cannot be quoted", 1},
     {NULL, "reg b\001in", "control character", 6},
+    {NULL, "reg bin title=\"a b\033[2J\"", "control character", 19},
+    {NULL, "reg bin\177", "control character", 8},
     /* commands and keys */
     {NULL, "evl 1,2", "did you mean 'eval'", 1},
     {NULL, "qwertyuiop", "unknown command 'qwertyuiop'", 1},
@@ -47,7 +49,8 @@ static const bad cases[] = {
     {NULL, "eval 1e999", "out of range", 6},
     {NULL, "seed 1.5", "not an integer", 6},
     {NULL, "seed 99999999999", "out of range [0, 4294967295]", 6},
-    {NULL, "set threads 300", "out of range [0, 256]", 13},
+    {NULL, "set threads 1025", "out of range [0, 1024]", 13},
+    {NULL, "sweep kind=bin gamma=0.5 trials=1 threads=1025", "out of range [0, 1024]", 35},
     /* lists and matrices */
     {NULL, "eval 1,,2", "empty entry at row 1, column 2", 6},
     {NULL, "eval ''", "empty list", 6},
@@ -65,6 +68,11 @@ static const bad cases[] = {
     {NULL, "source /nonexistent/x.csr", "cannot open '/nonexistent/x.csr'", 8},
     {NULL, "reg eig C=/nonexistent/c.csv", "cannot open '/nonexistent/c.csv'", 9},
     {NULL, "save session", "needs a file name", 6},
+    {NULL, "source /dev/zero", "not a regular file", 8},
+    /* networks */
+    {NULL, "train model=mlp lambda=10 epochs=1 limit=64", "lambda=10 has no regularizer", 17},
+    {NULL, "train model=mlp hidden=16384,16384,16384,16384 epochs=1 limit=64",
+     "over the 4 GiB memory budget for networks", 17},
     /* problems, solvers, sweeps */
     {NULL, "problem bin N=100000000 M=50000", "too large", 0},
     {NULL, "problem bin N=10 M=20", "M=20 exceeds N=10", 0},

@@ -316,8 +316,8 @@ static void test_save_load(void **state)
         assert_int_equal(cs_nn_quantize(nn, 1, CS_NN_EXCL_DEFAULT, &q, &err), 0);
         char p[512];
         path_of(p, sizeof p, "m.csnn");
-        assert_int_equal(cs_nn_save(nn, p, 1, &err), 0);
-        assert_true(cs_nn_save(nn, p, 0, &err) < 0);   /* exists, no force */
+        assert_int_equal(cs_nn_save(nn, p, 1, NULL, &err), 0);
+        assert_true(cs_nn_save(nn, p, 0, NULL, &err) < 0);   /* exists, no force */
         cs_nn *m;
         if (cs_nn_load(&m, p, "cpu", &err))
             fail_msg("%s", err.msg);
@@ -344,7 +344,7 @@ static void test_save_load(void **state)
         assert_true(cs_nn_load(&m, p, "cpu", &err) < 0);
         assert_non_null(strstr(err.msg, "CRC"));
         /* truncated */
-        assert_int_equal(cs_nn_save(nn, p, 1, &err), 0);
+        assert_int_equal(cs_nn_save(nn, p, 1, NULL, &err), 0);
         assert_int_equal(truncate(p, 300), 0);
         assert_true(cs_nn_load(&m, p, "cpu", &err) < 0);
         /* not a model */

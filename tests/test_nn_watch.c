@@ -428,7 +428,7 @@ static void pipeline(cs_nn_kind kind, int every, int bins, int layer, const char
         }
     }
     assert_int_equal(cs_nn_evaluate(nn, &test, &out[2], &out[3], &err), 0);
-    assert_int_equal(cs_nn_save(nn, path, 1, &err), 0);
+    assert_int_equal(cs_nn_save(nn, path, 1, NULL, &err), 0);
     *frames = a.frames;
     if (every)
         assert_int_equal(a.evals, 4);

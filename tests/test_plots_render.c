@@ -246,7 +246,7 @@ static void test_gnuplot_errors(void **state)
     fputs("old", f);
     fclose(f);
     int rc = cs_gp_render("set terminal pngcairo size 200,100\n", "plot 1\nplot $NOPE\n", out,
-                          NULL, NULL, &err);
+                          NULL, NULL, NULL, &err);
     assert_int_equal(rc, CS_EIO);
     assert_non_null(strstr(err.msg, "no datablock named $NOPE"));
     char *s = slurp(out, NULL);
@@ -255,7 +255,13 @@ static void test_gnuplot_errors(void **state)
     assert_int_equal(count_entries(dir), 1);
     /* and a good one replaces it */
     assert_int_equal(cs_gp_render("set terminal pngcairo size 200,100\n", "plot x\n", out, NULL,
-                                  NULL, &err), CS_OK);
+                                  NULL, NULL, &err), CS_OK);
+    /* Ctrl-C while gnuplot draws: gnuplot is stopped, the file stays */
+    cs_cancel stop = 1;
+    assert_int_equal(cs_gp_render("set terminal pngcairo size 200,100\n", "pause 20\n", out, NULL,
+                                  NULL, &stop, &err), CS_ECANCEL);
+    assert_png(out, 200, 100);
+    assert_int_equal(count_entries(dir), 1);
     assert_png(out, 200, 100);
     assert_int_equal(count_entries(dir), 1);
     remove_tmpdir(dir);

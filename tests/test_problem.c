@@ -329,23 +329,37 @@ static void test_gset_bad_files(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
+#define NUL_GRAPH "3 2 2\n1 2 1\n2 3 1\0garbage\n"
     struct {
         const char *text;
         int code;
         const char *needle;
+        size_t len;   /* 0: strlen(text) */
     } cases[] = {
-        {"", CS_EIO, "empty"},
-        {"abc\n", CS_EINVAL, "header"},
-        {"3 2 1\n1 2 1\n", CS_EINVAL, "ends after 1 of 2"},
-        {"3 1 1\n1 2 1\n2 3 1\n", CS_EINVAL, "more edges"},
-        {"3 1 1\n1 4 1\n", CS_EINVAL, "out of range"},
-        {"3 1 1\n2 2 1\n", CS_EINVAL, "self-loop"},
-        {"3 1 1\n1 2 x\n", CS_EINVAL, ":2:"},
-        {"3 1 1\n1 2\n", CS_EINVAL, "expected"},
-        {"2.5 1 1\n1 2 1\n", CS_EINVAL, "whole"},
+        {"", CS_EIO, "empty", 0},
+        {"abc\n", CS_EINVAL, "header", 0},
+        {"3 2 1\n1 2 1\n", CS_EINVAL, "ends after 1 of 2", 0},
+        {"3 1 1\n1 2 1\n2 3 1\n", CS_EINVAL, "more edges", 0},
+        {"3 1 1\n1 4 1\n", CS_EINVAL, "out of range", 0},
+        {"3 1 1\n2 2 1\n", CS_EINVAL, "self-loop", 0},
+        {"3 1 1\n1 2 x\n", CS_EINVAL, ":2:", 0},
+        {"3 1 1\n1 2\n", CS_EINVAL, "expected", 0},
+        {"2.5 1 1\n1 2 1\n", CS_EINVAL, "whole", 0},
+        /* a node that is no integer says so, not "out of range" */
+        {"3 1 1\n1.5 2 1\n", CS_EINVAL, ":2: node 1.5 is not an integer", 0},
+        {"3 1 1\n1 3.25 1\n", CS_EINVAL, ":2: node 3.25 is not an integer", 0},
+        /* garbage after the last edge */
+        {"3 1 1\n1 2 1\njunk\n", CS_EINVAL, ":3: expected", 0},
+        {NUL_GRAPH, CS_EINVAL, ":3: a NUL byte at column 6", sizeof NUL_GRAPH - 1},
+        /* weights whose cut overflows: refused, never "cut inf" */
+        {"3 2 2\n1 2 1e308\n2 3 1e308\n", CS_ENONFINITE, ":2: edge weight 1e+308", 0},
+        {"3 2 2\n1 2 6e307\n2 3 6e307\n", CS_ENONFINITE, ":3: edge weight 6e+307", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_file(path, cases[i].text);
+        FILE *o = fopen(path, "w");
+        assert_non_null(o);
+        fwrite(cases[i].text, 1, cases[i].len ? cases[i].len : strlen(cases[i].text), o);
+        fclose(o);
         cs_graph *g = NULL;
         cs_err err;
         assert_int_equal(cs_graph_read(&g, path, &err), cases[i].code);

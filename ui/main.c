@@ -6,6 +6,7 @@
 
 #include "cs_frontend.h"
 #include "cs_interp.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_project.h"
 #include "tui.h"
@@ -94,7 +95,7 @@ static int parse_cli(int argc, char **argv, cli *c)
             if (!want_value(argc, argv, i))
                 return 1;
             int seed = !strcmp(a, "--seed");
-            if (cs_parse_long(argv[++i], 0, seed ? 4294967295L : 256, &v, &err)) {
+            if (cs_parse_long(argv[++i], 0, seed ? 4294967295L : CS_MAX_THREADS, &v, &err)) {
                 fprintf(stderr, "error: %s: %s\n", a, err.msg);
                 return 1;
             }
@@ -180,9 +181,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cs_progress_install(in, c.opts.json); /* progress on a terminal's stderr; Ctrl-C cancels */
-    int status = 0;
-    for (size_t i = 0; i < c.nlines && status == 0; i++)
-        status = cs_run_line(in, c.lines[i], NULL, 0, c.opts.json);
+    int status = cs_run_commands(in, c.lines, c.nlines, c.opts.json);
     for (size_t i = 0; i < c.nfiles && status == 0; i++)
         status = cs_run_script(in, c.files[i], c.opts.json, c.keep_going);
     if (status == 0 && c.demo)
@@ -192,5 +191,6 @@ int main(int argc, char **argv)
     cs_interp_free(in);
     free(c.lines);
     free(c.files);
-    return status == 1 ? 1 : 0;
+    /* an interrupted script or -e command: as a shell reports SIGINT */
+    return status == 1 ? 1 : status == 3 ? 130 : 0;
 }

@@ -15,6 +15,7 @@
 #include <readline/readline.h>
 
 #include "cs_complete.h"
+#include "cs_text.h"
 
 static cs_cancel *cancel_flag;
 static volatile sig_atomic_t interrupted;
@@ -135,18 +136,34 @@ static void repl_init(cs_interp *in, int tty, char *hist, size_t len)
         hist[0] = '\0';
 }
 
-/* lua.c's shape: read, save, free a line, with or without readline. */
-static char *repl_readline(int tty, const char *prompt)
+/* lua.c's shape: read, save, free a line, with or without readline.
+ * Piped input is read as a script is: a NUL byte or a runaway line is
+ * reported (in err, *bad set) and the line dropped. */
+static char *repl_readline(int tty, const char *prompt, int *bad, cs_err *err)
 {
+    static long lineno;
+    *bad = 0;
     if (tty)
         return readline(prompt);
     char *line = NULL;
-    size_t cap = 0;
-    if (getline(&line, &cap, stdin) < 0) {
+    size_t cap = 0, len;
+    int col;
+    cs_err sub;
+    int got = cs_text_line(stdin, &line, &cap, &len, &col, &sub);
+    lineno++;
+    if (got == 0) {
         free(line);
         return NULL;
     }
-    line[strcspn(line, "\r\n")] = '\0';
+    if (got < 0) {
+        cs_fail(err, got, "input line %ld: %s", lineno, sub.msg);
+        *bad = 1;
+        if (got == CS_EINVAL && col == 0)   /* the rest of a runaway line */
+            for (int c = getchar(); c != EOF && c != '\n'; c = getchar())
+                ;
+        free(line);
+        line = strdup("");
+    }
     return line;
 }
 
@@ -178,11 +195,22 @@ int cs_repl(cs_interp *in, int json)
         char prompt[256];
         cs_interp_prompt(in, prompt, sizeof prompt);
         interrupted = 0;
-        char *line = repl_readline(tty, prompt);
+        int bad;
+        cs_err rerr;
+        char *line = repl_readline(tty, prompt, &bad, &rerr);
         if (!line) {
             if (interrupted && !tty)
                 continue;
             break;
+        }
+        if (bad) {
+            if (json)
+                cs_interp_print_error(in, "", &rerr, stdout);
+            else
+                fprintf(stderr, "error: %s\n", rerr.msg);
+            status = 1;
+            free(line);
+            continue;
         }
         repl_saveline(tty, line, hist);
         int rc = cs_run_line(in, line, NULL, 0, json);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_text.h"
 #include "tui_internal.h"
 
 struct tui_play {
@@ -69,21 +70,30 @@ static int add_line(tui_play *p, const char *text, size_t *cap)
 int tui_play_open(tui_play **out, const char *path, char *msg, size_t len)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(msg, len, "cannot read the script '%s'", path);
+    FILE *f;
+    cs_err err;
+    if (cs_text_open(path, NULL, &f, &err)) {
+        snprintf(msg, len, "%s", err.msg);
         return -1;
     }
     tui_play *p = calloc(1, sizeof *p);
-    size_t cap = 0;
-    char buf[4096];
-    int rc = p ? 0 : -1;
-    while (!rc && fgets(buf, sizeof buf, f)) {
-        buf[strcspn(buf, "\r\n")] = '\0';
+    size_t cap = 0, bcap = 0, blen;
+    char *buf = NULL;
+    int rc = p ? 0 : -1, got, col, lineno = 0;
+    while (!rc && (got = cs_text_line(f, &buf, &bcap, &blen, &col, &err)) != 0) {
+        lineno++;
+        if (got < 0) {
+            fclose(f);
+            free(buf);
+            tui_play_free(p);
+            snprintf(msg, len, "%s:%d: %s", path, lineno, err.msg);
+            return -1;
+        }
         const char *s = buf + strspn(buf, " \t");
         if (*s && *s != '#')
             rc = add_line(p, s, &cap);
     }
+    free(buf);
     fclose(f);
     if (!rc) {
         p->chapter_at = calloc(p->n ? p->n : 1, sizeof *p->chapter_at);

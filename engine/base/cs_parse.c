@@ -1,4 +1,5 @@
 #include "cs_parse.h"
+#include "cs_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -146,24 +147,29 @@ int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, 
 int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cs_fail(err, CS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    FILE *f;
+    int rc = cs_text_open(path, NULL, &f, err);
+    if (rc)
+        return rc;
     /* Join the data lines with ';' and reuse the literal parser. */
     size_t cap = 1024, len = 0;
     char *text = malloc(cap);
     char *line = NULL;
-    size_t lcap = 0;
-    ssize_t got;
-    int rc = CS_OK;
+    size_t lcap = 0, llen;
+    int got, col;
+    long lineno = 0;
     if (!text) {
         fclose(f);
         return cs_fail(err, CS_ENOMEM, "out of memory");
     }
     text[0] = '\0';
-    while ((got = getline(&line, &lcap, f)) >= 0) {
-        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
-            line[--got] = '\0';
+    cs_err sub;
+    while ((got = cs_text_line(f, &line, &lcap, &llen, &col, &sub)) != 0) {
+        lineno++;
+        if (got < 0) {
+            rc = cs_fail(err, got, "%s:%ld: %s", path, lineno, sub.msg);
+            break;
+        }
         const char *s = line;
         while (isspace((unsigned char)*s))
             s++;
@@ -195,7 +201,6 @@ int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *col
         if (len == 0)
             rc = cs_fail(err, CS_EINVAL, "%s: no data", path);
         else {
-            cs_err sub;
             rc = cs_parse_matrix(text, out, rows, cols, &sub);
             if (rc)
                 cs_fail(err, rc, "%s: %s", path, sub.msg);

@@ -75,6 +75,24 @@ typedef struct cs_nn_config {
 typedef struct cs_nn cs_nn;
 
 int cs_nn_new(cs_nn **out, const cs_nn_config *cfg, cs_err *err);
+
+/* Memory: every network is held to CS_MEMORY_BUDGET (4 GiB, cs_limits.h),
+ * estimated from its shapes before anything is allocated: cs_nn_new,
+ * cs_nn_load and a training batch larger than any before refuse a network
+ * over it with CS_ENOMEM and the estimate in the message. */
+typedef struct cs_nn_memory {
+    size_t params;       /* parameters (the trained ones) */
+    double state;        /* bytes: weights, gradients, Adam's moments, scratch, initial copy */
+    double batch;        /* bytes: activations and gradients of a batch, host mirrors */
+    double snapshots;    /* bytes: weight snapshots (histograms over time) */
+    double total;
+} cs_nn_memory;
+/* The estimate for cfg, batches of `batch` and `snapshots` snapshots;
+ * CS_EINVAL when cfg itself is wrong. Allocates nothing of that size. */
+int cs_nn_estimate(const cs_nn_config *cfg, int batch, size_t snapshots, cs_nn_memory *m,
+                   cs_err *err);
+/* The same checked against the budget: CS_ENOMEM naming the estimate. */
+int cs_nn_check_memory(const cs_nn_config *cfg, int batch, size_t snapshots, cs_err *err);
 void cs_nn_free(cs_nn *nn);
 const char *cs_nn_device(const cs_nn *nn);
 cs_nn_kind cs_nn_get_kind(const cs_nn *nn);
@@ -161,7 +179,8 @@ typedef struct cs_nn_train_report {
     double seconds;
     double reg_seconds;      /* of which in the regularizer's value and gradient */
     double images_per_s;
-    size_t steps;
+    size_t steps;            /* steps taken */
+    size_t steps_total;      /* steps the run was to take (epochs × batches) */
     /* sign flip ratio of the regularized layers' weights between epochs
      * (epoch 1 vs the start, …); first min(epochs_done, 64) entries. */
     double flip[64];
@@ -290,9 +309,11 @@ int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *
 /* ------------------------------------------------------------------ checkpoints */
 
 /* Versioned binary file: "CSNN" magic, version, config, per-tensor shapes,
- * float32 data, quantization state, CRC32 of everything before it. */
+ * float32 data, quantization state, CRC32 of everything before it.
+ * Written atomically; cancel (may be NULL) stops the write (the old file
+ * stays). */
 #define CS_NN_FILE_VERSION 1
-int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err);
+int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
 /* Creates the model the file describes on `device` (NULL: cpu; auto as in
  * cs_nn_device_resolve). */
 int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err);

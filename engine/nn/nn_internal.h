@@ -82,14 +82,34 @@ struct cs_nn {
 };
 
 /* Build the layers and tensors for cfg and allocate everything (weights
- * zero). init: draw the initial weights from cfg.seed. */
+ * zero), after checking the memory budget. init: draw the initial weights
+ * from cfg.seed. */
 int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err);
 
 /* nn_model.c */
+/* The shapes alone: cfg checked, its defaults filled in, layers and
+ * tensors laid out in a zeroed nn; nothing of the network's size is
+ * allocated. */
+int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err);
 /* Batch buffers for up to B examples (grows; contents are not kept). */
 int nn_ensure_cap(cs_nn *nn, int B, cs_err *err);
 /* Whether weight layer i is regularized / quantized under `ex`. */
 int nn_selected(const cs_nn *nn, int i, cs_nn_exclude ex);
+
+/* nn_memory.c */
+/* The batch size the budget is checked with when a network is built (the
+ * default of train; a larger batch is checked when it comes). */
+#define NN_PLAN_BATCH 128
+/* The largest layer output and the convolutions' scratch (floats per
+ * batch of B): the sizes of the batch buffers. */
+void nn_batch_shape(const cs_nn *nn, int B, size_t *dmax, size_t *scratch);
+/* CS_ENOMEM with the estimate (cs_nn_memory) when a network of nn's shape
+ * with batches of B and `snapshots` weight snapshots would take more than
+ * CS_MEMORY_BUDGET; key "hidden" (or "batch" when the batch tips it). */
+int nn_check_budget(const cs_nn *nn, int B, size_t snapshots, cs_err *err);
+/* The shapes of cfg (nn_plan) in a network that holds nothing else, for
+ * sizes and checks (free() it); NULL with err set when cfg is wrong. */
+cs_nn *nn_planned(const cs_nn_config *cfg, int batch, cs_err *err);
 
 /* nn_pass.c */
 /* Forward pass of B examples in nn->x, nn->y to probs and losses

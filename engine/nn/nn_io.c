@@ -15,6 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "cs_file.h"
 #include "nn_internal.h"
@@ -60,7 +61,7 @@ static void put_u64(wbuf *b, uint64_t v)
     put_u32(b, (uint32_t)(v >> 32));
 }
 
-int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
+int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err)
 {
     wbuf b = {0};
     put(&b, "CSNN", 4);
@@ -122,12 +123,12 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, cs_err *err)
     cs_afile af;
     int rc = cs_afile_open(&af, path, !force, err);
     if (!rc) {
-        if (fwrite(b.p, 1, b.n, af.f) != b.n) {
+        af.cancel = cancel;
+        rc = cs_afile_write(&af, b.p, b.n, err);
+        if (rc)
             cs_afile_abort(&af);
-            rc = cs_fail(err, CS_EIO, "%s: write failed", path);
-        } else {
+        else
             rc = cs_afile_commit(&af, err);
-        }
     }
     free(b.p);
     return rc;
@@ -170,6 +171,16 @@ static int read_all(const char *path, unsigned char **data, size_t *n, cs_err *e
     FILE *f = fopen(path, "rb");
     if (!f)
         return cs_fail(err, CS_EIO, "%s: cannot open", path);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return cs_fail(err, CS_EIO, "%s: not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > NN_FILE_MAX) {
+        fclose(f);
+        return cs_fail(err, CS_EINVAL, "%s: too large for a model file (%lld bytes)", path,
+                       (long long)st.st_size);
+    }
     size_t cap = 1 << 16, len = 0;
     unsigned char *p = malloc(cap);
     while (p) {
@@ -220,7 +231,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
     int rc = read_all(path, &data, &n, err);
     if (rc)
         return rc;
-    cs_nn *nn = NULL;
+    cs_nn *nn = NULL, *plan = NULL;
     float *hp = NULL;
     rbuf r = {data, n, 0};
     char magic[4];
@@ -259,9 +270,15 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
             BAD("%s: bad hidden size %u", path, hidden[i]);
         cfg.hidden[i] = (int)hidden[i];
     }
-    rc = cs_nn_build(&nn, &cfg, 0, err);
-    if (rc)
+    /* the header against the shapes it names, and the file's length against
+     * the header, before anything of the network's size is allocated: a
+     * forged small file must not make us build a huge network */
+    plan = nn_planned(&cfg, NN_PLAN_BATCH, err);
+    if (!plan) {
+        rc = err ? err->code : CS_EINVAL;
         goto done;
+    }
+    nn = plan;
     if (get_u32(&r, &nt))
         BAD("%s: truncated header", path);
     if (nt != (uint32_t)nn->nt)
@@ -282,6 +299,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
     if (get_u32(&r, &nwl) || nwl != (uint32_t)nn->nwl)
         BAD("%s: shape mismatch: weight layer count", path);
     uint32_t quant[NN_MAX_WL];
+    size_t signs = 0;
     for (int i = 0; i < nn->nwl; i++) {
         uint64_t rows, cols;
         if (get_u32(&r, &quant[i]) || get_u64(&r, &rows) || get_u64(&r, &cols))
@@ -290,7 +308,22 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
             BAD("%s: shape mismatch: layer %s is %llux%llu in the file, the model needs %zux%zu",
                 path, nn->wl[i].name, (unsigned long long)rows, (unsigned long long)cols,
                 nn->wl[i].rows, nn->wl[i].cols);
+        if (quant[i])
+            signs += nn->wl[i].rows * nn->wl[i].cols;
     }
+    {
+        size_t want = r.pos + (nn->nparams + nn->nbufs) * sizeof(float) + signs + 4;
+        if (want != n)
+            BAD("%s: the file is %zu bytes, its header describes %zu (%s, %zu parameters): "
+                "truncated or forged", path, n, want, kind ? "cnn" : "mlp",
+                cs_nn_param_count(nn));
+    }
+    nn = NULL;
+    rc = cs_nn_build(&nn, &cfg, 0, err);
+    free(plan);
+    plan = NULL;
+    if (rc)
+        goto done;
     size_t pbytes = nn->nparams * sizeof(float), bbytes = nn->nbufs * sizeof(float);
     hp = malloc(pbytes + bbytes + nn->maxrows * nn->maxcols * sizeof(float) + 4);
     if (!hp) {
@@ -334,7 +367,9 @@ done:
     free(hp);
     free(data);
     if (rc) {
-        cs_nn_free(nn);
+        if (nn != plan)
+            cs_nn_free(nn);
+        free(plan);   /* shapes only: nothing else to release */
         return rc;
     }
     *out = nn;

@@ -219,20 +219,10 @@ static void init_weights(cs_nn *nn, float *hp, float *hb)
             goto oom;                                                                          \
     } while (0)
 
-int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
+int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err)
 {
-    *out = NULL;
-    char device[8];
-    int rc = cs_nn_device_resolve(cfg->device, device, sizeof device, NULL, 0, err);
-    if (rc)
-        return rc;
-    cs_nn *nn = calloc(1, sizeof *nn);
-    if (!nn)
-        return cs_fail(err, CS_ENOMEM, "out of memory");
     nn->cfg = *cfg;
     nn->cfg.device = NULL;
-    snprintf(nn->device, sizeof nn->device, "%s", device);
-    nn->ops = ops_for(nn->device);
     if (nn->cfg.nhidden == 0) {
         if (cfg->kind == CS_NN_MLP) {
             nn->cfg.nhidden = 2;
@@ -243,17 +233,14 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
         }
     }
     if (nn->cfg.nhidden < 0 || nn->cfg.nhidden > CS_NN_MAX_HIDDEN ||
-        (cfg->kind == CS_NN_CNN && nn->cfg.nhidden != 1)) {
-        free(nn);
-        return cs_fail(err, CS_EINVAL, "hidden: %s takes %s", cfg->kind == CS_NN_CNN ? "cnn" : "mlp",
+        (cfg->kind == CS_NN_CNN && nn->cfg.nhidden != 1))
+        return cs_fail(err, CS_EINVAL, "hidden: %s takes %s",
+                       cfg->kind == CS_NN_CNN ? "cnn" : "mlp",
                        cfg->kind == CS_NN_CNN ? "one size (the hidden fc)" : "1 to 8 sizes");
-    }
     for (int i = 0; i < nn->cfg.nhidden; i++)
-        if (nn->cfg.hidden[i] < 1 || nn->cfg.hidden[i] > 16384) {
-            int h = nn->cfg.hidden[i];
-            free(nn);
-            return cs_fail(err, CS_EINVAL, "hidden: size %d out of range 1..16384", h);
-        }
+        if (nn->cfg.hidden[i] < 1 || nn->cfg.hidden[i] > 16384)
+            return cs_fail(err, CS_EINVAL, "hidden: size %d out of range 1..16384",
+                           nn->cfg.hidden[i]);
     if (cfg->kind == CS_NN_MLP) {
         int in = CS_NN_PIXELS;
         char name[16];
@@ -276,10 +263,30 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
         block_act(nn, NN_RELU);
         dense(nn, "fc2", nn->cfg.hidden[0], CS_NN_CLASSES);
     } else {
-        free(nn);
         return cs_fail(err, CS_EINVAL, "unknown model kind %d", (int)cfg->kind);
     }
     finish_shapes(nn);
+    return CS_OK;
+}
+
+int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
+{
+    *out = NULL;
+    char device[8];
+    int rc = cs_nn_device_resolve(cfg->device, device, sizeof device, NULL, 0, err);
+    if (rc)
+        return rc;
+    cs_nn *nn = calloc(1, sizeof *nn);
+    if (!nn)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    snprintf(nn->device, sizeof nn->device, "%s", device);
+    nn->ops = ops_for(nn->device);
+    /* the shapes first, then the memory they need against the budget, and
+     * only then anything of that size */
+    if ((rc = nn_plan(nn, cfg, err)) || (rc = nn_check_budget(nn, NN_PLAN_BATCH, 0, err))) {
+        free(nn);
+        return rc;
+    }
     size_t pb = nn->nparams * sizeof(float);
     DEV_ALLOC(nn->params, pb);
     DEV_ALLOC(nn->grads, pb);
@@ -387,19 +394,18 @@ int nn_ensure_cap(cs_nn *nn, int B, cs_err *err)
 {
     if (B <= nn->cap)
         return CS_OK;
+    int rc = nn_check_budget(nn, B, nn->ring_count, err);
+    if (rc)
+        return rc;
     free_batch(nn);
     const cs_nn_ops *o = nn->ops;
-    size_t dmax = CS_NN_PIXELS, scratch = 1;
+    size_t dmax, scratch;
+    nn_batch_shape(nn, B, &dmax, &scratch);
     for (int i = 0; i < nn->nlayers; i++) {
         nn_layer *l = &nn->layer[i];
         DEV_ALLOC(l->out, (size_t)B * l->out_sz * sizeof(float));
         if (l->type == NN_POOL)
             DEV_ALLOC(l->idx, (size_t)B * l->out_sz * sizeof(int32_t));
-        if (l->out_sz > dmax)
-            dmax = l->out_sz;
-        size_t sc = ((size_t)l->C * 9 + (size_t)l->OC) * (size_t)B * l->H * l->W;
-        if (l->type == NN_CONV && sc > scratch)
-            scratch = sc;
     }
     DEV_ALLOC(nn->x, (size_t)B * CS_NN_PIXELS * sizeof(float));
     DEV_ALLOC(nn->y, (size_t)B * sizeof(int32_t));

@@ -119,6 +119,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
         nn_drop_quant(nn);
     size_t nb = train->n / (size_t)B;   /* a last partial batch is dropped */
     size_t total = (size_t)o.epochs * nb;
+    rep->steps_total = total;
     size_t *perm = malloc(train->n * sizeof *perm);
     uint8_t *s0 = malloc(nn->snap_n), *s1 = malloc(nn->snap_n);
     if (!perm || !s0 || !s1) {

@@ -325,15 +325,17 @@ int cs_basins_run(cs_basins **out, const cs_problem *prob, const cs_basins_spec 
     return CS_OK;
 }
 
-int cs_basins_write_csv(const cs_basins *b, const char *path, cs_err *err)
+int cs_basins_write_csv(const cs_basins *b, const char *path, const cs_cancel *cancel,
+                        cs_err *err)
 {
     cs_afile af;
     int rc = cs_afile_open(&af, path, 0, err);
     if (rc)
         return rc;
+    af.cancel = cancel;
     fprintf(af.f, "%s\n", CS_BASINS_CSV_HEADER);
     char num[6][40];
-    for (size_t j = 0; j < b->res; j++)
+    for (size_t j = 0; j < b->res && !(rc = cs_afile_poll(&af, err)); j++)
         for (size_t i = 0; i < b->res; i++) {
             size_t k = j * b->res + i;
             cs_format_double(num[0], sizeof num[0], b->xs[i]);
@@ -345,7 +347,8 @@ int cs_basins_write_csv(const cs_basins *b, const char *path, cs_err *err)
                     cs_basin_class_name(b->cls[k]), b->cluster[k], num[2], num[3], b->iters[k],
                     num[4]);
         }
-    rc = cs_afile_commit(&af, err);
+    if (!rc)
+        rc = cs_afile_commit(&af, err);
     if (rc)
         cs_afile_abort(&af);
     return rc;

@@ -4,13 +4,16 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_limits.h"
 #include "cs_rng.h"
+#include "cs_text.h"
 
 static const char *const kind_names[CS_PROB_COUNT] = {"bin",  "osb", "ter",   "2bit",
                                                       "eig",  "orth", "maxcut"};
@@ -236,21 +239,26 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
     *out = NULL;
     if (!path || !*path)
         return cs_fail(err, CS_EINVAL, "graph file name is empty");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cs_fail(err, CS_EIO, "cannot open graph file '%s': %s", path, strerror(errno));
+    FILE *f;
+    cs_err sub;
+    if (cs_text_open(path, NULL, &f, &sub))
+        return cs_fail(err, CS_EIO, "graph file: %s", sub.msg);
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, len;
     long lineno = 0;
     cs_graph *g = NULL;
-    int rc = CS_OK;
+    int rc = CS_OK, col;
     double v[3];
     int extra;
     /* header */
     for (;;) {
-        ssize_t len = getline(&line, &cap, f);
+        int got = cs_text_line(f, &line, &cap, &len, &col, &sub);
         lineno++;
-        if (len < 0) {
+        if (got < 0) {
+            rc = cs_fail(err, got, "%s:%ld: %s", path, lineno, sub.msg);
+            goto out;
+        }
+        if (got == 0) {
             rc = cs_fail(err, CS_EIO, "%s: empty file (expected `nodes edges best`)", path);
             goto out;
         }
@@ -287,11 +295,17 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
     }
     g->known_best = best;
     size_t e = 0;
+    double total = 0.0;
     for (;;) {
-        ssize_t len = getline(&line, &cap, f);
-        if (len < 0)
+        int got = cs_text_line(f, &line, &cap, &len, &col, &sub);
+        if (got == 0)
             break;
         lineno++;
+        if (got < 0) {
+            /* a NUL byte after the last edge is binary garbage, not the end */
+            rc = cs_fail(err, got, "%s:%ld: %s", path, lineno, sub.msg);
+            goto out;
+        }
         int k = parse_line(line, v, 3, &extra);
         if (k == 0)
             continue;
@@ -304,8 +318,12 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
                          lineno, m);
             goto out;
         }
-        if (v[0] < 1 || v[0] > (double)n || v[1] < 1 || v[1] > (double)n ||
-            v[0] != floor(v[0]) || v[1] != floor(v[1])) {
+        if (v[0] != floor(v[0]) || v[1] != floor(v[1])) {
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: node %g is not an integer", path, lineno,
+                         v[0] != floor(v[0]) ? v[0] : v[1]);
+            goto out;
+        }
+        if (v[0] < 1 || v[0] > (double)n || v[1] < 1 || v[1] > (double)n) {
             rc = cs_fail(err, CS_EINVAL, "%s:%ld: node number out of range 1..%zu", path, lineno,
                          n);
             goto out;
@@ -314,14 +332,18 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
             rc = cs_fail(err, CS_EINVAL, "%s:%ld: self-loop at node %.0f", path, lineno, v[0]);
             goto out;
         }
+        /* a cut sums w (1 - x_i x_j) <= 2 |w| over the edges: it must stay finite */
+        total += fabs(v[2]);
+        if (!isfinite(2.0 * total)) {
+            rc = cs_fail(err, CS_ENONFINITE, "%s:%ld: edge weight %g: the weights add up to more "
+                         "than a cut can hold (twice their sum must stay below %g)", path, lineno,
+                         v[2], DBL_MAX);
+            goto out;
+        }
         g->ei[e] = (size_t)v[0] - 1;
         g->ej[e] = (size_t)v[1] - 1;
         g->w[e] = v[2];
         e++;
-    }
-    if (ferror(f)) {
-        rc = cs_fail(err, CS_EIO, "%s: read error", path);
-        goto out;
     }
     if (e != m) {
         rc = cs_fail(err, CS_EINVAL, "%s: file ends after %zu of %zu edges", path, e, m);
@@ -529,7 +551,6 @@ out:
 
 /* Memory for one problem (A, the projection basis, scratch, eig's C, orth's
  * N×N draws): refuse above this. */
-#define MAX_PROBLEM_BYTES (4.0 * 1024 * 1024 * 1024)
 
 int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
                    uint64_t stream, cs_err *err)
@@ -582,11 +603,10 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     double bytes = 8.0 * (2.0 * dm * dn + dn * fmin(dm, dn - dm) + 4.0 * dn * dc);
     if (kind == CS_PROB_EIG || kind == CS_PROB_ORTH)
         bytes += 8.0 * 3.0 * dn * dn;
-    if (bytes > MAX_PROBLEM_BYTES)
+    if (bytes > CS_MEMORY_BUDGET)
         return cs_fail_key(err, CS_ENOMEM, "N",
                            "N=%zu M=%zu is too large: the problem needs %.1f GiB of memory "
-                           "(limit %.0f GiB)", N, M, bytes / (1024.0 * 1024 * 1024),
-                           MAX_PROBLEM_BYTES / (1024.0 * 1024 * 1024));
+                           "(limit %.0f GiB)", N, M, bytes / CS_GIB, CS_MEMORY_BUDGET / CS_GIB);
     if ((kind == CS_PROB_EIG || kind == CS_PROB_ORTH) && N > 4096)
         return cs_fail_key(err, CS_ENOMEM, "N", "N=%zu is too large for %s (at most 4096)", N,
                            kname);

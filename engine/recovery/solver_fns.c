@@ -103,6 +103,9 @@ int solver_fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err
     if (rc)
         return rc;
     *f = -cs_graph_cut(g, x) + s->lambda * fr;
+    if (!isfinite(*f))
+        return cs_fail(err, CS_ENONFINITE, "MAX-CUT objective is not finite (%g): the edge "
+                       "weights are too large", *f);
     if (grad) {
         cs_graph_cut_grad(g, x, grad);
         for (size_t i = 0; i < s->n; i++)

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cs_blas.h"
+#include "cs_csv.h"
+#include "cs_limits.h"
 #include "cs_clock.h"
 #include "cs_file.h"
 
@@ -138,8 +140,9 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
             if (!strcmp(sp->methods[k], sp->methods[m]))
                 return cs_fail(err, CS_EINVAL, "method %s is listed twice", sp->methods[m]);
     }
-    if (sp->threads < 0 || sp->threads > 1024)
-        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, 1024]", sp->threads);
+    if (sp->threads < 0 || sp->threads > CS_MAX_THREADS)
+        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, %d]", sp->threads,
+                       CS_MAX_THREADS);
     return CS_OK;
 }
 
@@ -306,9 +309,13 @@ int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f)
             snprintf(sec, sizeof sec, "nan");
         else
             snprintf(sec, sizeof sec, "%.6g", w->seconds);
-        fprintf(f, "%s,%s,%zu,%zu,%.10g,%zu,%ld,%.10g,%.10g,%.10g,%.10g,%s,%s\n", w->method,
-                w->kind, w->N, w->M, w->gamma, w->K, w->trials, w->success, w->stderr_,
-                w->mean_iters, w->mean_restarts, sec, w->stop);
+        cs_csv_field(f, w->method);
+        fputc(',', f);
+        cs_csv_field(f, w->kind);
+        fprintf(f, ",%zu,%zu,%.10g,%zu,%ld,%.10g,%.10g,%.10g,%.10g,%s,", w->N, w->M, w->gamma,
+                w->K, w->trials, w->success, w->stderr_, w->mean_iters, w->mean_restarts, sec);
+        cs_csv_field(f, w->stop);
+        fputc('\n', f);
     }
     if (r->partial)
         fprintf(f, "# partial: interrupted after %zu of %zu grid points (%ld of %ld trials)\n",
@@ -409,8 +416,9 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
         return cs_fail(err, CS_EINVAL, "maxcut needs graph=FILE");
     if (sp->trials < 1 || sp->trials > 10000000L)
         return cs_fail(err, CS_EINVAL, "trials=%ld must be in [1, 1e7]", sp->trials);
-    if (sp->threads < 0 || sp->threads > 1024)
-        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, 1024]", sp->threads);
+    if (sp->threads < 0 || sp->threads > CS_MAX_THREADS)
+        return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, %d]", sp->threads,
+                       CS_MAX_THREADS);
     size_t T = (size_t)sp->trials;
     maxcut_ctx c = {.sp = sp};
     c.cut = calloc(T, sizeof *c.cut);
@@ -464,6 +472,15 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
     mean_std(c.rounded, c.finished, T, &res->mean_rounded, &res->std_rounded,
              &res->best_rounded);
     mean_std(c.start, c.finished, T, &res->mean_start, &res->std_start, NULL);
+    /* a cut that overflowed is no result: never "inf ± nan" as a success */
+    for (size_t i = 0; i < T; i++)
+        if (c.finished[i] && !(isfinite(c.cut[i]) && isfinite(c.rounded[i]) &&
+                               isfinite(c.start[i]))) {
+            rc = cs_fail(err, CS_ENONFINITE, "MAX-CUT trial %zu: the cut is not finite (%g): the "
+                         "edge weights are too large", i + 1,
+                         isfinite(c.cut[i]) ? c.start[i] : c.cut[i]);
+            goto out;
+        }
     res->known_best = cs_graph_known_best(sp->graph);
     res->cuts = malloc((size_t)(done ? done : 1) * sizeof *res->cuts);
     if (!res->cuts) {

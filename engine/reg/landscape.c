@@ -343,7 +343,8 @@ static char (*coord_texts(const double *v, size_t n))[32]
     return t;
 }
 
-static int write_out(const cs_landscape *l, const char *path, int csv, cs_err *err)
+static int write_out(const cs_landscape *l, const char *path, int csv, const cs_cancel *cancel,
+                     cs_err *err)
 {
     char (*xt)[32] = coord_texts(l->xs, l->nx), (*yt)[32] = coord_texts(l->ys, l->ny);
     if (!xt || !yt) {
@@ -354,13 +355,16 @@ static int write_out(const cs_landscape *l, const char *path, int csv, cs_err *e
     cs_afile af;
     int rc = cs_afile_open(&af, path, 0, err);
     if (!rc) {
+        af.cancel = cancel;
         char num[40];
         if (csv)
             fputs("x,y,value\n", af.f);
         else
             fprintf(af.f, "# %zu rows: y = %s .. %s; %zu columns: x = %s .. %s\n", l->ny, yt[0],
                     yt[l->ny - 1], l->nx, xt[0], xt[l->nx - 1]);
-        for (size_t j = 0; j < l->ny; j++) {
+        for (size_t j = 0; j < l->ny && !rc; j++) {
+            if ((rc = cs_afile_poll(&af, err)))
+                break;
             for (size_t i = 0; i < l->nx; i++) {
                 cs_format_double(num, sizeof num, l->z[j * l->nx + i]);
                 if (csv)
@@ -371,7 +375,8 @@ static int write_out(const cs_landscape *l, const char *path, int csv, cs_err *e
             if (!csv)
                 fputc('\n', af.f);
         }
-        rc = cs_afile_commit(&af, err);
+        if (!rc)
+            rc = cs_afile_commit(&af, err);
         if (rc)
             cs_afile_abort(&af);
     }
@@ -380,12 +385,14 @@ static int write_out(const cs_landscape *l, const char *path, int csv, cs_err *e
     return rc;
 }
 
-int cs_landscape_write_csv(const cs_landscape *l, const char *path, cs_err *err)
+int cs_landscape_write_csv(const cs_landscape *l, const char *path, const cs_cancel *cancel,
+                           cs_err *err)
 {
-    return write_out(l, path, 1, err);
+    return write_out(l, path, 1, cancel, err);
 }
 
-int cs_landscape_write_matrix(const cs_landscape *l, const char *path, cs_err *err)
+int cs_landscape_write_matrix(const cs_landscape *l, const char *path, const cs_cancel *cancel,
+                              cs_err *err)
 {
-    return write_out(l, path, 0, err);
+    return write_out(l, path, 0, cancel, err);
 }
