@@ -24,6 +24,13 @@ int cs_arg_path(cs_interp *in, const cs_cmdline *cl, const char *key, char *buf,
     return rc;
 }
 
+int cs_arg_value_col(const cs_arg *a, size_t off)
+{
+    if (a->quoted)  /* escapes may have moved the characters: the argument */
+        return a->col;
+    return a->col + (a->key ? (int)strlen(a->key) + 1 : 0) + (int)off;
+}
+
 const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def)
 {
     const cs_arg *a = cs_cmdline_key(cl, key);
@@ -166,8 +173,12 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
     if (strchr(text, ':')) {
         rc = parse_range(text, vals, n, &sub);
     } else {
-        size_t rows, cols;
-        rc = cs_parse_matrix(text, vals, &rows, &cols, &sub);
+        size_t rows, cols, fault = 0;
+        rc = cs_parse_matrix_at(text, vals, &rows, &cols, &fault, &sub);
+        if (rc && a) {
+            in->err_col = cs_arg_value_col(a, fault);
+            return cs_fail(err, rc, "%s=%s: %s", key, text, sub.msg);
+        }
         if (!rc && rows != 1) {
             free(*vals);
             *vals = NULL;
@@ -284,11 +295,15 @@ int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, si
         }
         return CS_OK;
     }
-    size_t rows, cols;
-    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
-    if (!rc && rows != 1 && cols != 1) {
+    size_t rows, cols, fault = 0;
+    int rc = cs_parse_matrix_at(a->value, at, &rows, &cols, &fault, &sub);
+    if (rc) {
+        in->err_col = cs_arg_value_col(a, fault);
+        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+    }
+    if (rows != 1 && cols != 1) {
         rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
-    } else if (!rc && rows * cols < 2) {
+    } else if (rows * cols < 2) {
         rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
     }
     if (rc) {

@@ -231,7 +231,7 @@ static const cs_key_spec basins_keys[] = {
 
 static const cs_cmd_spec basins_commands[] = {
     {.name = "basins", .topic = "solvers",
-     .usage = "basins [res=101] [x=-2:2] [y=-2:2] [dims=i,j] [maxit=2000] [reg=..] "
+     .usage = "basins [{res}] [{x}] [{y}] [dims=i,j] [{maxit}] [reg=..] "
               "[out=F.png|F.csv] [plot=F]",
      .summary = "run the problem's method from every start of a grid and map where each ends: "
                 "success, other (on the target set, not x*), spurious (stationary off it), "

@@ -373,12 +373,11 @@ static int cmd_nnreport(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
 /* ------------------------------------------------------------------ table */
 
 static const cs_key_spec hist_keys[] = {
-    {"layer", NULL, "weight layer (conv1.. fc1..; default: the first regularized)", NULL,
-     CS_KEY_WORD},
+    {"layer", "first regularized", "weight layer (conv1.. fc1..)", NULL, CS_KEY_WORD},
     {"row", "all", "one row / output channel, or all", NULL, CS_KEY_WORD},
     {"bins", "60", "number of uniform bins", NULL, CS_KEY_INT},
-    {"lo", NULL, "left edge (default: -1.05 max|w|)", NULL, CS_KEY_NUM},
-    {"hi", NULL, "right edge (default: 1.05 max|w|)", NULL, CS_KEY_NUM},
+    {"lo", "-1.05 max|w|", "left edge", NULL, CS_KEY_NUM},
+    {"hi", "1.05 max|w|", "right edge", NULL, CS_KEY_NUM},
     {"edges", NULL, "explicit bin edges a,b,c or start:step:stop", NULL, CS_KEY_RANGE},
     {"out", NULL, "CSV of the counts of every snapshot", NULL, CS_KEY_FILE},
     {"plot", NULL, "figure: .png/.svg/.pdf grid of snapshots, .gif animation", NULL,
@@ -396,7 +395,8 @@ static const cs_key_spec report_keys[] = {
 
 static const cs_cmd_spec nnio_commands[] = {
     {.name = "hist", .topic = "networks",
-     .usage = "hist [layer=..] [row=..] [bins=..] [out=FILE.csv] [plot=FILE]",
+     .usage = "hist [layer=..] [{row}] [{bins}] [lo=.. hi=.. | edges=..] [out=FILE.csv] "
+              "[plot=FILE]",
      .summary = "weight histograms of the snapshots taken while training",
      .example = "hist layer=conv2 row=0 out=h.csv plot=h.gif", .keys = hist_keys,
      .run = cmd_hist, .journal = 1},

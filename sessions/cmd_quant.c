@@ -109,11 +109,11 @@ static const cs_key_spec quant_keys[] = {
     {"limit", "0", "test images for the accuracies (0: all)", NULL, CS_KEY_INT},
     {"evaluate", "on", "measure test accuracy before and after", "on|off", CS_KEY_WORD},
     {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
-    {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"label", NULL, "name of this stage in nnreport", NULL, CS_KEY_TEXT},
     {0}};
 
 static const cs_cmd_spec quant_commands[] = {
-    {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [exclude=..]",
+    {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [{exclude}] [{limit}] [{evaluate}]",
      .summary = "quantize per row/channel: binary alpha=mean|w|, ternary by the exact threshold",
      .example = "quantize bin", .min_pos = 1, .max_pos = 1, .keys = quant_keys,
      .run = cmd_quantize, .journal = 1,

@@ -466,14 +466,15 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
      "picks dr for linf/l1", "auto|fista|dr", CS_KEY_WORD},                                    \
     {"reg", "current", "method text (bin, beta:beta=learn, linf...); default: the current "   \
      "reg if chosen after problem, else the problem's own", NULL, CS_KEY_TEXT},               \
-    {"maxit", "0", "iterations per start (0: 1e4; 1e3 for 2bit and orth)", NULL, CS_KEY_INT},  \
+    {"maxit", "1e4 (2bit, orth: 1e3)", "iterations per start (0: that default)", NULL,        \
+     CS_KEY_INT},                                                                              \
     {"stop", "oracle", "oracle (rel. error < 1e-2, the paper's), hybrid (FASTA), residual, "   \
      "normalized, ratio, maxit",                                                               \
      "oracle|hybrid|residual|normalized|ratio|maxit", CS_KEY_WORD},                           \
     {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},                      \
-    {"restarts", "0", "most starts (0: 10 for bin eig 2bit, else 1; DR always 1)", NULL,       \
-     CS_KEY_INT},                                                                              \
-    {"lambda", "default", "2bit/maxcut weight (1e-5; maxcut 1e-7, toy graphs 1)", NULL,        \
+    {"restarts", "10 (bin eig 2bit), else 1", "most starts (0: that default; DR always 1)", \
+     NULL, CS_KEY_INT},                                                                        \
+    {"lambda", "by kind", "2bit/maxcut weight (2bit 1e-5; maxcut 1e-7, toy graphs 1)", NULL,   \
      CS_KEY_NUM},                                                                              \
     {"mode", "default", "FISTA variant: accel, adaptive (BB steps), plain",                    \
      "default|accel|adaptive|plain", CS_KEY_WORD}
@@ -498,11 +499,10 @@ static const cs_key_spec no_keys[] = {{0}};
 
 static const cs_cmd_spec solve_commands[] = {
     {.name = "solve", .topic = "solvers",
-     .usage = "solve [method=fista|dr] [maxit=10000] [stop=oracle|hybrid|residual] [tol=1e-8] "
-              "[restarts=1] [reg=..] [plot=FILE]",
+     .usage = "solve [{method}] [{maxit}] [{stop}] [{tol}] [{restarts}] [reg=..] [plot=FILE]",
      .summary = "solve the problem with the current regularizer (linf/l1: Douglas-Rachford)",
      .example = "solve restarts=10", .keys = solve_keys, .run = cmd_solve, .journal = 1},
-    {.name = "step", .topic = "solvers", .usage = "step [n=1] [solve keys]",
+    {.name = "step", .topic = "solvers", .usage = "step [{n}] [solve keys]",
      .summary = "take n solver iterations (continues the run; keys not given keep the run's)",
      .example = "step n=10", .keys = step_keys, .run = cmd_step, .journal = 1},
     {.name = "reset", .topic = "solvers", .usage = "reset",

@@ -463,22 +463,24 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
 /* ------------------------------------------------------------ the table */
 
 static const cs_key_spec sweep_keys[] = {
-    {"kind", NULL, "problem kind", "bin|osb|ter|2bit|eig|orth", CS_KEY_WORD},
+    {"kind", CS_REQUIRED, "problem kind", "bin|osb|ter|2bit|eig|orth", CS_KEY_WORD},
     {"methods", "kind's own", "methods, comma-separated (a method's keys with ':', e.g. "
      "beta:beta=learn); linf and l1 run Douglas-Rachford", NULL, CS_KEY_LIST},
     {"N", "100", "unknowns (2bit: 10)", NULL, CS_KEY_INT},
-    {"gamma", NULL, "grid of M/N, a:s:b or a,b,c (or the fixed gamma of a K sweep)", NULL,
-     CS_KEY_RANGE},
+    {"gamma", NULL, "grid of M/N, a:s:b or a,b,c (or the fixed gamma of a K sweep, default "
+     "0.75); one of gamma, M, K is the grid", NULL, CS_KEY_RANGE},
     {"M", NULL, "grid of M (or the fixed M of a K sweep)", NULL, CS_KEY_RANGE},
-    {"K", "0", "grid of nonzeros (osb/ter; orth: columns), or a fixed K", NULL, CS_KEY_RANGE},
+    {"K", "0", "grid of nonzeros (osb/ter; orth: columns), or a fixed K (0: dense; orth: N)",
+     NULL, CS_KEY_RANGE},
     {"trials", "100", "Monte-Carlo trials per grid point (the paper: 1000)", NULL, CS_KEY_INT},
-    {"restarts", "0", "most starts of the CS methods (0: 10 for bin eig 2bit, else 1)", NULL,
+    {"restarts", "10 (bin eig 2bit), else 1", "most starts of the CS methods (0: that default)",
+     NULL, CS_KEY_INT},
+    {"maxit", "1e4 (2bit, orth: 1e3)", "iterations per start (0: that default)", NULL,
      CS_KEY_INT},
-    {"maxit", "0", "iterations per start (0: 1e4; 1e3 for 2bit and orth)", NULL, CS_KEY_INT},
     {"stop", "oracle", "stopping rule (recorded in the CSV)",
      "oracle|hybrid|residual|normalized|maxit", CS_KEY_WORD},
     {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},
-    {"lambda", "default", "2bit weight (1e-5)", NULL, CS_KEY_NUM},
+    {"lambda", "1e-5", "2bit weight", NULL, CS_KEY_NUM},
     {"threads", "session", "worker threads (0: all cores); results do not depend on it", NULL,
      CS_KEY_INT},
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
@@ -492,9 +494,9 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_key_spec maxcut_keys[] = {
     {"graph", "problem's", "G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")", NULL,
      CS_KEY_FILE},
-    {"lambda", "default", "weight of l_bin (1e-7; 1 for toy5, toy4)", NULL, CS_KEY_NUM},
+    {"lambda", "1e-7 (toy: 1)", "weight of l_bin (1 for toy5 and toy4)", NULL, CS_KEY_NUM},
     {"trials", "10", "random starts sign(randn)", NULL, CS_KEY_INT},
-    {"maxit", "0", "iterations per trial (0: 1e4)", NULL, CS_KEY_INT},
+    {"maxit", "10000", "iterations per trial (0: 1e4)", NULL, CS_KEY_INT},
     {"threads", "session", "worker threads (0: all cores)", NULL, CS_KEY_INT},
     {"out", NULL, "CSV (one row per graph): " MAXCUT_CSV_HEADER, NULL, CS_KEY_FILE},
     {"append", "off", "add the row to an existing maxcut CSV", "on|off", CS_KEY_WORD},
@@ -504,15 +506,15 @@ static const cs_key_spec maxcut_keys[] = {
 
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
-     .usage = "sweep kind=KIND methods=LIST N=.. gamma=a:s:b (or M=a:s:b, K=a:s:b) trials=.. "
-              "restarts=.. [threads=..] [stop=..] [out=FILE.csv] [plot=FILE.png]",
+     .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
+              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",
      .example = "sweep kind=bin methods=bin,linf N=100 gamma=0.3:0.02:0.9 trials=100 "
                 "restarts=10 out=fig1a.csv plot=fig1a.png",
      .keys = sweep_keys, .run = cmd_sweep, .journal = 1},
     {.name = "maxcut", .topic = "experiments",
-     .usage = "maxcut graph=FILE|toy5|toy4|G10 [lambda=..] [trials=10] [out=FILE.csv] "
+     .usage = "maxcut graph=FILE|toy5|toy4|G10 [{lambda}] [{trials}] [{maxit}] [out=FILE.csv] "
               "[plot=FILE]",
      .summary = "MAX-CUT by -cut + lambda*l_bin over |x|<=1: mean and std of the cut against "
                 "the best known",

@@ -428,8 +428,8 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
 /* ------------------------------------------------------------------ table */
 
 static const cs_key_spec train_keys[] = {
-    {"model", "mlp", "network: mlp (784-hidden-10) or cnn (VGG-style, 0.42 M params)", "mlp|cnn",
-     CS_KEY_WORD},
+    {"model", "mlp", "network: mlp (784-hidden-10) or cnn (VGG-style, 0.42 M params); "
+     "default: the current network's, else mlp", "mlp|cnn", CS_KEY_WORD},
     {"data", "fashion-mnist", "fashion-mnist or a folder of MNIST-format IDX files", NULL,
      CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
@@ -440,8 +440,8 @@ static const cs_key_spec train_keys[] = {
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},
     {"lr", "1e-3", "Adam learning rate", NULL, CS_KEY_NUM},
     {"limit", "0", "train on the first N images (0: all)", NULL, CS_KEY_INT},
-    {"device", "cpu", "cpu (OpenBLAS), cuda, or auto: cuda when a GPU answers, else cpu "
-     "(default: the network's, else set device)", NN_DEVICE_CHOICES, CS_KEY_WORD},
+    {"device", "network's", "cpu (OpenBLAS), cuda, or auto: cuda when a GPU answers, else cpu "
+     "(default: the network's, else set device, else cpu)", NN_DEVICE_CHOICES, CS_KEY_WORD},
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
@@ -457,7 +457,7 @@ static const cs_key_spec finetune_keys[] = {
     {"epochs", "1", "epochs", NULL, CS_KEY_INT},
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},
     {"lr", "1e-3", "Adam learning rate", NULL, CS_KEY_NUM},
-    {"limit", "0", "train on the first N images (default: as in train)", NULL, CS_KEY_INT},
+    {"limit", "as in train", "train on the first N images (0: all)", NULL, CS_KEY_INT},
     {"test_limit", "0", "test images for the accuracy (0: all)", NULL, CS_KEY_INT},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"evaluate", "on", "measure test accuracy afterwards", "on|off", CS_KEY_WORD},
@@ -474,8 +474,8 @@ static const cs_key_spec eval_keys[] = {
 /* Two groups: quantize (cmd_quant.c) comes between them in `help`. */
 static const cs_cmd_spec train_commands[] = {
     {.name = "train", .topic = "networks",
-     .usage = "train model=mlp|cnn reg=NAME|none lambda=.. epochs=.. [batch=..] [lr=..] "
-              "[limit=..] [device=cpu|cuda|auto] [augment=on]",
+     .usage = "train [model=mlp|cnn] [reg=NAME|none] [{lambda}] [{epochs}] [{batch}] [{lr}] "
+              "[{limit}] [device=cpu|cuda|auto] [augment=on|off]",
      .summary = "train on Fashion-MNIST with a CS regularizer per row/channel (continues from "
                 "the current weights)",
      .example = "train model=cnn reg=bin lambda=10 epochs=5", .keys = train_keys,
@@ -484,11 +484,11 @@ static const cs_cmd_spec train_commands[] = {
 };
 
 static const cs_cmd_spec tune_commands[] = {
-    {.name = "finetune", .topic = "networks", .usage = "finetune epochs=..",
+    {.name = "finetune", .topic = "networks", .usage = "finetune [{epochs}] [{lr}] [limit=..] [{test_limit}]",
      .summary = "train the scales, biases and batch-norm parameters with the signs fixed",
      .example = "finetune epochs=2", .keys = finetune_keys, .run = cmd_finetune, .journal = 1,
      .blas_threads = 1},
-    {.name = "evaluate", .topic = "networks", .usage = "evaluate [limit=N]",
+    {.name = "evaluate", .topic = "networks", .usage = "evaluate [{limit}] [label=..]",
      .summary = "test accuracy (fraction) and cross-entropy", .example = "evaluate",
      .keys = eval_keys, .run = cmd_evaluate, .journal = 1,
      .blas_threads = 1},

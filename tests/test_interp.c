@@ -79,10 +79,10 @@ static void test_keys_on_keyless_command(void **state)
 static void test_eval_bad_numbers(void **state)
 {
     fixture *f = *state;
-    fails(f, "eval 1,,2", "empty entry at row 1, column 2", 6);
-    fails(f, "eval 1,nan", "not a finite number at row 1, column 2", 6);
-    fails(f, "eval 1,inf", "not a finite number", 6);
-    fails(f, "eval 1,2x", "malformed number '2x'", 6);
+    fails(f, "eval 1,,2", "empty entry at row 1, column 2", 8);
+    fails(f, "eval 1,nan", "not a finite number at row 1, column 2", 8);
+    fails(f, "eval 1,inf", "not a finite number", 8);
+    fails(f, "eval 1,2x", "malformed number '2x'", 8);
     fails(f, "eval 1,2;3", "ragged matrix: row 2 has 1 entries, row 1 has 2", 6);
     fails(f, "eval ''", "empty list", 6);
     fails(f, "eval 1e999", "out of range", 6);

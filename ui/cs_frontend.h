@@ -11,7 +11,9 @@
  * JSON error object in JSON mode) and return 1. Returns 2 when the script
  * said quit, 0 otherwise. */
 int cs_run_script(cs_interp *in, const char *path, int json, int keep_going);
-/* Run one command given with -e; errors print "error: MSG". Same returns. */
+/* Run one command (-e, a line of piped input): errors print the one line
+ * "error: MSG", or, when where is given, "WHERE:LINENO:COL: error: MSG", the
+ * line and a caret. Same returns. */
 int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, int json);
 /* Interactive loop (readline on a terminal, plain lines otherwise). */
 int cs_repl(cs_interp *in, int json);
