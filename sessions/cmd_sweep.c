@@ -13,6 +13,7 @@
 #include "cs_sweep.h"
 #include "interp_internal.h"
 #include "solve_state.h"
+#include "sweep_report.h"
 
 /* ------------------------------------------------------------ sweep */
 
@@ -204,13 +205,17 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_sweep_result_free(r);
         return rc;
     }
-    /* result: the table, and per method the success curve */
-    cs_result_str(res, "kind", kind);
-    cs_result_int(res, "N", N);
-    cs_result_str(res, "axis", axes[axis]);
-    cs_result_int(res, "points", (long long)r->points_done);
-    cs_result_int(res, "trials", trials);
-    cs_result_str(res, "stop", stop);
+    /* result: the table on the terminal, the rows and the success curves in
+     * JSON (the CSV goes only into out=) */
+    sweep_setting set = {.kind = kind, .N = N, .axis = axis, .M = sp.M, .gamma = sp.gamma,
+                         .trials = trials, .starts = restarts ? restarts : kd->starts,
+                         .maxit = maxit ? maxit : kd->maxit, .stop = stop};
+    cs_result_str(res, "_kind", kind);
+    cs_result_int(res, "_N", N);
+    cs_result_str(res, "_axis", axes[axis]);
+    cs_result_int(res, "_points", (long long)r->points_done);
+    cs_result_int(res, "_trials", trials);
+    cs_result_str(res, "_stop", stop);
     size_t np = r->points_done;
     double *xs = malloc((np ? np : 1) * sizeof *xs);
     double *ys = malloc((nm * (np ? np : 1)) * sizeof *ys);
@@ -225,33 +230,28 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         const cs_sweep_row *row = &r->rows[p];
         xs[p] = axis == 0 ? row->gamma : axis == 1 ? (double)row->M : (double)row->K;
     }
-    cs_result_vec(res, axes[axis], xs, np);
+    char key[160];
+    snprintf(key, sizeof key, "_%s", axes[axis]);
+    cs_result_vec(res, key, xs, np);
     for (size_t m = 0; m < nm; m++) {
         for (size_t p = 0; p < np; p++) {
             ys[m * np + p] = r->rows[m * np + p].success;
             es[m * np + p] = r->rows[m * np + p].stderr_;
         }
-        char key[160];
-        snprintf(key, sizeof key, "success_%s", methods[m]);
+        snprintf(key, sizeof key, "_success_%s", methods[m]);
         cs_result_vec(res, key, ys + m * np, np);
         series[m] = (cs_plot_series){.name = methods[m], .x = xs, .y = ys + m * np,
                                      .err = es + m * np, .n = np};
     }
-    {
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mf = open_memstream(&text, &len);
-        if (mf) {
-            cs_sweep_print_csv(r, mf);
-            fclose(mf);
-            cs_result_text(res, "%s", text);
-            free(text);
-        }
-    }
     if (path[0])
         cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
     cs_result_num(res, "_wall_seconds", r->wall_seconds);
-    cs_plot_success_data d = {.xvar = axes[axis], .series = series, .nseries = nm};
+    sweep_report(res, r, &set, methods, nm);
+    char title[256], xlabel[128];
+    sweep_caption(&set, title, sizeof title);
+    sweep_xlabel(&set, xlabel, sizeof xlabel);
+    cs_plot_success_data d = {.xvar = axes[axis], .xlabel = xlabel, .title = title,
+                              .series = series, .nseries = nm};
     rc = np ? cs_plotstore_success(in, &d, err) : CS_OK;
     free(xs), free(ys), free(es), free(series);
     cs_sweep_result_free(r);

@@ -311,6 +311,34 @@ static int cmd_help(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     return CS_OK;
 }
 
+/* regs in JSON: one object per regularizer. */
+static void regs_json(FILE *json, FILE *text, const void *ctx)
+{
+    (void)text;
+    (void)ctx;
+    fputc('[', json);
+    for (size_t i = 0; i < cs_reg_count(); i++) {
+        const cs_reg_info *r = cs_reg_info_at(i);
+        fputs(i ? ",{\"name\":" : "{\"name\":", json);
+        cs_json_string(json, r->name);
+        fputs(",\"title\":", json);
+        cs_json_string(json, r->title);
+        fputs(",\"formula\":", json);
+        cs_json_string(json, r->formula);
+        fputs(",\"target\":", json);
+        cs_json_string(json, r->target);
+        fprintf(json, ",\"spurious_free\":%s,\"differentiable\":%s,\"keys\":[",
+                r->spurious_free ? "true" : "false", r->differentiable ? "true" : "false");
+        for (size_t k = 0; k < r->nparams; k++) {
+            if (k)
+                fputc(',', json);
+            cs_json_string(json, r->params[k].key);
+        }
+        fputs("]}", json);
+    }
+    fputc(']', json);
+}
+
 static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     (void)in;
@@ -323,7 +351,9 @@ static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
                        r->formula, r->target);
     }
     cs_result_text(res, "(inv: proven free of spurious stationary points)\n");
+    cs_result_text_human_only(res);
     cs_result_int(res, "_count", (long long)cs_reg_count());
+    cs_result_json_written(res, "_regs", regs_json, NULL);
     return CS_OK;
 }
 

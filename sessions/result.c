@@ -27,6 +27,7 @@ struct cs_result {
     size_t n, cap;
     char *text;
     size_t text_len;
+    int text_human_only;   /* JSON leaves the text out */
 };
 
 cs_result *cs_result_new(const char *cmd)
@@ -49,6 +50,7 @@ static void clear_fields(cs_result *r)
     free(r->text);
     r->text = NULL;
     r->text_len = 0;
+    r->text_human_only = 0;
 }
 
 void cs_result_free(cs_result *r)
@@ -207,6 +209,8 @@ void cs_result_text(cs_result *r, const char *fmt, ...)
     r->text_len += (size_t)len;
 }
 
+void cs_result_text_human_only(cs_result *r) { r->text_human_only = 1; }
+
 int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
 
 void cs_json_string(FILE *out, const char *s)
@@ -244,6 +248,8 @@ static void print_num_json(FILE *out, double v)
     else
         fputs("null", out);
 }
+
+void cs_json_number(FILE *out, double v) { print_num_json(out, v); }
 
 static void print_value_json(FILE *out, const field *f)
 {
@@ -286,7 +292,7 @@ void cs_result_print_json(const cs_result *r, FILE *out)
         fputc(':', out);
         print_value_json(out, &r->f[i]);
     }
-    if (r->text) {
+    if (r->text && !r->text_human_only) {
         fputs(",\"text\":", out);
         cs_json_string(out, r->text);
     }
