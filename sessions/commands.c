@@ -15,6 +15,7 @@ extern const cs_cmd_group cs_group_solve;
 extern const cs_cmd_group cs_group_trace;
 extern const cs_cmd_group cs_group_basins;
 extern const cs_cmd_group cs_group_sweep;
+extern const cs_cmd_group cs_group_maxcut;
 extern const cs_cmd_group cs_group_tour;
 extern const cs_cmd_group cs_group_view;
 extern const cs_cmd_group cs_group_train;
@@ -94,6 +95,7 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_trace,
     &cs_group_basins,
     &cs_group_sweep,
+    &cs_group_maxcut,
     &cs_group_plot,
     &cs_group_view,
     &cs_group_train,   /* cmd_train.c: train */

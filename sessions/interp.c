@@ -120,6 +120,12 @@ void cs_interp_progress(cs_interp *in, double done, double total, const char *wh
         in->progress(in->progress_ctx, done, total, what);
 }
 
+void cs_interp_progress_engine(void *progress_to, size_t done, size_t total)
+{
+    const cs_progress_to *p = progress_to;
+    cs_interp_progress(p->in, (double)done, (double)total, p->what);
+}
+
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err)
 {
     if (!path || !*path)
