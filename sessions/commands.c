@@ -321,16 +321,15 @@ static void regs_json(FILE *json, FILE *text, const void *ctx)
     fputc('[', json);
     for (size_t i = 0; i < cs_reg_count(); i++) {
         const cs_reg_info *r = cs_reg_info_at(i);
-        fputs(i ? ",{\"name\":" : "{\"name\":", json);
-        cs_json_string(json, r->name);
-        fputs(",\"title\":", json);
-        cs_json_string(json, r->title);
-        fputs(",\"formula\":", json);
-        cs_json_string(json, r->formula);
-        fputs(",\"target\":", json);
-        cs_json_string(json, r->target);
-        fprintf(json, ",\"spurious_free\":%s,\"differentiable\":%s,\"keys\":[",
-                r->spurious_free ? "true" : "false", r->differentiable ? "true" : "false");
+        int first = 1;
+        fputs(i ? ",{" : "{", json);
+        cs_json_str_member(json, &first, "name", r->name);
+        cs_json_str_member(json, &first, "title", r->title);
+        cs_json_str_member(json, &first, "formula", r->formula);
+        cs_json_str_member(json, &first, "target", r->target);
+        cs_json_bool_member(json, &first, "spurious_free", r->spurious_free);
+        cs_json_bool_member(json, &first, "differentiable", r->differentiable);
+        fputs(",\"keys\":[", json);
         for (size_t k = 0; k < r->nparams; k++) {
             if (k)
                 fputc(',', json);

@@ -45,5 +45,11 @@ int cs_result_empty(const cs_result *res);
 void cs_json_string(FILE *out, const char *s);
 /* A number as JSON (null when not finite), for values built by callers. */
 void cs_json_number(FILE *out, double v);
+/* Members of a JSON object written by hand: `"key":"value"`, `"key":number`
+ * (null when not finite), `"key":true|false`, each after a comma unless
+ * *first (which they clear). */
+void cs_json_str_member(FILE *out, int *first, const char *key, const char *value);
+void cs_json_num_member(FILE *out, int *first, const char *key, double value);
+void cs_json_bool_member(FILE *out, int *first, const char *key, int value);
 
 #endif

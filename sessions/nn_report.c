@@ -34,15 +34,6 @@ static void csv_num(FILE *f, double v, int measured, int prec)
         fprintf(f, "%.*f", prec, v);
 }
 
-static void json_num(FILE *f, const char *key, double v, int measured)
-{
-    fprintf(f, ",\"%s\":", key);
-    if (measured)
-        cs_json_number(f, v);
-    else
-        fputs("null", f);
-}
-
 static void stages_json(FILE *json, FILE *text, const void *ctx)
 {
     (void)text;
@@ -50,22 +41,21 @@ static void stages_json(FILE *json, FILE *text, const void *ctx)
     fputc('[', json);
     for (size_t i = 0; i < s->nst; i++) {
         const nn_stage *t = &s->st[i];
-        fputs(i ? ",{\"stage\":" : "{\"stage\":", json);
-        cs_json_string(json, t->stage);
-        fputs(",\"label\":", json);
-        cs_json_string(json, t->label);
-        fputs(",\"model\":", json);
-        cs_json_string(json, t->model);
-        fputs(",\"reg\":", json);
-        cs_json_string(json, t->reg);
-        json_num(json, "lambda", t->lambda, isfinite(t->lambda));
-        fprintf(json, ",\"epochs\":%d", t->epochs);
-        json_num(json, "train_accuracy", t->train_acc, t->train_acc >= 0);
-        json_num(json, "train_loss", t->train_loss, isfinite(t->train_loss));
-        json_num(json, "test_accuracy", t->test_acc, t->test_acc >= 0);
-        json_num(json, "test_loss", t->test_loss, isfinite(t->test_loss));
-        json_num(json, "seconds", t->seconds, 1);
-        fprintf(json, ",\"partial\":%s}", t->partial ? "true" : "false");
+        int first = 1;
+        fputs(i ? ",{" : "{", json);
+        cs_json_str_member(json, &first, "stage", t->stage);
+        cs_json_str_member(json, &first, "label", t->label);
+        cs_json_str_member(json, &first, "model", t->model);
+        cs_json_str_member(json, &first, "reg", t->reg);
+        cs_json_num_member(json, &first, "lambda", t->lambda);   /* NaN: null */
+        cs_json_num_member(json, &first, "epochs", t->epochs);
+        cs_json_num_member(json, &first, "train_accuracy", t->train_acc >= 0 ? t->train_acc : NAN);
+        cs_json_num_member(json, &first, "train_loss", t->train_loss);
+        cs_json_num_member(json, &first, "test_accuracy", t->test_acc >= 0 ? t->test_acc : NAN);
+        cs_json_num_member(json, &first, "test_loss", t->test_loss);
+        cs_json_num_member(json, &first, "seconds", t->seconds);
+        cs_json_bool_member(json, &first, "partial", t->partial);
+        fputc('}', json);
     }
     fputc(']', json);
 }

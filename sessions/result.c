@@ -251,6 +251,33 @@ static void print_num_json(FILE *out, double v)
 
 void cs_json_number(FILE *out, double v) { print_num_json(out, v); }
 
+static void member_key(FILE *out, int *first, const char *key)
+{
+    if (!*first)
+        fputc(',', out);
+    *first = 0;
+    cs_json_string(out, key);
+    fputc(':', out);
+}
+
+void cs_json_str_member(FILE *out, int *first, const char *key, const char *value)
+{
+    member_key(out, first, key);
+    cs_json_string(out, value);
+}
+
+void cs_json_num_member(FILE *out, int *first, const char *key, double value)
+{
+    member_key(out, first, key);
+    print_num_json(out, value);
+}
+
+void cs_json_bool_member(FILE *out, int *first, const char *key, int value)
+{
+    member_key(out, first, key);
+    fputs(value ? "true" : "false", out);
+}
+
 static void print_value_json(FILE *out, const field *f)
 {
     switch (f->kind) {

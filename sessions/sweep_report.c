@@ -37,20 +37,19 @@ static void rows_json(FILE *json, FILE *text, const void *ctx)
     fputc('[', json);
     for (size_t i = 0; i < r->nrows; i++) {
         const cs_sweep_row *w = &r->rows[i];
-        fputs(i ? ",{\"method\":" : "{\"method\":", json);
-        cs_json_string(json, w->method);
-        fprintf(json, ",\"N\":%zu,\"M\":%zu,\"gamma\":", w->N, w->M);
-        cs_json_number(json, w->gamma);
-        fprintf(json, ",\"K\":%zu,\"trials\":%ld,\"success\":", w->K, w->trials);
-        cs_json_number(json, w->success);
-        fputs(",\"stderr\":", json);
-        cs_json_number(json, w->stderr_);
-        fputs(",\"mean_iters\":", json);
-        cs_json_number(json, w->mean_iters);
-        fputs(",\"mean_restarts\":", json);
-        cs_json_number(json, w->mean_restarts);
-        fputs(",\"seconds\":", json);
-        cs_json_number(json, w->seconds);
+        int first = 1;
+        fputs(i ? ",{" : "{", json);
+        cs_json_str_member(json, &first, "method", w->method);
+        cs_json_num_member(json, &first, "N", (double)w->N);
+        cs_json_num_member(json, &first, "M", (double)w->M);
+        cs_json_num_member(json, &first, "gamma", w->gamma);
+        cs_json_num_member(json, &first, "K", (double)w->K);
+        cs_json_num_member(json, &first, "trials", (double)w->trials);
+        cs_json_num_member(json, &first, "success", w->success);
+        cs_json_num_member(json, &first, "stderr", w->stderr_);
+        cs_json_num_member(json, &first, "mean_iters", w->mean_iters);
+        cs_json_num_member(json, &first, "mean_restarts", w->mean_restarts);
+        cs_json_num_member(json, &first, "seconds", w->seconds);
         fputc('}', json);
     }
     fputc(']', json);
