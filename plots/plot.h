@@ -153,6 +153,7 @@ typedef struct cs_plot_series {
 typedef struct cs_plot_success_data {
     const char *xvar;         /* "gamma", "K", "M", "N" (sets the axis label); NULL: gamma */
     const char *xlabel;       /* literal override */
+    const char *title;        /* literal default title (the sweep's setting); NULL: generic */
     const cs_plot_series *series;
     size_t nseries;
 } cs_plot_success_data;
@@ -166,6 +167,9 @@ typedef struct cs_plot_trace_data {
     const double *mark_iter;  /* iterations to mark with a dashed line (may be NULL) */
     const char *const *mark_label;  /* their labels, literal; equal iterations share a line */
     size_t nmarks;
+    const double *start_iter; /* the first iteration of starts 2, 3, ... (dotted lines) */
+    size_t nstarts;
+    double err_line;          /* > 0: a line at this error (the oracle's success bound) */
 } cs_plot_trace_data;
 
 /* hist: one histogram per frame (a snapshot in time). */

@@ -36,14 +36,37 @@ static int check_series(const cs_plot_series *s, size_t ns, const char *kind, cs
 }
 
 /* $S1, $S2, ...: x y [err] per series. */
+/* Series k's x shift: the error bars of several series at the same x are
+ * drawn side by side, 0.6% of the x range apart, so that none hides behind
+ * another. 0 for a series without error bars, or when only one has them. */
+static double series_dodge(const cs_plot_series *s, size_t ns, size_t k)
+{
+    size_t bars = 0, rank = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < ns; j++) {
+        if (!s[j].err)
+            continue;
+        rank = j == k ? bars : rank;
+        bars++;
+        for (size_t i = 0; i < s[j].n; i++) {
+            lo = fmin(lo, s[j].x[i]);
+            hi = fmax(hi, s[j].x[i]);
+        }
+    }
+    if (!s[k].err || bars < 2 || !(hi > lo))
+        return 0.0;
+    return ((double)rank - 0.5 * (double)(bars - 1)) * 0.006 * (hi - lo);
+}
+
 static void series_blocks(plot_ctx *c, const cs_plot_series *s, size_t ns)
 {
     for (size_t k = 0; k < ns; k++) {
         char name[24];
         snprintf(name, sizeof name, "$S%zu", k + 1);
         plot_datablock_begin(c, name);
+        double dx = series_dodge(s, ns, k);
         for (size_t i = 0; i < s[k].n; i++) {
-            double row[3] = {s[k].x[i], s[k].y[i], s[k].err ? s[k].err[i] : 0};
+            double row[3] = {s[k].x[i] + dx, s[k].y[i], s[k].err ? s[k].err[i] : 0};
             plot_row(c, row, s[k].err ? 3 : 2);
         }
         plot_datablock_end(c);
@@ -96,7 +119,7 @@ int cs_plot_success(const cs_plot_success_data *d, const cs_plot_opts *o, cs_err
              strcmp(xvar, "gamma") == 0 ? (c.enhanced ? "γ" : "gamma") : "");
     if (strcmp(xvar, "gamma") != 0)
         snprintf(title, sizeof title, "success rate");
-    plot_title(&c, title, 0);
+    plot_title(&c, d->title ? d->title : title, d->title != NULL);
     plot_set_text(&c, "xlabel", xl, xlit);
     plot_set_text(&c, "ylabel", "success rate", 0);
     cs_gpbuf_printf(b, "set yrange [-0.02:1.02]\nset ytics 0,0.2,1\nset grid back ls 100\n"
@@ -148,6 +171,21 @@ static void trace_marks(plot_ctx *c, const cs_plot_trace_data *d)
     }
 }
 
+/* A dotted line where each restart begins, with its number on top. */
+static void trace_starts(plot_ctx *c, const cs_plot_trace_data *d)
+{
+    for (size_t k = 0; k < d->nstarts; k++) {
+        cs_gpbuf_printf(&c->body, "set arrow from ");
+        cs_gpbuf_num(&c->body, d->start_iter[k]);
+        cs_gpbuf_printf(&c->body, ", graph 0 to ");
+        cs_gpbuf_num(&c->body, d->start_iter[k]);
+        cs_gpbuf_printf(&c->body, ", graph 1 nohead dt 3 lc rgb '#707070' back\n");
+        cs_gpbuf_printf(&c->body, "set label 'start %zu' at ", k + 2);
+        cs_gpbuf_num(&c->body, d->start_iter[k]);
+        cs_gpbuf_printf(&c->body, ", graph 1 offset 0.3,-0.8 left font ',8' tc rgb '#707070'\n");
+    }
+}
+
 int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *err)
 {
     if (!d)
@@ -169,6 +207,10 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
     if (d->nmarks && (!d->mark_iter || !d->mark_label))
         return cs_fail(err, CS_EINVAL, "trace: marks without data");
     if ((rc = plot_check_finite(d->mark_iter, d->nmarks, "trace", "mark", err)) != CS_OK)
+        return rc;
+    if (d->nstarts && !d->start_iter)
+        return cs_fail(err, CS_EINVAL, "trace: starts without data");
+    if ((rc = plot_check_finite(d->start_iter, d->nstarts, "trace", "start", err)) != CS_OK)
         return rc;
     plot_ctx c;
     if ((rc = plot_begin(&c, o, 1, "trace", err)) != CS_OK) {
@@ -214,7 +256,9 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
     }
     cs_gpbuf_printf(b, "\nset grid back ls 100\nunset key\n");
     trace_marks(&c, d);
-    plot_set_text(&c, "xlabel", "iteration", 0);
+    trace_starts(&c, d);
+    plot_set_text(&c, "xlabel", d->nstarts ? "iteration (all starts, one after another)"
+                                           : "iteration", 0);
     size_t col = 2;
     for (int k = 0; k < 4; k++) {
         if (!cols[k])
@@ -229,8 +273,22 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
                             c.enhanced ? "10^{%L}" : "1e%L");
         else
             cs_gpbuf_printf(b, "unset logscale y\nset format y '%% h'\n");
-        cs_gpbuf_printf(b, "plot $T using 1:%zu with lines lt %d notitle\n", col++, k + 1);
-        if (d->nmarks && col == 3)
+        int bound = k == 3 && d->err_line > 0 && positive;
+        if (bound) {  /* the oracle's success bound on the error panel */
+            cs_gpbuf_printf(b, "set label 99 'success: error %s ", c.enhanced ? "≤" : "<=");
+            cs_gpbuf_num(b, d->err_line);
+            cs_gpbuf_printf(b, "' at graph 0.02, first ");
+            cs_gpbuf_num(b, d->err_line);
+            cs_gpbuf_printf(b, " offset 0,0.6 left font ',8' tc rgb '#b03030'\n");
+        }
+        cs_gpbuf_printf(b, "plot $T using 1:%zu with lines lt %d notitle", col++, k + 1);
+        if (bound) {
+            cs_gpbuf_printf(b, ", ");
+            cs_gpbuf_num(b, d->err_line);
+            cs_gpbuf_printf(b, " with lines dt 2 lc rgb '#b03030' notitle\nunset label 99");
+        }
+        cs_gpbuf_printf(b, "\n");
+        if ((d->nmarks || d->nstarts) && col == 3)
             cs_gpbuf_printf(b, "unset label\n");   /* the labels go on the first panel */
     }
     cs_gpbuf_printf(b, "unset multiplot\n");

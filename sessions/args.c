@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_file.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
 
@@ -22,6 +23,13 @@ int cs_arg_path(cs_interp *in, const cs_cmdline *cl, const char *key, char *buf,
     if (rc)
         cs_arg_blame(in, cl, key, 0);
     return rc;
+}
+
+int cs_arg_value_col(const cs_arg *a, size_t off)
+{
+    if (a->quoted)  /* escapes may have moved the characters: the argument */
+        return a->col;
+    return a->col + (a->key ? (int)strlen(a->key) + 1 : 0) + (int)off;
 }
 
 const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def)
@@ -166,8 +174,12 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
     if (strchr(text, ':')) {
         rc = parse_range(text, vals, n, &sub);
     } else {
-        size_t rows, cols;
-        rc = cs_parse_matrix(text, vals, &rows, &cols, &sub);
+        size_t rows, cols, fault = 0;
+        rc = cs_parse_matrix_at(text, vals, &rows, &cols, &fault, &sub);
+        if (rc && a) {
+            in->err_col = cs_arg_value_col(a, fault);
+            return cs_fail(err, rc, "%s=%s: %s", key, text, sub.msg);
+        }
         if (!rc && rows != 1) {
             free(*vals);
             *vals = NULL;
@@ -284,11 +296,15 @@ int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, si
         }
         return CS_OK;
     }
-    size_t rows, cols;
-    int rc = cs_parse_matrix(a->value, at, &rows, &cols, &sub);
-    if (!rc && rows != 1 && cols != 1) {
+    size_t rows, cols, fault = 0;
+    int rc = cs_parse_matrix_at(a->value, at, &rows, &cols, &fault, &sub);
+    if (rc) {
+        in->err_col = cs_arg_value_col(a, fault);
+        return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+    }
+    if (rows != 1 && cols != 1) {
         rc = cs_fail(&sub, CS_EDIM, "X must be a vector (got a %zu x %zu matrix)", rows, cols);
-    } else if (!rc && rows * cols < 2) {
+    } else if (rows * cols < 2) {
         rc = cs_fail(&sub, CS_EDIM, "X needs at least 2 entries for a 2D slice");
     }
     if (rc) {
@@ -303,5 +319,27 @@ int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, si
         free(*at);
         *at = NULL;
     }
+    return rc;
+}
+
+/* Where the results of an interrupted run go: beside out= as
+ * NAME.partial.csv (the old out= file stays), or with partial=out into
+ * out= itself. path and shown (the name as given, for messages) are
+ * changed in place. */
+int cs_arg_partial_target(cs_interp *in, const cs_cmdline *cl, char *path, size_t len,
+                          char *shown, size_t slen, cs_err *err)
+{
+    const char *mode;
+    int rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &mode, err);
+    if (rc || !strcmp(mode, "out"))
+        return rc;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    if ((rc = cs_partial_name(tmp, path, len, err)) == CS_OK) {
+        snprintf(tmp, sizeof tmp, "%s", shown);
+        rc = cs_partial_name(tmp, shown, slen, err);
+    }
+    if (rc)
+        cs_arg_blame(in, cl, "out", 0);
     return rc;
 }

@@ -16,16 +16,6 @@
 #include "solve_state.h"
 #include "termdraw.h"
 
-typedef struct progress_ctx {
-    cs_interp *in;
-} progress_ctx;
-
-static void on_progress(void *user, size_t done, size_t total)
-{
-    progress_ctx *p = user;
-    cs_interp_progress(p->in, (double)done, (double)total, "basins (rows)");
-}
-
 /* The clusters (largest first, at most 12) as a list and as lines. */
 static void write_clusters(FILE *j, FILE *t, const void *ctx)
 {
@@ -168,8 +158,8 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     sp.opts.maxit = maxit;
     sp.threads = (int)threads;
     sp.stream = cs_sweep_method_stream(st->stream, method);
-    progress_ctx pc = {in};
-    sp.progress = on_progress;
+    cs_progress_to pc = {in, "basins (rows)"};
+    sp.progress = cs_interp_progress_engine;
     sp.progress_user = &pc;
     cs_basins *b;
     if ((rc = cs_basins_run(&b, st->prob, &sp, err))) {
@@ -233,7 +223,7 @@ static const cs_key_spec basins_keys[] = {
 
 static const cs_cmd_spec basins_commands[] = {
     {.name = "basins", .topic = "solvers",
-     .usage = "basins [res=101] [x=-2:2] [y=-2:2] [dims=i,j] [maxit=2000] [reg=..] "
+     .usage = "basins [{res}] [{x}] [{y}] [dims=i,j] [{maxit}] [reg=..] "
               "[out=F.png|F.csv] [plot=F]",
      .summary = "run the problem's method from every start of a grid and map where each ends: "
                 "success, other (on the target set, not x*), spurious (stationary off it), "

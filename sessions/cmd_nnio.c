@@ -15,6 +15,7 @@
 #include "cs_train_view.h"
 #include "interp_internal.h"
 #include "nn_state.h"
+#include "termdraw.h"
 
 /* ------------------------------------------------------------------ hist */
 
@@ -65,6 +66,37 @@ static int hist_edges(cs_interp *in, const cs_cmdline *cl, double maxabs, double
     *edges = e;
     *nbins = (size_t)bins;
     return CS_OK;
+}
+
+/* The last snapshot's counts as a text histogram: at most 24 rows (adjacent
+ * bins merged), bars up to 50 characters wide. */
+static void hist_text(cs_interp *in, cs_result *res, const double *edges,
+                      const uint64_t *counts, size_t nbins)
+{
+    size_t g = (nbins + 23) / 24, rows = (nbins + g - 1) / g;
+    uint64_t most = 1;
+    for (size_t r = 0; r < rows; r++) {
+        uint64_t c = 0;
+        for (size_t b = r * g; b < nbins && b < (r + 1) * g; b++)
+            c += counts[b];
+        most = c > most ? c : most;
+    }
+    const char *bar = term_rich(in) ? "█" : "#";
+    cs_result_text(res, "%10s %10s %9s\n", "from", "to", "count");
+    for (size_t r = 0; r < rows; r++) {
+        size_t b1 = (r + 1) * g < nbins ? (r + 1) * g : nbins;
+        uint64_t c = 0;
+        for (size_t b = r * g; b < b1; b++)
+            c += counts[b];
+        cs_result_text(res, "%10.4g %10.4g %9llu", edges[r * g], edges[b1],
+                       (unsigned long long)c);
+        int len = (int)((50.0 * (double)c) / (double)most + 0.5);
+        if (len)
+            cs_result_text(res, " ");
+        for (int k = 0; k < len; k++)
+            cs_result_text(res, "%s", bar);
+        cs_result_text(res, "\n");
+    }
 }
 
 static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -182,15 +214,29 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         goto done;
     for (size_t b = 0; b < nbins; b++)
         dv[b] = (double)counts[b];
-    cs_result_str(res, "layer", li.name);
+    {
+        char where[64];
+        if (row >= 0)
+            snprintf(where, sizeof where, "row %ld", row);
+        else
+            snprintf(where, sizeof where, "all %zu rows", li.rows);
+        cs_result_text(res, "%s, %s: %zu weights, %s (the last of %zu snapshot%s)\n", li.name,
+                       where, n, names[ns - 1], ns, ns == 1 ? "" : "s");
+        hist_text(in, res, edges, counts, nbins);
+        if (nbins > 24)
+            cs_result_text(res, "(%zu bins shown %zu to a row; JSON and out= have them all)\n",
+                           nbins, (nbins + 23) / 24);
+        cs_result_text_human_only(res);
+    }
+    cs_result_str(res, "_layer", li.name);
     if (row >= 0)
-        cs_result_int(res, "row", row);
+        cs_result_int(res, "_row", row);
     else
-        cs_result_str(res, "row", "all");
-    cs_result_int(res, "snapshots", (long long)ns);
-    cs_result_int(res, "values", (long long)n);
-    cs_result_vec(res, "edges", edges, nbins + 1);
-    cs_result_vec(res, "counts", dv, nbins);
+        cs_result_str(res, "_row", "all");
+    cs_result_int(res, "_snapshots", (long long)ns);
+    cs_result_int(res, "_values", (long long)n);
+    cs_result_vec(res, "_edges", edges, nbins + 1);
+    cs_result_vec(res, "_counts", dv, nbins);
     if (outf)
         cs_result_str(res, "out", outf);
     {
@@ -221,6 +267,19 @@ int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *r
     int rc = cs_nn_save(s->net, path, force, cs_interp_cancel_flag(in), err);
     if (rc)
         return rc;
+    /* what it was trained with, for a load model of it in this session */
+    size_t slot = 0;
+    while (slot < s->nsaved && strcmp(s->saved[slot].path, path))
+        slot++;
+    if (slot == NN_SAVED) {
+        memmove(s->saved, s->saved + 1, (NN_SAVED - 1) * sizeof s->saved[0]);
+        slot = NN_SAVED - 1;
+    } else if (slot == s->nsaved) {
+        s->nsaved++;
+    }
+    snprintf(s->saved[slot].path, sizeof s->saved[slot].path, "%s", path);
+    snprintf(s->saved[slot].reg, sizeof s->saved[slot].reg, "%s", s->net_reg);
+    s->saved[slot].lambda = s->net_lambda;
     char desc[128];
     cs_nn_describe(s->net, desc, sizeof desc);
     cs_result_str(res, "model", desc);
@@ -261,6 +320,14 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     s->net = net;
     s->sel_layer[0] = '\0';
     s->sel_row = -1;
+    /* trained with: known when this session saved the file */
+    snprintf(s->net_reg, sizeof s->net_reg, "n/a");
+    s->net_lambda = NAN;
+    for (size_t i = 0; i < s->nsaved; i++)
+        if (!strcmp(s->saved[i].path, path)) {
+            snprintf(s->net_reg, sizeof s->net_reg, "%s", s->saved[i].reg);
+            s->net_lambda = s->saved[i].lambda;
+        }
     s->seq = nn_stamp(in);
     char desc[128];
     cs_nn_describe(net, desc, sizeof desc);
@@ -331,67 +398,14 @@ int cs_interp_train_view(cs_interp *in, cs_train_view *v)
     return 0;
 }
 
-/* ------------------------------------------------------------------ nnreport */
-
-static int cmd_nnreport(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
-{
-    nn_state *s = nn_state_get(in, err);
-    if (!s)
-        return CS_ENOMEM;
-    const char *outf = cs_arg_text(cl, "out", NULL);
-    cs_afile af;
-    if (outf) {
-        char path[4096];
-        int rc = cs_interp_path(in, outf, path, sizeof path, err);
-        if (!rc)
-            rc = cs_afile_open(&af, path, 0, err);
-        if (rc) {
-            cs_arg_blame(in, cl, "out", 0);
-            return rc;
-        }
-        fprintf(af.f, "stage,label,model,reg,lambda,epochs,accuracy,loss,seconds,partial\n");
-    }
-    cs_result_text(res, "%-13s %-18s %-5s %-6s %8s %6s %9s %8s %8s\n", "stage", "label", "model",
-                   "reg", "lambda", "epochs", "accuracy", "loss", "seconds");
-    for (size_t i = 0; i < s->nst; i++) {
-        const nn_stage *t = &s->st[i];
-        char acc[32] = "n/a";
-        if (t->accuracy >= 0)
-            snprintf(acc, sizeof acc, "%.4f", t->accuracy);
-        cs_result_text(res, "%-13s %-18s %-5s %-6s %8g %6d %9s %8.4f %8.1f%s\n", t->stage,
-                       t->label, t->model, t->reg, t->lambda, t->epochs, acc, t->loss,
-                       t->seconds, t->partial ? " (partial)" : "");
-        if (outf) {
-            const char *text[] = {t->stage, t->label, t->model, t->reg};
-            for (size_t k = 0; k < 4; k++) {
-                cs_csv_field(af.f, text[k]);
-                fputc(',', af.f);
-            }
-            fprintf(af.f, "%.17g,%d,", t->lambda, t->epochs);
-            if (t->accuracy >= 0)
-                fprintf(af.f, "%.6f", t->accuracy);
-            fprintf(af.f, ",%.6f,%.3f,%d\n", t->loss, t->seconds, t->partial);
-        }
-    }
-    if (outf) {
-        int rc = cs_afile_commit(&af, err);
-        if (rc)
-            return rc;
-        cs_result_str(res, "out", outf);
-    }
-    cs_result_int(res, "stages", (long long)s->nst);
-    return CS_OK;
-}
-
 /* ------------------------------------------------------------------ table */
 
 static const cs_key_spec hist_keys[] = {
-    {"layer", NULL, "weight layer (conv1.. fc1..; default: the first regularized)", NULL,
-     CS_KEY_WORD},
+    {"layer", "first regularized", "weight layer (conv1.. fc1..)", NULL, CS_KEY_WORD},
     {"row", "all", "one row / output channel, or all", NULL, CS_KEY_WORD},
     {"bins", "60", "number of uniform bins", NULL, CS_KEY_INT},
-    {"lo", NULL, "left edge (default: -1.05 max|w|)", NULL, CS_KEY_NUM},
-    {"hi", NULL, "right edge (default: 1.05 max|w|)", NULL, CS_KEY_NUM},
+    {"lo", "-1.05 max|w|", "left edge", NULL, CS_KEY_NUM},
+    {"hi", "1.05 max|w|", "right edge", NULL, CS_KEY_NUM},
     {"edges", NULL, "explicit bin edges a,b,c or start:step:stop", NULL, CS_KEY_RANGE},
     {"out", NULL, "CSV of the counts of every snapshot", NULL, CS_KEY_FILE},
     {"plot", NULL, "figure: .png/.svg/.pdf grid of snapshots, .gif animation", NULL,
@@ -404,12 +418,13 @@ static const cs_key_spec load_keys[] = {
     {0}};
 
 static const cs_key_spec report_keys[] = {
-    {"out", NULL, "CSV of the pipeline's stages", NULL, CS_KEY_FILE},
+    {"out", NULL, "CSV of the pipeline's stages: " NN_REPORT_CSV_HEADER, NULL, CS_KEY_FILE},
     {0}};
 
 static const cs_cmd_spec nnio_commands[] = {
     {.name = "hist", .topic = "networks",
-     .usage = "hist [layer=..] [row=..] [bins=..] [out=FILE.csv] [plot=FILE]",
+     .usage = "hist [layer=..] [{row}] [{bins}] [lo=.. hi=.. | edges=..] [out=FILE.csv] "
+              "[plot=FILE]",
      .summary = "weight histograms of the snapshots taken while training",
      .example = "hist layer=conv2 row=0 out=h.csv plot=h.gif", .keys = hist_keys,
      .run = cmd_hist, .journal = 1},
@@ -419,7 +434,7 @@ static const cs_cmd_spec nnio_commands[] = {
      .journal = 1},
     {.name = "nnreport", .topic = "networks", .usage = "nnreport [out=FILE.csv]",
      .summary = "table of the pipeline's stages (train, quantize, finetune, evaluate)",
-     .example = "nnreport out=results.csv", .keys = report_keys, .run = cmd_nnreport,
+     .example = "nnreport out=results.csv", .keys = report_keys, .run = nn_cmd_report,
      .journal = 1},
 };
 

@@ -26,22 +26,22 @@ static const cs_key_spec landscape_keys[] = {
      NULL, CS_KEY_INT},
     {"scale", "log", "colour scale (log: log10 of the value; lin when values are negative)",
      "log|lin", CS_KEY_WORD},
-    {"at", "none", "slice through the point X (1,2,3): the coordinates dims vary, the rest stay",
+    {"at", NULL, "slice through the point X (1,2,3): the coordinates dims vary, the rest stay",
      NULL, CS_KEY_LIST},
     {"dims", "1,2", "with at=: the two coordinates varied (1-based)", NULL, CS_KEY_LIST},
     {"title", "default", "plot title, shown literally (\"\": none)", NULL, CS_KEY_TEXT},
     {"style", "heatmap", "heatmap with contour lines, or a 3D surface", "heatmap|surface",
      CS_KEY_WORD},
-    {"out", "none", "output: .png .svg .pdf .gif draw; .csv (x,y,value rows) and .txt (matrix) "
+    {"out", NULL, "output: .png .svg .pdf .gif draw; .csv (x,y,value rows) and .txt (matrix) "
      "hold the numbers", NULL, CS_KEY_FILE},
-    {"plot", "none", "also draw into this image (.png .svg .pdf .gif)", NULL, CS_KEY_FILE},
+    {"plot", NULL, "also draw into this image (.png .svg .pdf .gif)", NULL, CS_KEY_FILE},
     {"term", "auto", "auto: without out= a heat map in the terminal (colour half blocks on a "
      "terminal, an ASCII ramp otherwise); dumb: gnuplot's text rendering; window: a live "
      "window (DISPLAY)", "auto|dumb|window", CS_KEY_WORD},
     {0}};
 
 static const cs_key_spec plot_keys[] = {
-    {"out", "none", "the image: .png .svg .pdf or .gif (or term=dumb)", NULL, CS_KEY_FILE},
+    {"out", NULL, "the image: .png .svg .pdf or .gif (or term=dumb)", NULL, CS_KEY_FILE},
     {"term", "auto", "dumb: draw in the terminal; window: a live window (DISPLAY)",
      "auto|dumb|window", CS_KEY_WORD},
     {"title", "default", "plot title, shown literally (\"\": none)", NULL, CS_KEY_TEXT},
@@ -49,14 +49,14 @@ static const cs_key_spec plot_keys[] = {
 
 static const cs_cmd_spec plot_commands[] = {
     {.name = "landscape", .topic = "plots",
-     .usage = "landscape [x=-2:2] [y=-2:2] [res=201] [scale=log|lin] [at=X dims=i,j] "
-              "[title=..] [style=heatmap|surface] [out=FILE] [term=dumb]",
+     .usage = "landscape [{x}] [{y}] [{res}] [scale=log|lin] [at=X dims=i,j] "
+              "[title=..] [style=heatmap|surface] [out=FILE] [term=auto|dumb|window]",
      .summary = "the current regularizer over a 2D box (or a 2D slice through X), target set "
                 "marked",
      .example = "landscape x=-2:2 y=-2:2 res=301 out=bin.png", .min_pos = 0, .max_pos = 0,
      .keys = landscape_keys, .run = cmd_landscape, .journal = 1},
     {.name = "plot", .topic = "plots",
-     .usage = "plot WHAT out=FILE [term=dumb] [title=..]",
+     .usage = "plot WHAT out=FILE [term=auto|dumb|window] [title=..]",
      .summary = "redraw the last result of a kind: " CS_PLOT_KINDS,
      .example = "plot landscape out=land.svg", .min_pos = 1, .max_pos = 1, .keys = plot_keys,
      .run = cmd_plot, .journal = 1},

@@ -293,7 +293,7 @@ static const cs_key_spec problem_keys[] = {
     {"gamma", "0.5", "M = round(gamma*N), instead of M=", NULL, CS_KEY_NUM},
     {"K", "0", "osb/ter: exactly K nonzeros (0: dense); orth: columns (0: N)", NULL,
      CS_KEY_INT},
-    {"graph", NULL, "maxcut: a G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")",
+    {"graph", NULL, "maxcut (needed there): a G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")",
      NULL, CS_KEY_FILE},
     {"trial", "1", "draw the instance of this sweep trial (same seed, N, M, K)", NULL,
      CS_KEY_INT},
@@ -301,7 +301,7 @@ static const cs_key_spec problem_keys[] = {
 
 static const cs_cmd_spec problem_commands[] = {
     {.name = "problem", .topic = "problems",
-     .usage = "problem KIND [N=100] [M=.. | gamma=0.5] [K=..] [graph=FILE] [trial=1]",
+     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [graph=FILE] [{trial}]",
      .summary = "draw a recovery problem (bin osb ter 2bit eig orth) or load a MAX-CUT graph",
      .example = "problem bin N=100 M=50", .min_pos = 1, .max_pos = 1, .keys = problem_keys,
      .run = cmd_problem, .journal = 1},

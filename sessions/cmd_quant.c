@@ -4,6 +4,7 @@
  * scales with the signs fixed. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cs_args.h"
 #include "cs_nn.h"
@@ -12,29 +13,52 @@
 
 /* ------------------------------------------------------------------ quantize */
 
+/* The per-layer summary: a table on the terminal, fields in JSON (the
+ * fraction near a level as a percentage in the table, as a fraction in JSON). */
 static void put_quant_report(cs_result *res, const cs_nn_quant_report *q, int ternary)
 {
-    cs_result_text(res, "%-6s %5s %5s %9s %9s %9s %8s %8s\n", "layer", "rows", "cols",
-                   "alpha", "min", "max", "near1%", "error");
+    cs_result_text(res, "%-6s %5s %5s %10s %21s %7s %10s\n", "layer", "rows", "cols",
+                   "alpha mean", "alpha min..max", "near1%", "rel. error");
     for (size_t i = 0; i < q->nlayers; i++) {
         const cs_nn_qlayer_report *l = &q->layer[i];
-        cs_result_text(res, "%-6s %5zu %5zu %9.5f %9.5f %9.5f %8.4f %8.4f\n", l->name, l->rows,
-                       l->cols, l->alpha_mean, l->alpha_min, l->alpha_max, l->near_frac,
-                       l->bin_error);
+        char range[48];
+        snprintf(range, sizeof range, "%.5f..%.5f", l->alpha_min, l->alpha_max);
+        cs_result_text(res, "%-6s %5zu %5zu %10.5f %21s %6.2f%% %10.4f\n", l->name, l->rows,
+                       l->cols, l->alpha_mean, range, 100.0 * l->near_frac, l->bin_error);
         char key[64];
-        snprintf(key, sizeof key, "%s.alpha_mean", l->name);
+        snprintf(key, sizeof key, "_%s.alpha_mean", l->name);
         cs_result_num(res, key, l->alpha_mean);
-        snprintf(key, sizeof key, "%s.near_frac", l->name);
+        snprintf(key, sizeof key, "_%s.near_frac", l->name);
         cs_result_num(res, key, l->near_frac);
-        snprintf(key, sizeof key, "%s.error", l->name);
+        snprintf(key, sizeof key, "_%s.error", l->name);
         cs_result_num(res, key, l->bin_error);
     }
+    cs_result_text(res, "(near1%%: weights within 1%% of alpha from a level; rel. error: "
+                        "|w - q(w)| / |w|)\n");
     cs_result_text(res, "model size: %.1f KiB full precision, %.1f KiB %s (%.2fx smaller)\n",
                    q->bits_fp / 8192.0, q->bits_q / 8192.0, ternary ? "ternary" : "binary",
                    q->compression);
-    cs_result_num(res, "size_fp_bytes", q->bits_fp / 8);
-    cs_result_num(res, "size_q_bytes", q->bits_q / 8);
-    cs_result_num(res, "compression", q->compression);
+    cs_result_num(res, "_size_fp_bytes", q->bits_fp / 8);
+    cs_result_num(res, "_size_q_bytes", q->bits_q / 8);
+    cs_result_num(res, "_compression", q->compression);
+}
+
+/* Which layers were quantized and which stay full precision, in words. */
+static void put_layers_line(cs_result *res, cs_nn *net, int ternary, const char *excl)
+{
+    char on[256] = "", off[256] = "";
+    for (size_t i = 0; i < cs_nn_wlayer_count(net); i++) {
+        cs_nn_wlayer_info li;
+        cs_nn_wlayer(net, i, &li);
+        char *dst = li.quantized ? on : off;
+        size_t used = strlen(dst);
+        snprintf(dst + used, 256 - used, "%s%s", used ? ", " : "", li.name);
+    }
+    cs_result_text(res, "quantized to %s per row/channel: %s", ternary ? "ternary" : "binary",
+                   on[0] ? on : "no layer");
+    if (off[0])
+        cs_result_text(res, "; %s left full precision (exclude=%s)", off, excl);
+    cs_result_text(res, "\n");
 }
 
 static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -54,10 +78,11 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     int ternary = qi->family == CS_TARGET_TER;
     cs_nn_exclude excl;
     long limit;
-    int skip_eval;
+    int skip_eval, verbose;
     if ((rc = nn_get_exclude(in, cl, s->excl, &excl, err)) ||
         (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)) ||
-        (rc = cs_arg_bool(in, cl, "evaluate", 1, &skip_eval, err)))
+        (rc = cs_arg_bool(in, cl, "evaluate", 1, &skip_eval, err)) ||
+        (rc = cs_arg_bool(in, cl, "verbose", 0, &verbose, err)))
         return rc;
     double acc0 = -1, loss0 = 0, acc1 = -1, loss1 = 0;
     if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc0, &loss0, err)))
@@ -70,15 +95,17 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     s->excl = excl;
     if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc1, &loss1, err)))
         return rc;
-    cs_result_str(res, "kind", ternary ? "ternary" : "binary");
-    cs_result_int(res, "layers", (long long)q.nlayers);
+    cs_result_str(res, "_kind", ternary ? "ternary" : "binary");
+    cs_result_int(res, "_layers", (long long)q.nlayers);
+    put_layers_line(res, s->net, ternary, nn_exclude_name(excl));
     if (skip_eval) {
-        cs_result_num(res, "accuracy_before", acc0);
-        cs_result_num(res, "accuracy", acc1);
-        cs_result_num(res, "loss", loss1);
-        cs_result_text(res, "accuracy %.4f before, %.4f after quantization\n", acc0, acc1);
+        cs_result_num(res, "_accuracy_before", acc0);
+        cs_result_num(res, "_accuracy", acc1);
+        cs_result_num(res, "_loss", loss1);
+        cs_result_text(res, "test accuracy %.4f before, %.4f after quantization\n", acc0, acc1);
     }
     put_quant_report(res, &q, ternary);
+    cs_result_text_human_only(res);   /* JSON: the same as fields */
     for (size_t i = 0; i < cs_nn_wlayer_count(s->net); i++) {
         cs_nn_wlayer_info li;
         cs_nn_wlayer(s->net, i, &li);
@@ -89,31 +116,37 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         if (a && d && !cs_nn_wlayer_alpha(s->net, i, a, err)) {
             for (size_t k = 0; k < li.rows; k++)
                 d[k] = a[k];
+            /* every row's alpha: JSON, or the terminal with verbose=on */
             char key[64];
-            snprintf(key, sizeof key, "%s.alpha", li.name);
+            snprintf(key, sizeof key, "%s%s.alpha", verbose ? "" : "_", li.name);
             cs_result_vec(res, key, d, li.rows);
         }
         free(a);
         free(d);
     }
-    nn_add_stage(s, ternary ? "quantize-ter" : "quantize-bin", cs_arg_text(cl, "label", ""),
-                 NULL, 0, 0, acc1, loss1, 0, 0);
+    nn_stage *t = nn_add_stage(s, ternary ? "quantize-ter" : "quantize-bin",
+                               cs_arg_text(cl, "label", ""));
+    if (skip_eval) {
+        t->test_acc = acc1;
+        t->test_loss = loss1;
+    }
     return CS_OK;
 }
 
 /* ------------------------------------------------------------------ table */
 
 static const cs_key_spec quant_keys[] = {
-    {"exclude", "default", "layers left full precision (as in training)",
-     "default|none|first|last", CS_KEY_WORD},
+    {"exclude", "as trained", NN_EXCLUDE_HELP, "default|none|first|last", CS_KEY_WORD},
     {"limit", "0", "test images for the accuracies (0: all)", NULL, CS_KEY_INT},
     {"evaluate", "on", "measure test accuracy before and after", "on|off", CS_KEY_WORD},
     {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
-    {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"label", NULL, "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"verbose", "off", "on: every row's alpha on the terminal too (JSON always has them)",
+     "on|off", CS_KEY_WORD},
     {0}};
 
 static const cs_cmd_spec quant_commands[] = {
-    {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [exclude=..]",
+    {.name = "quantize", .topic = "networks", .usage = "quantize bin|ter [{exclude}] [{limit}] [{evaluate}] [{verbose}]",
      .summary = "quantize per row/channel: binary alpha=mean|w|, ternary by the exact threshold",
      .example = "quantize bin", .min_pos = 1, .max_pos = 1, .keys = quant_keys,
      .run = cmd_quantize, .journal = 1,

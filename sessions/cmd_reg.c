@@ -73,11 +73,11 @@ int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err
 {
     const cs_arg *xa = cs_cmdline_pos(cl, 0);
     double *x;
-    size_t rows, cols;
+    size_t rows, cols, fault = 0;
     cs_err sub;
-    int rc = cs_parse_matrix(xa->value, &x, &rows, &cols, &sub);
+    int rc = cs_parse_matrix_at(xa->value, &x, &rows, &cols, &fault, &sub);
     if (rc) {
-        in->err_col = xa->col;
+        in->err_col = cs_arg_value_col(xa, fault);
         return cs_fail(err, rc, "eval: %s", sub.msg);
     }
     double *grad = malloc(rows * cols * sizeof *grad);

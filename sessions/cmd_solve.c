@@ -144,13 +144,16 @@ int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter
     const cs_trace_rec *t = cs_solver_trace(s, &n);
     if (n == 0)
         return CS_OK;
-    double *buf = malloc(5 * n * sizeof *buf);
+    double *buf = malloc(6 * n * sizeof *buf);
     if (!buf)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     double *it = buf, *obj = buf + n, *resid = buf + 2 * n, *tau = buf + 3 * n,
-           *rel = buf + 4 * n;
+           *rel = buf + 4 * n, *starts = buf + 5 * n;
     int have_rel = 0;
+    size_t nstarts = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i && t[i].start != t[i - 1].start)
+            starts[nstarts++] = (double)(i + 1);
         it[i] = (double)(i + 1);
         obj[i] = isfinite(t[i].objective) ? t[i].objective : 0.0;
         resid[i] = isfinite(t[i].residual) ? t[i].residual : 0.0;
@@ -161,7 +164,8 @@ int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter
     cs_plot_trace_data d = {.n = n, .iter = it, .objective = obj, .residual = resid,
                             .tau = tau, .err_xstar = have_rel ? rel : NULL,
                             .name = cs_solver_method(s), .mark_iter = mark_iter,
-                            .mark_label = mark_label, .nmarks = nmarks};
+                            .mark_label = mark_label, .nmarks = nmarks, .start_iter = starts,
+                            .nstarts = nstarts, .err_line = have_rel ? 1e-2 : 0.0};
     int rc = cs_plotstore_trace(in, &d, err);
     free(buf);
     return rc;
@@ -466,14 +470,15 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
      "picks dr for linf/l1", "auto|fista|dr", CS_KEY_WORD},                                    \
     {"reg", "current", "method text (bin, beta:beta=learn, linf...); default: the current "   \
      "reg if chosen after problem, else the problem's own", NULL, CS_KEY_TEXT},               \
-    {"maxit", "0", "iterations per start (0: 1e4; 1e3 for 2bit and orth)", NULL, CS_KEY_INT},  \
+    {"maxit", "1e4 (2bit, orth: 1e3)", "iterations per start (0: that default)", NULL,        \
+     CS_KEY_INT},                                                                              \
     {"stop", "oracle", "oracle (rel. error < 1e-2, the paper's), hybrid (FASTA), residual, "   \
      "normalized, ratio, maxit",                                                               \
      "oracle|hybrid|residual|normalized|ratio|maxit", CS_KEY_WORD},                           \
     {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},                      \
-    {"restarts", "0", "most starts (0: 10 for bin eig 2bit, else 1; DR always 1)", NULL,       \
-     CS_KEY_INT},                                                                              \
-    {"lambda", "default", "2bit/maxcut weight (1e-5; maxcut 1e-7, toy graphs 1)", NULL,        \
+    {"restarts", "10 (bin eig 2bit), else 1", "most starts (0: that default; DR always 1)", \
+     NULL, CS_KEY_INT},                                                                        \
+    {"lambda", "by kind", "2bit/maxcut weight (2bit 1e-5; maxcut 1e-7, toy graphs 1)", NULL,   \
      CS_KEY_NUM},                                                                              \
     {"mode", "default", "FISTA variant: accel, adaptive (BB steps), plain",                    \
      "default|accel|adaptive|plain", CS_KEY_WORD}
@@ -498,11 +503,10 @@ static const cs_key_spec no_keys[] = {{0}};
 
 static const cs_cmd_spec solve_commands[] = {
     {.name = "solve", .topic = "solvers",
-     .usage = "solve [method=fista|dr] [maxit=10000] [stop=oracle|hybrid|residual] [tol=1e-8] "
-              "[restarts=1] [reg=..] [plot=FILE]",
+     .usage = "solve [{method}] [{maxit}] [{stop}] [{tol}] [{restarts}] [reg=..] [plot=FILE]",
      .summary = "solve the problem with the current regularizer (linf/l1: Douglas-Rachford)",
      .example = "solve restarts=10", .keys = solve_keys, .run = cmd_solve, .journal = 1},
-    {.name = "step", .topic = "solvers", .usage = "step [n=1] [solve keys]",
+    {.name = "step", .topic = "solvers", .usage = "step [{n}] [solve keys]",
      .summary = "take n solver iterations (continues the run; keys not given keep the run's)",
      .example = "step n=10", .keys = step_keys, .run = cmd_step, .journal = 1},
     {.name = "reset", .topic = "solvers", .usage = "reset",

@@ -3,6 +3,7 @@
  * the interpreter (slot CS_EXT_NN, nn_state.h): the network, the loaded data
  * and the pipeline's stages. quantize is in cmd_quant.c; hist, load and
  * save model, nnreport and the front ends' view in cmd_nnio.c. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,7 @@ nn_state *nn_state_get(cs_interp *in, cs_err *err)
     return s;
 }
 
-void nn_add_stage(nn_state *s, const char *stage, const char *label, const char *reg,
-                  double lambda, int epochs, double acc, double loss, double secs, int partial)
+nn_stage *nn_add_stage(nn_state *s, const char *stage, const char *label)
 {
     if (s->nst == NN_MAX_STAGES) {
         memmove(s->st, s->st + 1, (NN_MAX_STAGES - 1) * sizeof s->st[0]);
@@ -62,13 +62,11 @@ void nn_add_stage(nn_state *s, const char *stage, const char *label, const char 
     snprintf(t->label, sizeof t->label, "%s", label ? label : "");
     snprintf(t->model, sizeof t->model, "%s",
              s->net ? (cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp") : "");
-    snprintf(t->reg, sizeof t->reg, "%s", reg ? reg : "none");
-    t->lambda = lambda;
-    t->epochs = epochs;
-    t->accuracy = acc;
-    t->loss = loss;
-    t->seconds = secs;
-    t->partial = partial;
+    snprintf(t->reg, sizeof t->reg, "%s", s->net_reg[0] ? s->net_reg : "none");
+    t->lambda = s->net_lambda;
+    t->train_acc = t->test_acc = -1;
+    t->train_loss = t->test_loss = NAN;
+    return t;
 }
 
 /* data=fashion-mnist or a folder (through the sandbox mapping) */
@@ -140,10 +138,14 @@ int nn_need_net(cs_interp *in, nn_state **out, cs_err *err)
     return CS_OK;
 }
 
+static const char *const exclude_names[] = {"default", "none", "last", "first"};
+
+const char *nn_exclude_name(cs_nn_exclude ex) { return exclude_names[ex]; }
+
 int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn_exclude *out,
                    cs_err *err)
 {
-    const char *defs[] = {"default", "none", "last", "first"};
+    const char *const *defs = exclude_names;
     const char *w;
     int rc = cs_arg_choice(in, cl, "exclude", "default|none|last|first", defs[def], &w, err);
     if (rc)
@@ -354,8 +356,14 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_result_int(res, "train_examples", (long long)s->train.n);
     put_train_report(res, &rep);
     train_watch_free(tw, res);
-    nn_add_stage(s, "train", cs_arg_text(cl, "label", ""), regname, o.lambda, rep.epochs_done,
-                 -1, rep.loss, rep.seconds, rep.partial);
+    snprintf(s->net_reg, sizeof s->net_reg, "%s", regname);
+    s->net_lambda = o.lambda;
+    nn_stage *t = nn_add_stage(s, "train", cs_arg_text(cl, "label", ""));
+    t->epochs = rep.epochs_done;
+    t->train_acc = rep.train_accuracy;
+    t->train_loss = rep.loss;
+    t->seconds = rep.seconds;
+    t->partial = rep.partial;
     return CS_OK;
 }
 
@@ -390,7 +398,9 @@ static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
                                                    ? (size_t)limit : s->test.n));
     int q = cs_nn_is_quantized(s->net);
     cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
-    nn_add_stage(s, "evaluate", cs_arg_text(cl, "label", ""), NULL, 0, 0, acc, loss, 0, 0);
+    nn_stage *t = nn_add_stage(s, "evaluate", cs_arg_text(cl, "label", ""));
+    t->test_acc = acc;
+    t->test_loss = loss;
     return CS_OK;
 }
 
@@ -444,16 +454,24 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     }
     put_train_report(res, &rep);
     train_watch_free(tw, res);
-    nn_add_stage(s, "finetune", cs_arg_text(cl, "label", ""), NULL, 0, rep.epochs_done, acc,
-                 loss, rep.seconds, rep.partial);
+    nn_stage *t = nn_add_stage(s, "finetune", cs_arg_text(cl, "label", ""));
+    t->epochs = rep.epochs_done;
+    t->train_acc = rep.train_accuracy;
+    t->train_loss = rep.loss;
+    if (do_eval) {
+        t->test_acc = acc;
+        t->test_loss = loss;
+    }
+    t->seconds = rep.seconds;
+    t->partial = rep.partial;
     return CS_OK;
 }
 
 /* ------------------------------------------------------------------ table */
 
 static const cs_key_spec train_keys[] = {
-    {"model", "mlp", "network: mlp (784-hidden-10) or cnn (VGG-style, 0.42 M params)", "mlp|cnn",
-     CS_KEY_WORD},
+    {"model", "mlp", "network: mlp (784-hidden-10) or cnn (VGG-style, 0.42 M params); "
+     "default: the current network's, else mlp", "mlp|cnn", CS_KEY_WORD},
     {"data", "fashion-mnist", "fashion-mnist or a folder of MNIST-format IDX files", NULL,
      CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
@@ -465,15 +483,14 @@ static const cs_key_spec train_keys[] = {
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},
     {"lr", "1e-3", "Adam learning rate", NULL, CS_KEY_NUM},
     {"limit", "0", "train on the first N images (0: all)", NULL, CS_KEY_INT},
-    {"device", "cpu", "cpu (OpenBLAS), cuda, or auto: cuda when a GPU answers, else cpu "
-     "(default: the network's, else set device)", NN_DEVICE_CHOICES, CS_KEY_WORD},
+    {"device", "network's", "cpu (OpenBLAS), cuda, or auto: cuda when a GPU answers, else cpu "
+     "(default: the network's, else set device, else cpu)", NN_DEVICE_CHOICES, CS_KEY_WORD},
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"hist_every", "0", "weight snapshot every N steps (0: each epoch); a watching front end "
      "(the TUI) gets its frames at those steps too (0: a few a second)", NULL, CS_KEY_INT},
-    {"exclude", "default", "layers left full precision: default (first and last), none, first, last",
-     "default|none|first|last", CS_KEY_WORD},
+    {"exclude", "default", NN_EXCLUDE_HELP, "default|none|first|last", CS_KEY_WORD},
     {"new", "off", "start from a fresh initialization", "on|off", CS_KEY_WORD},
     {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
     {0}};
@@ -482,7 +499,7 @@ static const cs_key_spec finetune_keys[] = {
     {"epochs", "1", "epochs", NULL, CS_KEY_INT},
     {"batch", "128", "mini-batch size", NULL, CS_KEY_INT},
     {"lr", "1e-3", "Adam learning rate", NULL, CS_KEY_NUM},
-    {"limit", "0", "train on the first N images (default: as in train)", NULL, CS_KEY_INT},
+    {"limit", "as in train", "train on the first N images (0: all)", NULL, CS_KEY_INT},
     {"test_limit", "0", "test images for the accuracy (0: all)", NULL, CS_KEY_INT},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"evaluate", "on", "measure test accuracy afterwards", "on|off", CS_KEY_WORD},
@@ -499,8 +516,8 @@ static const cs_key_spec eval_keys[] = {
 /* Two groups: quantize (cmd_quant.c) comes between them in `help`. */
 static const cs_cmd_spec train_commands[] = {
     {.name = "train", .topic = "networks",
-     .usage = "train model=mlp|cnn reg=NAME|none lambda=.. epochs=.. [batch=..] [lr=..] "
-              "[limit=..] [device=cpu|cuda|auto] [augment=on]",
+     .usage = "train [model=mlp|cnn] [reg=NAME|none] [{lambda}] [{epochs}] [{batch}] [{lr}] "
+              "[{limit}] [device=cpu|cuda|auto] [augment=on|off]",
      .summary = "train on Fashion-MNIST with a CS regularizer per row/channel (continues from "
                 "the current weights)",
      .example = "train model=cnn reg=bin lambda=10 epochs=5", .keys = train_keys,
@@ -509,11 +526,11 @@ static const cs_cmd_spec train_commands[] = {
 };
 
 static const cs_cmd_spec tune_commands[] = {
-    {.name = "finetune", .topic = "networks", .usage = "finetune epochs=..",
+    {.name = "finetune", .topic = "networks", .usage = "finetune [{epochs}] [{lr}] [limit=..] [{test_limit}]",
      .summary = "train the scales, biases and batch-norm parameters with the signs fixed",
      .example = "finetune epochs=2", .keys = finetune_keys, .run = cmd_finetune, .journal = 1,
      .blas_threads = 1},
-    {.name = "evaluate", .topic = "networks", .usage = "evaluate [limit=N]",
+    {.name = "evaluate", .topic = "networks", .usage = "evaluate [{limit}] [label=..]",
      .summary = "test accuracy (fraction) and cross-entropy", .example = "evaluate",
      .keys = eval_keys, .run = cmd_evaluate, .journal = 1,
      .blas_threads = 1},

@@ -16,6 +16,7 @@ extern const cs_cmd_group cs_group_solve;
 extern const cs_cmd_group cs_group_trace;
 extern const cs_cmd_group cs_group_basins;
 extern const cs_cmd_group cs_group_sweep;
+extern const cs_cmd_group cs_group_maxcut;
 extern const cs_cmd_group cs_group_tour;
 extern const cs_cmd_group cs_group_view;
 extern const cs_cmd_group cs_group_train;
@@ -68,7 +69,7 @@ static const cs_cmd_spec core_commands[] = {
     /* .journal = 0: `save session` is not journaled; `save model` asks for
      * journaling per invocation (cs_interp_journal_this) */
     {.name = "save", .topic = "sessions",
-     .usage = "save session FILE.csr [force=on] | save model FILE [force=on]",
+     .usage = "save session FILE.csr [force=on|off] | save model FILE [force=on|off]",
      .summary = "write the session journal as a runnable script, or the network as a "
                 "checkpoint", .example =
      "save session mywork.csr", .min_pos = 1, .max_pos = 2, .keys = save_keys,
@@ -95,6 +96,7 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_trace,
     &cs_group_basins,
     &cs_group_sweep,
+    &cs_group_maxcut,
     &cs_group_plot,
     &cs_group_view,
     &cs_group_train,   /* cmd_train.c: train */
@@ -140,29 +142,82 @@ const cs_key_spec *cs_command_key(const cs_cmd_spec *cmd, const char *key)
     return NULL;
 }
 
+const char cs_key_required[] = "(required)";
+
+int cs_key_def_plain(const cs_key_spec *k)
+{
+    const char *d = k->def;
+    if (!d || !*d || d == cs_key_required)
+        return 0;
+    if (k->choices) {
+        size_t n = strlen(d);
+        for (const char *c = k->choices; c; c = strchr(c, '|'), c = c ? c + 1 : NULL)
+            if (!strncmp(c, d, n) && (c[n] == '|' || c[n] == '\0'))
+                return 1;
+        return 0;
+    }
+    if (k->kind == CS_KEY_NUM || k->kind == CS_KEY_INT) {
+        double v;
+        cs_err sub;
+        return cs_parse_double(d, &v, &sub) == 0;
+    }
+    if (k->kind == CS_KEY_RANGE || k->kind == CS_KEY_LIST)
+        return strspn(d, "0123456789.,:-+e") == strlen(d) && strpbrk(d, "0123456789");
+    return 0;
+}
+
+const char *cs_command_usage(const cs_cmd_spec *cmd, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    for (const char *p = cmd->usage; *p && used + 1 < len;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        if (close) {
+            char key[32];
+            size_t kl = (size_t)(close - p - 1);
+            snprintf(key, sizeof key, "%.*s", (int)(kl < sizeof key ? kl : sizeof key - 1), p + 1);
+            const cs_key_spec *k = cs_command_key(cmd, key);
+            int w = snprintf(buf + used, len - used, "%s=%s", key,
+                             k && cs_key_def_plain(k) ? k->def : "..");
+            used += w > 0 ? (size_t)w : 0;
+            p = close + 1;
+        } else {
+            buf[used++] = *p++;
+            buf[used] = '\0';
+        }
+    }
+    if (used >= len)
+        buf[len - 1] = '\0';
+    return buf;
+}
+
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and swaps of two neighbours (tre -> ter) each cost 1. */
 int cs_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
         return 1 << 20;
-    int row[65];
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
         for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-    }
-    return row[lb];
+    return d[la][lb];
 }
 
 /* Commands grouped by topic, topics in order of first appearance. */
@@ -183,23 +238,30 @@ static void help_overview(cs_result *res)
             const cs_cmd_spec *c = cs_command_at(i);
             if (strcmp(c->topic, topic) != 0)
                 continue;
-            if (strlen(c->usage) <= 34)
-                cs_result_text(res, "  %-34s %s\n", c->usage, c->summary);
+            char usage[1024];
+            cs_command_usage(c, usage, sizeof usage);
+            if (strlen(usage) <= 34)
+                cs_result_text(res, "  %-34s %s\n", usage, c->summary);
             else  /* long usage: the summary goes on its own line */
-                cs_result_text(res, "  %s\n  %-34s %s\n", c->usage, "", c->summary);
+                cs_result_text(res, "  %s\n  %-34s %s\n", usage, "", c->summary);
         }
     }
 }
 
 static void help_command(const cs_cmd_spec *c, cs_result *res)
 {
-    cs_result_text(res, "usage: %s\n  %s\n", c->usage, c->summary);
+    char usage[1024];
+    cs_result_text(res, "usage: %s\n  %s\n", cs_command_usage(c, usage, sizeof usage),
+                   c->summary);
     if (c->keys && c->keys[0].key) {
-        cs_result_text(res, "keys:\n");
-        for (const cs_key_spec *k = c->keys; k->key; k++)
-            cs_result_text(res, "  %-10s %-12s %s%s%s\n", k->key,
-                           k->def ? k->def : "(required)", k->help,
+        cs_result_text(res, "keys:        default\n");
+        for (const cs_key_spec *k = c->keys; k->key; k++) {
+            const char *def = k->def && *k->def ? k->def : "-";
+            /* a long default gets its own line, the help below it */
+            cs_result_text(res, "  %-10s %-13s%s%s%s%s\n", k->key, def,
+                           strlen(def) > 13 ? "\n                           " : " ", k->help,
                            k->choices ? "; one of " : "", k->choices ? k->choices : "");
+        }
     }
     cs_result_text(res, "example: %s\n", c->example);
 }
@@ -252,6 +314,33 @@ static int cmd_help(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     return CS_OK;
 }
 
+/* regs in JSON: one object per regularizer. */
+static void regs_json(FILE *json, FILE *text, const void *ctx)
+{
+    (void)text;
+    (void)ctx;
+    fputc('[', json);
+    for (size_t i = 0; i < cs_reg_count(); i++) {
+        const cs_reg_info *r = cs_reg_info_at(i);
+        int first = 1;
+        fputs(i ? ",{" : "{", json);
+        cs_json_str_member(json, &first, "name", r->name);
+        cs_json_str_member(json, &first, "title", r->title);
+        cs_json_str_member(json, &first, "formula", r->formula);
+        cs_json_str_member(json, &first, "target", r->target);
+        cs_json_bool_member(json, &first, "spurious_free", r->spurious_free);
+        cs_json_bool_member(json, &first, "differentiable", r->differentiable);
+        fputs(",\"keys\":[", json);
+        for (size_t k = 0; k < r->nparams; k++) {
+            if (k)
+                fputc(',', json);
+            cs_json_string(json, r->params[k].key);
+        }
+        fputs("]}", json);
+    }
+    fputc(']', json);
+}
+
 static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     (void)in;
@@ -264,7 +353,9 @@ static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
                        r->formula, r->target);
     }
     cs_result_text(res, "(inv: proven free of spurious stationary points)\n");
+    cs_result_text_human_only(res);
     cs_result_int(res, "_count", (long long)cs_reg_count());
+    cs_result_json_written(res, "_regs", regs_json, NULL);
     return CS_OK;
 }
 

@@ -43,7 +43,15 @@ int cs_arg_dims(cs_interp *in, const cs_cmdline *cl, const char *key, size_t n, 
  * dims=i,j (1-based in the text, 0-based in dims; default 1,2). */
 int cs_arg_slice(cs_interp *in, const cs_cmdline *cl, double **at, size_t *n, size_t dims[2],
                  cs_err *err);
+/* The column of byte `off` of the argument's value (where a list entry is
+ * at fault). */
+int cs_arg_value_col(const cs_arg *a, size_t off);
 /* Mark the column of `key` (or of positional i when key is NULL) as the error position. */
 void cs_arg_blame(cs_interp *in, const cs_cmdline *cl, const char *key, size_t pos);
+/* Where an interrupted run's results go: beside out= as NAME.partial.csv
+ * (partial=beside, the default) or into out= itself (partial=out); path and
+ * shown (out= as given, for messages) are changed in place. */
+int cs_arg_partial_target(cs_interp *in, const cs_cmdline *cl, char *path, size_t len,
+                          char *shown, size_t slen, cs_err *err);
 
 #endif

@@ -15,18 +15,26 @@ enum cs_key_kind { CS_KEY_NUM, CS_KEY_INT, CS_KEY_WORD, CS_KEY_FILE, CS_KEY_LIST
 
 typedef struct cs_key_spec {
     const char *key;
-    const char *def;      /* default as shown in help; NULL: required */
+    const char *def;      /* default as shown in help; NULL or "": none, the key is
+                             optional; CS_REQUIRED: the command needs it;
+                             a plain value ("100", "oracle") is also what `help`'s usage
+                             line shows for {key} */
     const char *help;
     const char *choices;  /* closed set "a|b|c" (validated, completed), or NULL */
     int kind;             /* enum cs_key_kind */
 } cs_key_spec;
+
+/* The default of a key the command cannot do without: help says "(required)". */
+extern const char cs_key_required[];
+#define CS_REQUIRED cs_key_required
 
 typedef int (*cs_cmd_fn)(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 
 typedef struct cs_cmd_spec {
     const char *name;
     const char *topic;     /* groups `help`: basics, regularizers, solvers, ... */
-    const char *usage;     /* "eval X" */
+    const char *usage;     /* "eval X"; {key} stands for key=DEFAULT from the key table
+                              (cs_command_usage), so the two cannot disagree */
     const char *summary;   /* one line */
     const char *example;
     int min_pos, max_pos;  /* positional arguments allowed */
@@ -52,6 +60,12 @@ size_t cs_command_count(void);
 const cs_cmd_spec *cs_command_at(size_t i);
 const cs_cmd_spec *cs_command_find(const char *name);
 const cs_key_spec *cs_command_key(const cs_cmd_spec *cmd, const char *key);
+/* The usage line with each {key} written as key=DEFAULT (key=.. when the
+ * default is not a plain value); returns buf. */
+const char *cs_command_usage(const cs_cmd_spec *cmd, char *buf, size_t len);
+/* 1 when the key's default is a value a user could type: a number for
+ * numeric keys, one of the choices, a literal range or list. */
+int cs_key_def_plain(const cs_key_spec *k);
 
 /* Edit distance for "did you mean" (Levenshtein, capped). */
 int cs_edit_distance(const char *a, const char *b);

@@ -31,6 +31,9 @@ void cs_result_json_written(cs_result *res, const char *key,
 /* Free text for humans (help, tables): printed as-is in text mode, as the
  * string field "text" in JSON mode. Appends. */
 void cs_result_text(cs_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text is for readers only: JSON leaves it out (the fields carry the
+ * same data, e.g. as arrays of objects). Until the next reset. */
+void cs_result_text_human_only(cs_result *res);
 
 /* Render. Text mode prints `text` if any, then `key: value` per field
  * (fields whose key starts with '_' are JSON-only). */
@@ -40,5 +43,13 @@ int cs_result_empty(const cs_result *res);
 
 /* JSON string escaping, shared with error objects. */
 void cs_json_string(FILE *out, const char *s);
+/* A number as JSON (null when not finite), for values built by callers. */
+void cs_json_number(FILE *out, double v);
+/* Members of a JSON object written by hand: `"key":"value"`, `"key":number`
+ * (null when not finite), `"key":true|false`, each after a comma unless
+ * *first (which they clear). */
+void cs_json_str_member(FILE *out, int *first, const char *key, const char *value);
+void cs_json_num_member(FILE *out, int *first, const char *key, double value);
+void cs_json_bool_member(FILE *out, int *first, const char *key, int value);
 
 #endif

@@ -153,6 +153,12 @@ void cs_interp_progress(cs_interp *in, double done, double total, const char *wh
         in->progress(in->progress_ctx, done, total, what);
 }
 
+void cs_interp_progress_engine(void *progress_to, size_t done, size_t total)
+{
+    const cs_progress_to *p = progress_to;
+    cs_interp_progress(p->in, (double)done, (double)total, p->what);
+}
+
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err)
 {
     if (!path || !*path)
@@ -227,17 +233,38 @@ void cs_interp_prompt(const cs_interp *in, char *buf, size_t len)
     snprintf(buf, len, "csreg[%s%s]> ", cs_reg_get_info(in->reg)->name, extra);
 }
 
-static int unknown_command(const char *name, cs_err *err)
+/* 1 when the line's arguments fit the command: its positional count and keys. */
+static int args_fit(const cs_cmd_spec *cmd, const cs_cmdline *cl)
 {
-    const char *names[128] = {0};
-    size_t n = 0;
-    for (size_t i = 0; i < cs_command_count() && n < 128; i++)
-        names[n++] = cs_command_at(i)->name;
-    const char *guess = cs_closest_name(name, names, n);
+    int npos = (int)cs_cmdline_npos(cl);
+    if (npos < cmd->min_pos || npos > cmd->max_pos)
+        return 0;
+    for (size_t i = 0; i < cl->nargs; i++)
+        if (cl->args[i].key && !cmd->open_keys && !cs_command_key(cmd, cl->args[i].key))
+            return 0;
+    return 1;
+}
+
+/* "did you mean": the closest command among those the arguments fit (regg
+ * ter -> reg, regg -> regs), else among all. */
+static int unknown_command(const cs_cmdline *cl, cs_err *err)
+{
+    const char *fit[128] = {0}, *all[128] = {0};
+    size_t nfit = 0, nall = 0;
+    for (size_t i = 0; i < cs_command_count() && nall < 128; i++) {
+        const cs_cmd_spec *c = cs_command_at(i);
+        all[nall++] = c->name;
+        if (args_fit(c, cl))
+            fit[nfit++] = c->name;
+    }
+    const char *guess = cs_closest_name(cl->name, fit, nfit);
+    if (!guess)
+        guess = cs_closest_name(cl->name, all, nall);
     if (guess)
-        return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (did you mean '%s'?)", name,
+        return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (did you mean '%s'?)", cl->name,
                        guess);
-    return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (type 'help' for the list)", name);
+    return cs_fail(err, CS_ENOTFOUND, "unknown command '%s' (type 'help' for the list)",
+                   cl->name);
 }
 
 static int unknown_key(const cs_cmd_spec *cmd, const char *key, cs_err *err)
@@ -279,19 +306,21 @@ static int check_args(cs_interp *in, const cs_cmd_spec *cmd, const cs_cmdline *c
             }
     }
     size_t npos = cs_cmdline_npos(cl);
+    char usage[1024];
+    cs_command_usage(cmd, usage, sizeof usage);
     if ((int)npos < cmd->min_pos) {
         in->err_col = cl->name_col;
         return cs_fail(err, CS_EINVAL, "%s needs %s (usage: %s)", cmd->name,
-                       cmd->min_pos == 1 ? "an argument" : "more arguments", cmd->usage);
+                       cmd->min_pos == 1 ? "an argument" : "more arguments", usage);
     }
     if ((int)npos > cmd->max_pos) {
         const cs_arg *extra = cs_cmdline_pos(cl, (size_t)cmd->max_pos);
         in->err_col = extra->col;
         if (cmd->max_pos == 0)
             return cs_fail(err, CS_EINVAL, "%s takes no positional argument (got '%s'; usage: %s)",
-                           cmd->name, extra->value, cmd->usage);
+                           cmd->name, extra->value, usage);
         return cs_fail(err, CS_EINVAL, "unexpected argument '%s' (usage: %s)", extra->value,
-                       cmd->usage);
+                       usage);
     }
     return CS_OK;
 }
@@ -317,7 +346,7 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
     in->journal_this = 0;
     if (!cmd) {
         in->err_col = cl.name_col;
-        rc = unknown_command(cl.name, err);
+        rc = unknown_command(&cl, err);
     } else {
         rc = check_args(in, cmd, &cl, err);
         /* the program sets OpenBLAS's threads, per command (cs_commands.h) */

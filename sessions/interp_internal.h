@@ -75,4 +75,12 @@ uint64_t cs_interp_seed(const cs_interp *in);
 int cs_interp_threads(const cs_interp *in);
 const cs_reg *cs_interp_reg(const cs_interp *in);
 
+/* An engine progress callback (cs_progress_fn: trials or rows done of
+ * total) that reports to the front end as `what`. */
+typedef struct cs_progress_to {
+    cs_interp *in;
+    const char *what;
+} cs_progress_to;
+void cs_interp_progress_engine(void *progress_to, size_t done, size_t total);
+
 #endif

@@ -11,16 +11,32 @@
 #include "cs_result.h"
 
 #define NN_MAX_STAGES 256
+/* exclude= of train and quantize: its help, the same in both */
+#define NN_EXCLUDE_HELP                                                                        \
+    "layers left full precision: default, the paper's (the first convolution and the last "    \
+    "fc: a cnn's conv1 and fc2; the mlp has no convolution: its last fc), none, first (the "    \
+    "first layer only), last (the last layer only)"
 /* device= of train and load model (auto: cs_nn_device_resolve) */
 #define NN_DEVICE_CHOICES "cpu|cuda|auto"
 
+/* One row of nnreport. reg and lambda: those the network was last trained
+ * with (whatever the stage). Accuracies < 0 and NaN losses: not measured. */
 typedef struct nn_stage {
-    char stage[16], label[48], model[16], reg[24];
+    char stage[16], label[48], model[16], reg[32];
     double lambda;
     int epochs;
-    double accuracy, loss, seconds;   /* accuracy < 0: not measured */
+    double train_acc, train_loss;     /* on the training batches of the last epoch */
+    double test_acc, test_loss;       /* on the test images */
+    double seconds;
     int partial;
 } nn_stage;
+
+/* What a checkpoint was trained with, for load model (NN_SAVED remembered). */
+#define NN_SAVED 8
+typedef struct nn_saved {
+    char path[4096], reg[32];
+    double lambda;
+} nn_saved;
 
 typedef struct nn_state {
     cs_nn *net;
@@ -29,6 +45,11 @@ typedef struct nn_state {
     size_t train_limit;
     int have_train, have_test;
     cs_nn_exclude excl;     /* of the last training/quantization */
+    char net_reg[32];       /* the regularizer and weight the network was last trained
+                               with ("n/a" after loading a file not saved here) */
+    double net_lambda;
+    nn_saved saved[NN_SAVED];
+    size_t nsaved;
     nn_stage st[NN_MAX_STAGES];
     size_t nst;
     /* for front ends (cs_train_view.h): the layer/row `hist` chose last,
@@ -50,20 +71,26 @@ int nn_need_net(cs_interp *in, nn_state **out, cs_err *err);
 /* A stamp comparable with the solver's (solve_stamp): one more than the
  * commands journaled before this one. */
 long nn_stamp(const cs_interp *in);
-/* One row of nnreport (the oldest is dropped when NN_MAX_STAGES are kept);
- * acc < 0: not measured. */
-void nn_add_stage(nn_state *s, const char *stage, const char *label, const char *reg,
-                  double lambda, int epochs, double acc, double loss, double secs,
-                  int partial);
+/* A new row of nnreport (the oldest is dropped when NN_MAX_STAGES are
+ * kept): the network's model, reg and lambda, nothing measured yet; the
+ * caller fills in what the stage measured. */
+nn_stage *nn_add_stage(nn_state *s, const char *stage, const char *label);
 /* exclude=default|none|last|first, `def` when not given. */
 int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn_exclude *out,
                    cs_err *err);
+/* The word of exclude= for ex ("default", "none", ...). */
+const char *nn_exclude_name(cs_nn_exclude ex);
 /* The test set loaded (data=, else the training data's folder). */
 int nn_ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err);
 /* Test accuracy and mean loss on the first `limit` test images (0: all),
  * loading the test set (data=, else the training data's folder) as needed. */
 int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limit,
                      double *acc, double *loss, cs_err *err);
+/* nnreport (nn_report.c): the stages as a table, a CSV and JSON objects. */
+#define NN_REPORT_CSV_HEADER                                                                   \
+    "stage,label,model,reg,lambda,epochs,train_accuracy,train_loss,test_accuracy,test_loss,"   \
+    "seconds,partial"
+int nn_cmd_report(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 /* `save model FILE [force=on]` (cmd_session.c parses the command). */
 int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
                         cs_err *err);

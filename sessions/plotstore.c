@@ -247,6 +247,7 @@ int cs_plotstore_success(cs_interp *in, const cs_plot_success_data *d, cs_err *e
     *c = *d;
     c->xvar = pool_str(&p.next.mem, d->xvar);
     c->xlabel = pool_str(&p.next.mem, d->xlabel);
+    c->title = pool_str(&p.next.mem, d->title);
     c->series = copy_series(&p.next.mem, d->series, d->nseries);
     return commit(&p, err);
 }
@@ -271,6 +272,7 @@ int cs_plotstore_trace(cs_interp *in, const cs_plot_trace_data *d, cs_err *err)
     for (size_t i = 0; labels && i < d->nmarks; i++)
         labels[i] = pool_str(pl, d->mark_label[i]);
     c->mark_label = labels;
+    c->start_iter = dup_vec(pl, d->start_iter, d->nstarts);
     return commit(&p, err);
 }
 

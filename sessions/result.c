@@ -27,6 +27,7 @@ struct cs_result {
     size_t n, cap;
     char *text;
     size_t text_len;
+    int text_human_only;   /* JSON leaves the text out */
 };
 
 cs_result *cs_result_new(const char *cmd)
@@ -49,6 +50,7 @@ static void clear_fields(cs_result *r)
     free(r->text);
     r->text = NULL;
     r->text_len = 0;
+    r->text_human_only = 0;
 }
 
 void cs_result_free(cs_result *r)
@@ -207,6 +209,8 @@ void cs_result_text(cs_result *r, const char *fmt, ...)
     r->text_len += (size_t)len;
 }
 
+void cs_result_text_human_only(cs_result *r) { r->text_human_only = 1; }
+
 int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
 
 /* Length of the valid UTF-8 sequence at p (1..4), 0 when it is not one
@@ -273,6 +277,35 @@ static void print_num_json(FILE *out, double v)
         fputs("null", out);
 }
 
+void cs_json_number(FILE *out, double v) { print_num_json(out, v); }
+
+static void member_key(FILE *out, int *first, const char *key)
+{
+    if (!*first)
+        fputc(',', out);
+    *first = 0;
+    cs_json_string(out, key);
+    fputc(':', out);
+}
+
+void cs_json_str_member(FILE *out, int *first, const char *key, const char *value)
+{
+    member_key(out, first, key);
+    cs_json_string(out, value);
+}
+
+void cs_json_num_member(FILE *out, int *first, const char *key, double value)
+{
+    member_key(out, first, key);
+    print_num_json(out, value);
+}
+
+void cs_json_bool_member(FILE *out, int *first, const char *key, int value)
+{
+    member_key(out, first, key);
+    fputs(value ? "true" : "false", out);
+}
+
 static void print_value_json(FILE *out, const field *f)
 {
     switch (f->kind) {
@@ -314,7 +347,7 @@ void cs_result_print_json(const cs_result *r, FILE *out)
         fputc(':', out);
         print_value_json(out, &r->f[i]);
     }
-    if (r->text) {
+    if (r->text && !r->text_human_only) {
         fputs(",\"text\":", out);
         cs_json_string(out, r->text);
     }

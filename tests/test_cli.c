@@ -94,7 +94,7 @@ static void test_script_error_location(void **state)
     char *path = write_script("# a script\nreg bin\neval 1,,2\neval 1,2,3\n");
     char expect[256];
     snprintf(expect, sizeof expect,
-             "%s:3:6: error: eval: empty entry at row 1, column 2\n    eval 1,,2\n         ^\n",
+             "%s:3:8: error: eval: empty entry at row 1, column 2\n    eval 1,,2\n           ^\n",
              path);
     run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"run", path, NULL});
@@ -227,6 +227,57 @@ static void test_json_utf8(void **state)
     free(r);
 }
 
+/* Piped input is a script: an error names <stdin>, the line and the column,
+ * with the line and a caret under the fault. */
+static void test_stdin_error_location(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    run(r, "reg bin\n\n  evall 1\neval 1,2,,3\n", (const char *[]){NULL});
+    assert_int_equal(r->status, 1);
+    assert_string_equal(r->err,
+                        "<stdin>:3:3: error: unknown command 'evall' (did you mean 'eval'?)\n"
+                        "      evall 1\n      ^\n"
+                        "<stdin>:4:10: error: eval: empty entry at row 1, column 3\n"
+                        "    eval 1,2,,3\n             ^\n");
+    free(r);
+}
+
+/* --keep-going runs every -e command after an error, and exits 1. */
+static void test_keep_going_with_e(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    run(r, NULL, (const char *[]){"--json", "--keep-going", "-e", "evall 1", "-e", "reg bin",
+                                  "-e", "eval 1,2,3", NULL});
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->out, "{\"cmd\":\"evall\",\"error\":"));
+    assert_non_null(strstr(r->out, "\"value\":98"));
+    /* without it the first error stops the run */
+    run(r, NULL, (const char *[]){"--json", "-e", "evall 1", "-e", "eval 1,2,3", NULL});
+    assert_int_equal(r->status, 1);
+    assert_null(strstr(r->out, "\"value\":98"));
+    free(r);
+}
+
+/* `csreg FILE.csr` (run forgotten) says how to run it. */
+static void test_script_without_run(void **state)
+{
+    (void)state;
+    char *path = write_script("reg bin\n");
+    run_result *r = malloc(sizeof *r);
+    run(r, NULL, (const char *[]){path, NULL});
+    assert_int_equal(r->status, 1);
+    char want[128];
+    snprintf(want, sizeof want, "(to run a script: csreg run %s)", path);
+    assert_non_null(strstr(r->err, want));
+    run(r, NULL, (const char *[]){"missing.csr", NULL});
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "csreg run missing.csr"));
+    unlink(path);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,7 +285,8 @@ int main(void)
         cmocka_unit_test(test_ragged_C),        cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_script_error_location), cmocka_unit_test(test_script_runs),
         cmocka_unit_test(test_missing_script),  cmocka_unit_test(test_options),
-        cmocka_unit_test(test_stdin_repl),
+        cmocka_unit_test(test_stdin_repl),      cmocka_unit_test(test_stdin_error_location),
+        cmocka_unit_test(test_keep_going_with_e), cmocka_unit_test(test_script_without_run),
         cmocka_unit_test(test_script_text_shown_safely),
         cmocka_unit_test(test_json_utf8),
     };

@@ -575,7 +575,7 @@ static void test_errors(void **state)
     fails(f, "landscape at=1,2,3 dims=1.5,2", "coordinate 1.5 is not an integer", 20);
     fails(f, "landscape at=1,2,3 dims=1", "expected two coordinates i,j", 20);
     fails(f, "landscape at=1,2,3 dims=1,x", "dims=1,x: ", 20);
-    fails(f, "landscape at=1,nan", "at=1,nan: ", 11);
+    fails(f, "landscape at=1,nan", "at=1,nan: ", 16);
     fails(f, "landscape at=1,2;3,4", "X must be a vector", 11);
     fails(f, "landscape at=5", "at least 2 entries", 11);
     fails(f, "landscape foo=1", "unknown key 'foo' for landscape", 11);

@@ -263,9 +263,10 @@ static void test_trial_matches_sweep(void **state)
     double iters = jnum(o, "iters");
     o = ok(f, "sweep kind=bin methods=bin N=100 M=48 trials=1 restarts=10");
     assert_non_null(strstr(o, "\"success_bin\":["));
-    char want[64];
-    snprintf(want, sizeof want, ",%.0f,", iters);
-    assert_non_null(strstr(o, want)); /* mean_iters column of the table */
+    /* the one row of the sweep, as an object */
+    assert_non_null(strstr(o, "\"rows\":[{\"method\":\"bin\",\"N\":100,\"M\":48,"));
+    assert_true(jnum(o, "mean_iters") == iters);
+    assert_null(strstr(o, "\"text\":"));   /* no CSV text: that goes into out= */
 }
 
 /* ------------------------------------------------------------ sweep */
@@ -385,11 +386,35 @@ static void test_maxcut(void **state)
     assert_false(isnan(jnum(o, "std_cut")));
     assert_int_equal((int)jnum(o, "best_cut"), 120);
     assert_int_equal((int)jnum(o, "known_best"), 120);
+    /* every trial reaches the known best: how they stopped, no mean_iters */
+    assert_non_null(strstr(o, "\"stops\":{\"oracle\":5},\"mean_best_iter\":"));
+    assert_null(strstr(o, "mean_iters"));
     ok(f, "maxcut graph=toy5 trials=3 out=m.csv append=on");
     char *csv = slurp(in_dir(f, "m.csv"), NULL);
+    assert_non_null(strstr(csv, "mean_start,std_start,stops,mean_best_iter,max_best_iter,"
+                                "partial\n"));
     assert_non_null(strstr(csv, "\ntoy4,4,5,5,1,120,0,120,120,"));
+    assert_non_null(strstr(csv, ",oracle=5,"));
     assert_non_null(strstr(csv, "\ntoy5,5,7,3,1,"));
     free(csv);
+    /* a short budget: the stops add up to the trials; the best iterate comes
+     * within it */
+    o = ok(f, "maxcut graph=toy5 trials=12 maxit=5");
+    const char *st = strstr(o, "\"stops\":{");
+    assert_non_null(st);
+    double n_stops = 0;
+    static const char *const ends[] = {"oracle", "tolerance", "maxit", "diverged"};
+    for (size_t e = 0; e < 4; e++) {
+        char key[32];
+        snprintf(key, sizeof key, "\"%s\":", ends[e]);
+        const char *k = strstr(st, key);
+        if (k && k < strchr(st, '}'))
+            n_stops += strtod(k + strlen(key), NULL);
+    }
+    assert_true(n_stops == 12);
+    double lo = jnum(o, "min_best_iter"), mean = jnum(o, "mean_best_iter"),
+           hi = jnum(o, "max_best_iter");
+    assert_true(0 <= lo && lo <= mean && mean <= hi && hi <= 5);
     fails(f, "maxcut", "needs graph=", 1);
     fails(f, "maxcut graph=nosuch", "no such file", 8);
     fails(f, "maxcut graph=toy4 trials=0", "trials=0", 19);

@@ -79,10 +79,10 @@ static void test_keys_on_keyless_command(void **state)
 static void test_eval_bad_numbers(void **state)
 {
     fixture *f = *state;
-    fails(f, "eval 1,,2", "empty entry at row 1, column 2", 6);
-    fails(f, "eval 1,nan", "not a finite number at row 1, column 2", 6);
-    fails(f, "eval 1,inf", "not a finite number", 6);
-    fails(f, "eval 1,2x", "malformed number '2x'", 6);
+    fails(f, "eval 1,,2", "empty entry at row 1, column 2", 8);
+    fails(f, "eval 1,nan", "not a finite number at row 1, column 2", 8);
+    fails(f, "eval 1,inf", "not a finite number", 8);
+    fails(f, "eval 1,2x", "malformed number '2x'", 8);
     fails(f, "eval 1,2;3", "ragged matrix: row 2 has 1 entries, row 1 has 2", 6);
     fails(f, "eval ''", "empty list", 6);
     fails(f, "eval 1e999", "out of range", 6);
@@ -186,14 +186,31 @@ static void test_regs_lists_every_regularizer(void **state)
 {
     fixture *f = *state;
     const char *out = ok(f, "regs");
+    /* JSON: an array of objects, one per regularizer, and no text blob */
+    assert_non_null(strstr(out, "\"regs\":[{\"name\":\"bin\",\"title\":"));
+    assert_null(strstr(out, "\"text\":"));
     for (size_t i = 0; i < cs_reg_count(); i++) {
-        char name[32];
-        snprintf(name, sizeof name, "\\n%s ", cs_reg_info_at(i)->name);
-        assert_non_null(strstr(out, name));
+        const cs_reg_info *r = cs_reg_info_at(i);
+        char obj[256];
+        snprintf(obj, sizeof obj, "{\"name\":\"%s\",\"title\":\"%s\",", r->name, r->title);
+        const char *start = strstr(out, obj), *end = start ? strstr(start, "]}") : NULL;
+        assert_non_null(end);  /* the object ends with its keys array */
+        snprintf(obj, sizeof obj, "\"spurious_free\":%s,",
+                 r->spurious_free ? "true" : "false");
+        const char *sf = strstr(start, obj);
+        assert_true(sf && sf < end);
     }
     char count[32];
     snprintf(count, sizeof count, "\"count\":%zu", cs_reg_count());
     assert_non_null(strstr(out, count));
+    /* text: the table */
+    ok(f, "set json off");
+    out = ok(f, "regs");
+    for (size_t i = 0; i < cs_reg_count(); i++) {
+        char name[32];
+        snprintf(name, sizeof name, "\n%s ", cs_reg_info_at(i)->name);
+        assert_non_null(strstr(out, name));
+    }
 }
 
 static void test_text_mode(void **state)

@@ -43,8 +43,8 @@ static const bad cases[] = {
     {NULL, "eval", "needs an argument", 1},
     {NULL, "eval 1,2 3", "unexpected argument '3'", 10},
     /* numbers */
-    {NULL, "eval 1,abc", "malformed number 'abc'", 6},
-    {NULL, "eval 1,nan", "not a finite number", 6},
+    {NULL, "eval 1,abc", "malformed number 'abc'", 8},
+    {NULL, "eval 1,nan", "not a finite number", 8},
     {NULL, "eval inf,1", "not a finite number", 6},
     {NULL, "eval 1e999", "out of range", 6},
     {NULL, "seed 1.5", "not an integer", 6},
@@ -52,7 +52,7 @@ static const bad cases[] = {
     {NULL, "set threads 1025", "out of range [0, 1024]", 13},
     {NULL, "sweep kind=bin gamma=0.5 trials=1 threads=1025", "out of range [0, 1024]", 35},
     /* lists and matrices */
-    {NULL, "eval 1,,2", "empty entry at row 1, column 2", 6},
+    {NULL, "eval 1,,2", "empty entry at row 1, column 2", 8},
     {NULL, "eval ''", "empty list", 6},
     {NULL, "eval 1,2;3", "ragged matrix", 6},
     {NULL, "reg eig C=1,2;3", "ragged matrix", 9},

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,63 @@ static void test_golden_success(void **state)
     free(s);
 }
 
+/* Several series with error bars are drawn side by side: series k of the
+ * ones with bars moves by (k - (m-1)/2) * 0.6% of the x range; a series
+ * without bars stays where it is. */
+static void test_success_dodge(void **state)
+{
+    (void)state;
+    plot_call p = {.kind = K_SUCCESS, .succ = success_data()};
+    char *s = script_of(&p, (cs_plot_opts){.out = "x.png"});
+    const cs_plot_series *sr = p.succ.series;
+    double range = sr[0].x[sr[0].n - 1] - sr[0].x[0];  /* both barred series share x */
+    const double shift[3] = {-0.5 * 0.006 * range, 0.5 * 0.006 * range, 0.0};
+    for (int k = 0; k < 3; k++) {
+        char block[32];
+        snprintf(block, sizeof block, "$S%d << EOD\n", k + 1);
+        const char *b = strstr(s, block);
+        assert_non_null(b);
+        double x = strtod(b + strlen(block), NULL);
+        if (fabs(x - (sr[k].x[0] + shift[k])) > 1e-12)
+            fail_msg("series %d: x %g, want %g", k + 1, x, sr[k].x[0] + shift[k]);
+    }
+    free(s);
+    /* a literal title given with the data (the sweep's setting) */
+    p.succ.title = "bin recovery, N = 100, stop_oracle";
+    s = script_of(&p, (cs_plot_opts){.out = "x.png"});
+    assert_non_null(strstr(s, "set title 'bin recovery, N = 100, stop_oracle' noenhanced\n"));
+    free(s);
+}
+
+/* The trace plot marks where each restart begins and the success bound. */
+static void test_trace_starts_and_bound(void **state)
+{
+    (void)state;
+    static const double errs[5] = {1, 0.5, 0.1, 0.02, 0.005}, starts[2] = {3, 5};
+    plot_call p = {.kind = K_TRACE, .trace = trace_data()};
+    p.trace.err_xstar = errs;
+    p.trace.start_iter = starts;
+    p.trace.nstarts = 2;
+    p.trace.err_line = 1e-2;
+    char *s = script_of(&p, (cs_plot_opts){.out = "t.png"});
+    assert_non_null(strstr(s, "set arrow from 3, graph 0 to 3, graph 1 nohead"));
+    assert_non_null(strstr(s, "set arrow from 5, graph 0 to 5, graph 1 nohead"));
+    assert_non_null(strstr(s, "set label 'start 2' at 3, graph 1"));
+    assert_non_null(strstr(s, "set label 'start 3' at 5, graph 1"));
+    /* the bound on the error panel only (the last plot command) */
+    const char *line = strstr(s, ", 0.01 with lines dt 2");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "unset label 99"));
+    assert_null(strstr(strstr(s, "using 1:5"), "using 1:2"));
+    free(s);
+    /* no starts, no bound: neither drawn */
+    p.trace = trace_data();
+    s = script_of(&p, (cs_plot_opts){.out = "t.png"});
+    assert_null(strstr(s, "set arrow"));
+    assert_null(strstr(s, "with lines dt 2"));
+    free(s);
+}
+
 static void test_golden_trace(void **state)
 {
     (void)state;
@@ -385,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_golden_landscape),
         cmocka_unit_test(test_golden_trajectory),
         cmocka_unit_test(test_golden_success),
+        cmocka_unit_test(test_success_dodge),
+        cmocka_unit_test(test_trace_starts_and_bound),
         cmocka_unit_test(test_golden_trace),
         cmocka_unit_test(test_golden_hist),
         cmocka_unit_test(test_golden_maxcut),

@@ -320,7 +320,7 @@ static void test_save_model_journaled(void **state)
     /* help shows both forms */
     assert_int_equal(run(f, "help save", &err), 0);
     fflush(f->out);
-    assert_non_null(strstr(f->buf, "save session FILE.csr [force=on] | save model FILE [force=on]"));
+    assert_non_null(strstr(f->buf, "save session FILE.csr [force=on|off] | save model FILE [force=on|off]"));
     fx_free(b);
     fx_free(f);
 }

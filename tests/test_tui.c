@@ -289,6 +289,121 @@ static void test_tui_hist_weights(void **state)
     quit_and_check_terminal(&t);
 }
 
+/* The screen as rows of wide characters. */
+static size_t screen_rows(const char *scr, wchar_t rows[][256], size_t max)
+{
+    static wchar_t wide[65536];
+    size_t n = mbstowcs(wide, scr, sizeof wide / sizeof *wide - 1);
+    assert_true(n != (size_t)-1);
+    wide[n] = L'\0';
+    size_t k = 0;
+    for (wchar_t *r = wide; *r && k < max; k++) {
+        wchar_t *eol = wcschr(r, L'\n');
+        size_t len = eol ? (size_t)(eol - r) : wcslen(r);
+        len = len < 255 ? len : 255;
+        wmemcpy(rows[k], r, len);
+        rows[k][len] = L'\0';
+        if (!eol)
+            break;
+        r = eol + 1;
+    }
+    return k;
+}
+
+static size_t wcount(const wchar_t *s, wchar_t c)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+/* 80x24 reads whole: the hint line starts with the ways out, the welcome
+ * wraps instead of being cut, the highlighted regularizer's formula is
+ * whole, the map's cells are square, + then - journals the box it came
+ * from, p on the Landscape says what it did, the ? overlay keeps its text
+ * inside its frame, and the Histogram's title never ends on "peak". */
+static void test_tui_80x24_reads(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t, 80, 24, "");
+    assert_int_equal(tmux_wait_for(&t, "? for the keys.", 3000, screen, sizeof screen), 0);
+    static wchar_t rows[64][256];
+    size_t n = screen_rows(screen, rows, 64);
+    assert_int_equal(n, 24);
+    assert_true(wcsncmp(rows[23], L" ? help  q quit  : command", 26) == 0);
+    assert_non_null(strstr(screen, "Welcome to csreg."));
+    /* the whole formula of bin, wrapped under the list */
+    assert_non_null(strstr(screen, "N*sum(x^4) -"));
+    assert_non_null(strstr(screen, "(sum(x^2))^2;"));
+    assert_non_null(strstr(screen, "{-a,+a}^N for"));
+    /* square cells: as many pixels across as down (two per text row) */
+    size_t map_rows = 0, map_cols = 0;
+    for (size_t r = 0; r < n; r++)
+        if (wcount(rows[r], L'▀') >= 5 && !wcsstr(rows[r], L"log")) {
+            map_rows++;
+            map_cols = wcount(rows[r], L'▀');
+        }
+    if (!(map_cols + 1 >= 2 * map_rows - 1 && map_cols <= 2 * map_rows))
+        fail_msg("map %zu columns x %zu rows (%zu pixels) is not square:\n%s", map_cols,
+                 map_rows, 2 * map_rows, screen);
+    /* zoom in and back out: the very box it came from */
+    keys(&t, (const char *[]){"+", NULL});
+    assert_int_equal(tmux_wait_for(&t, "view x=-1.33333:1.33333 y=-1.33333:1.33333", 3000, screen,
+                                   sizeof screen), 0);
+    keys(&t, (const char *[]){"-", NULL});
+    assert_int_equal(tmux_wait_for(&t, "> view x=-2:2 y=-2:2", 3000, screen, sizeof screen), 0);
+    /* p with the Landscape focused says what it did */
+    keys(&t, (const char *[]){"Tab", NULL});
+    usleep(100000);
+    keys(&t, (const char *[]){"p", NULL});
+    assert_int_equal(tmux_wait_for(&t, "Regularizers: Up/Down choose", 3000, screen,
+                                   sizeof screen), 0);
+    keys(&t, (const char *[]){"Tab", NULL});
+    /* the help overlay: each row's text ends inside the frame */
+    keys(&t, (const char *[]){"?", NULL});
+    assert_int_equal(tmux_wait_for(&t, "Every key runs a command", 3000, screen, sizeof screen),
+                     0);
+    n = screen_rows(screen, rows, 64);
+    size_t top = 0, left = 0, right = 0;
+    for (size_t r = 0; r < n && !right; r++) {
+        wchar_t *k = wcsstr(rows[r], L"┌─ Keys");
+        if (k) {
+            top = r;
+            left = (size_t)(k - rows[r]);
+            right = (size_t)(wcschr(k, L'┐') - rows[r]);
+        }
+    }
+    assert_true(right > 0);
+    for (size_t r = top + 1; r < n && rows[r][left] != L'└'; r++)
+        if (wcslen(rows[r]) <= right || rows[r][right] != L'│')
+            fail_msg("overlay row %zu has no right frame:\n%s", r, screen);
+    keys(&t, (const char *[]){"Escape", NULL});
+    if (access("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", R_OK) == 0) {
+        command(&t, "train model=mlp limit=600 epochs=1");
+        assert_int_equal(tmux_wait_for(&t, "train done at step", 20000, screen, sizeof screen),
+                         0);
+        keys(&t, (const char *[]){"t", NULL});
+        assert_int_equal(tmux_wait_for(&t, "weights fc1: 401408", 5000, screen, sizeof screen),
+                         0);
+        const char *title = strstr(screen, "weights fc1: 401408");
+        const char *eol = strstr(title, "│");
+        assert_non_null(eol);
+        char head[128];
+        snprintf(head, sizeof head, "%.*s", (int)(eol - title), title);
+        if (strstr(head, "peak") && !strstr(head, "peak "))
+            fail_msg("title cut after 'peak': '%s'", head);
+        size_t hl = strlen(head);
+        while (hl && head[hl - 1] == ' ')
+            head[--hl] = '\0';
+        assert_false(hl >= 4 && !strcmp(head + hl - 4, "peak"));
+    }
+    quit_and_check_terminal(&t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -310,6 +425,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tui_120x40),
         cmocka_unit_test(test_tui_80x24_ascii),
+        cmocka_unit_test(test_tui_80x24_reads),
         cmocka_unit_test(test_tui_demo_runs_and_zooms),
         cmocka_unit_test(test_tui_long_command_cancels),
         cmocka_unit_test(test_tui_hist_weights),

@@ -44,18 +44,36 @@ static const char *tag(const cs_err *err)
     return strstr(err->msg, "interrupted") ? "" : "interrupted: ";
 }
 
-static void report(cs_interp *in, const char *line, const char *where, int lineno,
+/* gcc-style: WHERE:LINE:COL: error: MESSAGE, then the line and a caret
+ * under the column at fault; without WHERE (-e) the one line "error: MESSAGE";
+ * a JSON error object in JSON mode. */
+static void report(cs_interp *in, const char *line, const char *where, int lineno, int col,
                    const cs_err *err, int json)
 {
+    cs_progress_end(); /* so a message never lands on the bar's line */
     if (json) {
         cs_interp_print_error(in, line, err, stdout);
         return;
     }
-    if (where)
-        fprintf(stderr, "%s:%d: ", where, lineno);
-    fputs(tag(err), stderr);
+    if (!where) {
+        fputs(tag(err), stderr);
+        put_safe(stderr, err->msg);
+        fputc('\n', stderr);
+        return;
+    }
+    if (err->code == CS_ECANCEL) { /* the line that was stopped, no caret */
+        fprintf(stderr, "%s:%d: %s", where, lineno, tag(err));
+        put_safe(stderr, err->msg);
+        fputs("; the script stops here\n    ", stderr);
+        put_safe(stderr, line);
+        fputc('\n', stderr);
+        return;
+    }
+    fprintf(stderr, "%s:%d:%d: error: ", where, lineno, col ? col : 1);
     put_safe(stderr, err->msg);
-    fputc('\n', stderr);
+    fputs("\n    ", stderr);
+    put_safe(stderr, line);
+    fprintf(stderr, "\n    %*s^\n", col > 1 ? shown_width(line, col - 1) : 0, "");
 }
 
 int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, int json)
@@ -63,16 +81,17 @@ int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, 
     cs_err err;
     int col;
     int rc = cs_interp_exec(in, line, &col, &err);
-    cs_progress_end(); /* so a message never lands on the bar's line */
+    cs_progress_end();
     if (rc < 0) {
-        report(in, line, where, lineno, &err, json);
+        report(in, line, where, lineno, col, &err, json);
         return 1;
     }
     return rc == 1 ? 2 : 0;
 }
 
-int cs_run_commands(cs_interp *in, const char *const *lines, size_t n, int json)
+int cs_run_commands(cs_interp *in, const char *const *lines, size_t n, int json, int keep_going)
 {
+    int failed = 0;
     for (size_t i = 0; i < n; i++) {
         cs_err err = {0}, ierr;
         int col, rc;
@@ -91,15 +110,17 @@ int cs_run_commands(cs_interp *in, const char *const *lines, size_t n, int json)
                 snprintf(ierr.msg + len, sizeof ierr.msg - len, "; %zu more command%s not run",
                          n - i - 1, n - i - 1 == 1 ? "" : "s");
             }
-            report(in, lines[i], NULL, 0, &ierr, json);
+            report(in, lines[i], NULL, 0, 0, &ierr, json);
             return 3;
         }
         if (rc < 0) {
-            report(in, lines[i], NULL, 0, &err, json);
-            return 1;
+            report(in, lines[i], NULL, 0, col, &err, json);
+            if (!keep_going)
+                return 1;
+            failed = 1;
         }
     }
-    return 0;
+    return failed;
 }
 
 typedef struct report_ctx {
@@ -108,28 +129,12 @@ typedef struct report_ctx {
     int reported;
 } report_ctx;
 
-/* gcc-style: FILE:LINE:COL: error: MESSAGE, then the line and a caret. */
 static void report_script_error(void *ctx, const char *file, int line, int col,
                                 const char *text, const cs_err *err)
 {
     report_ctx *rc = ctx;
     rc->reported = 1;
-    cs_progress_end();
-    if (rc->json) {
-        cs_interp_print_error(rc->in, text, err, stdout);
-        return;
-    }
-    if (err->code == CS_ECANCEL)
-        fprintf(stderr, "%s:%d: %s", file, line, tag(err));
-    else
-        fprintf(stderr, "%s:%d:%d: error: ", file, line, col ? col : 1);
-    put_safe(stderr, err->msg);
-    fputs(err->code == CS_ECANCEL ? "; the script stops here\n    " : "\n    ", stderr);
-    put_safe(stderr, text);
-    if (err->code == CS_ECANCEL)
-        fputc('\n', stderr);
-    else
-        fprintf(stderr, "\n    %*s^\n", col > 1 ? shown_width(text, col - 1) : 0, "");
+    report(rc->in, text, file, line, col, err, rc->json);
 }
 
 int cs_run_script(cs_interp *in, const char *path, int json, int keep_going)
@@ -138,7 +143,7 @@ int cs_run_script(cs_interp *in, const char *path, int json, int keep_going)
     cs_err err;
     int rc = cs_interp_run_file(in, path, keep_going, report_script_error, &ctx, &err);
     if (rc < 0 && !ctx.reported)  /* the file itself could not be read */
-        report(in, "run", NULL, 0, &err, json);
+        report(in, "run", NULL, 0, 0, &err, json);
     if (rc == CS_ECANCEL)
         return 3;
     if (rc < 0)

@@ -26,7 +26,8 @@ static void usage(FILE *out)
             "                  of the network commands (0: one)\n"
             "  --device D      cpu, cuda or auto (cuda when a GPU answers, else cpu)\n"
             "  --repl          the line REPL\n"
-            "  --keep-going    scripts: report every error, not only the first\n"
+            "  --keep-going    scripts and -e: run on after an error and report every\n"
+            "                  one (exit status 1 when any failed)\n"
             "  --demo          start on the built-in demo (the TUI on a terminal)\n"
             "  --tour          a guided tour of the paper (sessions/tour.csr) in the TUI\n"
             "  --play FILE     play a script in the TUI a line at a time (stops at pause)\n"
@@ -115,6 +116,10 @@ static int parse_cli(int argc, char **argv, cli *c)
             }
         } else if (!strcmp(a, "run") && !run_mode && c->nlines == 0) {
             run_mode = 1;
+        } else if (a[0] != '-' && (access(a, F_OK) == 0 || strstr(a, ".csr"))) {
+            fprintf(stderr, "error: unknown argument '%s' (to run a script: csreg run %s)\n",
+                    a, a);
+            return 1;
         } else {
             fprintf(stderr, "error: unknown argument '%s' (csreg --help)\n", a);
             return 1;
@@ -181,9 +186,16 @@ int main(int argc, char **argv)
         return 1;
     }
     cs_progress_install(in, c.opts.json); /* progress on a terminal's stderr; Ctrl-C cancels */
-    int status = cs_run_commands(in, c.lines, c.nlines, c.opts.json);
-    for (size_t i = 0; i < c.nfiles && status == 0; i++)
+    /* the first error stops the run; with --keep-going every line and file is
+     * run and the exit status says whether any failed */
+    int status = cs_run_commands(in, c.lines, c.nlines, c.opts.json, c.keep_going);
+    int failed = status == 1;
+    for (size_t i = 0; i < c.nfiles && (status == 0 || (status == 1 && c.keep_going)); i++) {
         status = cs_run_script(in, c.files[i], c.opts.json, c.keep_going);
+        failed |= status == 1;
+    }
+    if (failed && status == 0)
+        status = 1;
     if (status == 0 && c.demo)
         status = run_demo(in, c.opts.json);
     if (status == 0 && (c.repl || (c.nlines == 0 && c.nfiles == 0)))

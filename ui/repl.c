@@ -190,7 +190,7 @@ int cs_repl(cs_interp *in, int json)
     int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
     char hist[4096];
     repl_init(in, tty, hist, sizeof hist);
-    int status = 0;
+    int status = 0, lineno = 0;
     for (;;) {
         char prompt[256];
         cs_interp_prompt(in, prompt, sizeof prompt);
@@ -213,7 +213,9 @@ int cs_repl(cs_interp *in, int json)
             continue;
         }
         repl_saveline(tty, line, hist);
-        int rc = cs_run_line(in, line, NULL, 0, json);
+        lineno++;
+        /* piped input is a script: its errors name the line */
+        int rc = cs_run_line(in, line, tty ? NULL : "<stdin>", lineno, json);
         free(line);
         if (interrupted) {
             interrupted = 0;

@@ -45,7 +45,7 @@ static const struct tui_key {
     {'r', ACT_RESET, "r", "reset the solver (reset)"},
     {'b', ACT_BACK, "b / B", "back one / ten iterations of the start (rewind K)"},
     {'B', ACT_BACK10, NULL, NULL},
-    {'m', ACT_MAP, "m", "the landscape or the basin map (view map=basins; run :basins)"},
+    {'m', ACT_MAP, "m", "the landscape or the basin map (view map=basins)"},
     {'p', ACT_PICK, "p / Enter", "pick the highlighted regularizer (reg NAME)"},
     {'\n', ACT_PICK, NULL, NULL},
     {'\r', ACT_PICK, NULL, NULL},
@@ -57,7 +57,7 @@ static const struct tui_key {
     {KEY_RIGHT, ACT_PAN_RIGHT, NULL, NULL},
     {KEY_UP, ACT_PAN_UP, NULL, NULL},
     {KEY_DOWN, ACT_PAN_DOWN, NULL, NULL},
-    {'x', ACT_DIM_X, "x / y", "next coordinate on the slice's x / y axis (view dims=i,j)"},
+    {'x', ACT_DIM_X, "x / y", "next coordinate on the slice's x / y axis (view dims=)"},
     {'y', ACT_DIM_Y, NULL, NULL},
     {'0', ACT_VIEW_HOME, "0", "back to the box -2:2 x -2:2"},
     {'\t', ACT_FOCUS, "Tab", "cycle the focus between panels"},
@@ -76,10 +76,11 @@ static const struct tui_key {
     {'q', ACT_QUIT, "q", "quit"},
 };
 
-static const char hint_text[] = "s step  S x10  space run  b back  r reset  m map  p pick  "
-                                "+/- zoom  arrows pan  : command  ? help  q quit";
-static const char train_hint_text[] = "t solver view  [ ] layer  l log counts  : command  "
-                                      "Esc cancels  ? help  q quit";
+/* the ways out and to the rest first: a narrow terminal cuts the end */
+static const char hint_text[] = "? help  q quit  : command  s step  S x10  space run  b back  "
+                                "r reset  m map  p pick  +/- zoom  arrows pan";
+static const char train_hint_text[] = "? help  q quit  : command  t solver view  [ ] layer  "
+                                      "l log counts  Esc cancels";
 
 /* ---- layout ----------------------------------------------------------------- */
 
@@ -122,8 +123,17 @@ void tui_layout(tui *t)
     t->w_land = newwin(body_h, land_w, body_top, left_w);
     t->w_solver = newwin(solver_h, right_w, body_top, left_w + land_w);
     t->w_hist = newwin(body_h - solver_h, right_w, body_top + solver_h, left_w + land_w);
+    tui_map_resize(t);
+}
+
+void tui_map_resize(tui *t)
+{
+    if (!t->w_land)
+        return;
+    int h, w;
+    getmaxyx(t->w_land, h, w);
     size_t nx, ny;
-    tui_landscape_pixels(body_h, land_w, &nx, &ny);
+    tui_landscape_pixels(h, w, t->box.x1 - t->box.x0, t->box.y1 - t->box.y0, &nx, &ny);
     if (nx != t->map_nx || ny != t->map_ny) {
         t->map_nx = nx;
         t->map_ny = ny;
@@ -160,52 +170,6 @@ static void draw_head(tui *t)
                  t->running ? "  [running]" : "", t->demo ? "  [demo]" : "");
     tui_put(w, 0, 0, line);
     wnoutrefresh(w);
-}
-
-void tui_msg_draw(tui *t, WINDOW *w)
-{
-    int h = getmaxy(w), wd = getmaxx(w);
-    werase(w);
-    int nshow = h;
-    int cands = t->cmd.cands[0] != '\0';
-    if (cands)
-        nshow--;
-    if (nshow < 1)
-        nshow = 1;
-    size_t max_scroll = t->log.len > (size_t)nshow ? t->log.len - (size_t)nshow : 0;
-    if (t->msg_scroll > max_scroll)
-        t->msg_scroll = max_scroll;
-    size_t end = t->log.len - t->msg_scroll;
-    size_t first = end > (size_t)nshow ? end - (size_t)nshow : 0;
-    for (size_t i = first; i < end; i++) {
-        int kind;
-        const char *text = tui_log_at(&t->log, i, &kind);
-        int attr = 0;
-        if (tui_cap.color)
-            attr = kind == TUI_MSG_CMD    ? COLOR_PAIR(TUI_PAIR_CMD)
-                   : kind == TUI_MSG_ERR  ? COLOR_PAIR(TUI_PAIR_ERR) | A_BOLD
-                   : kind == TUI_MSG_INFO ? COLOR_PAIR(TUI_PAIR_TITLE)
-                                          : 0;
-        else if (kind == TUI_MSG_ERR)
-            attr = A_BOLD;
-        wattron(w, attr);
-        tui_putn(w, (int)(i - first), 1, wd - 1, text);
-        wattroff(w, attr);
-    }
-    if (t->msg_scroll) {
-        char more[64];
-        snprintf(more, sizeof more, " [%zu newer: PgDn] ", t->msg_scroll);
-        wattron(w, A_REVERSE);
-        tui_put(w, 0, wd - (int)strlen(more) - 1, more);
-        wattroff(w, A_REVERSE);
-    } else if (max_scroll) {
-        tui_put(w, 0, wd - 18, " [PgUp: earlier] ");
-    }
-    if (cands) {
-        wattron(w, A_DIM);
-        tui_putn(w, h - 1, 1, wd - 1, t->cmd.cands);
-        wattroff(w, A_DIM);
-    }
 }
 
 static void draw_status(tui *t)
@@ -278,14 +242,18 @@ static void draw_help(void)
     WINDOW *win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
     if (!win)
         return;
+    werase(win);
     tui_panel_box(win, "Keys", 1);
     int row = 1;
     for (size_t i = 0; i < sizeof key_table / sizeof *key_table && row < h - 2; i++) {
         if (!key_table[i].name)
             continue;
-        tui_putf(win, row++, 2, "%-13s %s", key_table[i].name, key_table[i].help);
+        char line[160];
+        snprintf(line, sizeof line, "%-13s %s", key_table[i].name, key_table[i].help);
+        tui_putn(win, row++, 2, w - 4, line);   /* inside the frame */
     }
-    tui_put(win, h - 2, 2, "Every key runs a command: save session FILE.csr replays them.");
+    tui_putn(win, h - 2, 2, w - 4, "Every key runs a command: save session FILE.csr replays "
+                                   "them.");
     wnoutrefresh(win);
     delwin(win);
 }
@@ -323,14 +291,17 @@ static void draw(tui *t)
     char prompt[200];
     snprintf(prompt, sizeof prompt, "%s", t->snap ? t->snap->prompt : "csreg> ");
     tui_cmdline_draw(&t->cmd, t->w_cmd, prompt, t->focus == TUI_FOCUS_CMD);
-    if (t->show_help)
-        draw_help();
     curs_set(t->focus == TUI_FOCUS_CMD && !t->show_help ? 1 : 0);
-    wnoutrefresh(t->w_cmd);  /* last: the cursor stays on the command line */
+    wnoutrefresh(t->w_cmd);  /* the cursor stays on the command line */
+    if (t->show_help)
+        draw_help();          /* over everything, the command line included */
     doupdate();
 }
 
 /* ---- snapshots --------------------------------------------------------------- */
+
+/* The box changed otherwise than by a zoom: zooming back starts afresh. */
+static void zoom_forget(tui *t) { t->nzoom = 0; }
 
 static void apply_snap(tui *t, tui_snap *s)
 {
@@ -348,8 +319,15 @@ static void apply_snap(tui *t, tui_snap *s)
         tui_ring_push(&t->rerr, s->herr[k - s->hist_from]);
     }
     t->ring_seen = s->hist_len;
-    if (tui_worker_idle(t->worker))
+    if (tui_worker_idle(t->worker)) {
+        /* a box set elsewhere (a typed view, a script) ends the zoom history */
+        double tol = 1e-5 * (fabs(t->box.x1 - t->box.x0) + fabs(t->box.y1 - t->box.y0));
+        if (fabs(s->box.x0 - t->box.x0) > tol || fabs(s->box.x1 - t->box.x1) > tol ||
+            fabs(s->box.y0 - t->box.y0) > tol || fabs(s->box.y1 - t->box.y1) > tol)
+            zoom_forget(t);
         t->box = s->box;
+        tui_map_resize(t);   /* a box of another shape: a map of that shape */
+    }
     if (t->running && (!s->have_problem || s->done)) {
         t->running = 0;   /* the worker said how the run stopped */
         if (!s->have_problem)
@@ -375,12 +353,25 @@ static void issue_view(tui *t)
 
 static void zoom(tui *t, double f)
 {
+    /* the inverse of the last zoom: back to the box it came from */
+    if (t->nzoom > 0 && fabs(f * t->zoom_f[t->nzoom - 1] - 1) < 1e-9) {
+        t->box = t->zoom_from[--t->nzoom];
+        issue_view(t);
+        return;
+    }
     double cx = 0.5 * (t->box.x0 + t->box.x1), cy = 0.5 * (t->box.y0 + t->box.y1);
     double hx = 0.5 * (t->box.x1 - t->box.x0) * f, hy = 0.5 * (t->box.y1 - t->box.y0) * f;
     if (hx < 1e-4 || hy < 1e-4 || hx > 1e6 || hy > 1e6) {
         tui_log_add(&t->log, TUI_MSG_INFO, "zoom limit");
         return;
     }
+    if (t->nzoom == (int)(sizeof t->zoom_f / sizeof *t->zoom_f)) {
+        memmove(t->zoom_from, t->zoom_from + 1, (size_t)(t->nzoom - 1) * sizeof *t->zoom_from);
+        memmove(t->zoom_f, t->zoom_f + 1, (size_t)(t->nzoom - 1) * sizeof *t->zoom_f);
+        t->nzoom--;
+    }
+    t->zoom_from[t->nzoom] = t->box;
+    t->zoom_f[t->nzoom++] = f;
     t->box.x0 = cx - hx;
     t->box.x1 = cx + hx;
     t->box.y0 = cy - hy;
@@ -391,6 +382,7 @@ static void zoom(tui *t, double f)
 static void pan(tui *t, double fx, double fy)
 {
     double dx = fx * (t->box.x1 - t->box.x0), dy = fy * (t->box.y1 - t->box.y0);
+    zoom_forget(t);
     t->box.x0 += dx;
     t->box.x1 += dx;
     t->box.y0 += dy;
@@ -433,6 +425,8 @@ static void pick(tui *t)
 {
     if (t->focus != TUI_FOCUS_REGS) {
         focus_regs(t);
+        tui_log_add(&t->log, TUI_MSG_INFO, "Regularizers: Up/Down choose, p or Enter picks "
+                                           "one, Tab leaves");
         return;
     }
     cs_view_reg r;
@@ -575,6 +569,7 @@ static int do_action(tui *t, int act)
     case ACT_DIM_X: next_dim(t, 0); break;
     case ACT_DIM_Y: next_dim(t, 1); break;
     case ACT_VIEW_HOME:
+        zoom_forget(t);
         t->box.x0 = t->box.y0 = -2;
         t->box.x1 = t->box.y1 = 2;
         issue_view(t);

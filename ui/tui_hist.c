@@ -38,7 +38,7 @@ static void draw_bars(WINDOW *w, int h, int wd, const double *v, size_t n, const
     char head[256];
     snprintf(head, sizeof head, "%s%zu %s, peak %d", what, n, what[0] ? "values" : "entries",
              top);
-    tui_putn(w, 1, 2, wd - 3, head);
+    tui_putn_clauses(w, 1, 2, wd - 3, head);   /* never "..., peak" without its number */
     if (tui_cap.color)
         wattron(w, COLOR_PAIR(TUI_PAIR_HIST));
     for (int b = 0; b < bins; b++) {
@@ -131,7 +131,7 @@ static void draw_frame(tui *t, WINDOW *w, const char *name, const cs_nn_watch_la
     frame_columns(l, wd - 2, &c);
     snprintf(line, sizeof line, "%zu weights, peak %u, %zu outside%s", l->rows * l->cols, c.peak,
              l->outside, t->hist_log ? ", log" : "");
-    tui_putn(w, 2, 2, wd - 3, line);
+    tui_putn_clauses(w, 2, 2, wd - 3, line);
     int rows = h - 6, x0 = 1 + (wd - 2 - c.n) / 2;
     if (rows < 1)
         return;

@@ -181,6 +181,14 @@ void tui_put(WINDOW *w, int y, int x, const char *text);
 /* The same within `width` columns. */
 void tui_putn(WINDOW *w, int y, int x, int width, const char *text);
 void tui_putf(WINDOW *w, int y, int x, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same as tui_putn, but a text too long loses whole trailing clauses
+ * (", peak 40"), else whole words: never a number cut in the middle
+ * (tui_msg.c). */
+void tui_putn_clauses(WINDOW *w, int y, int x, int width, const char *text);
+/* Split text into at most max rows of `width` columns, breaking at spaces
+ * (and at newlines): row k is text[start[k] .. start[k] + len[k]); returns
+ * the number of rows. */
+int tui_wrap(const char *text, int width, size_t *start, size_t *len, int max);
 /* A sparkline of the ring's last `width` values (log10 when logscale). */
 void tui_sparkline(WINDOW *w, int y, int x, int width, const tui_ring *r, int logscale);
 /* Block glyph for a fraction in [0, 1] of one cell's height (eighths). */
@@ -224,6 +232,12 @@ typedef struct tui {
     tui_ring robj, rerr;
     size_t ring_seen;     /* history entries already pushed into the rings */
     cs_view_box box;      /* the box as the keys left it (may lead the snapshot) */
+    /* + and -: the boxes zoomed from and each zoom's factor, so that a zoom
+     * back returns to the very box it came from (view x=-2:2, not
+     * x=-1.99999:1.99999); emptied by any other change of the box */
+    cs_view_box zoom_from[16];
+    double zoom_f[16];
+    int nzoom;
     int focus, prev_focus;
     int reg_sel, reg_top;
     int running;
@@ -268,7 +282,10 @@ void tui_chart_draw(tui *t, WINDOW *w);
 
 void tui_regs_draw(tui *t, WINDOW *w);
 /* Pixels the Landscape panel of this size wants (nx × ny). */
-void tui_landscape_pixels(int h, int w, size_t *nx, size_t *ny);
+void tui_landscape_pixels(int h, int w, double xspan, double yspan, size_t *nx, size_t *ny);
+/* The map's pixels for the Landscape window and the box (t->box); asks the
+ * worker for a map of that size when it changed. */
+void tui_map_resize(tui *t);
 void tui_landscape_draw(tui *t, WINDOW *w);
 void tui_solver_draw(tui *t, WINDOW *w);
 void tui_hist_draw(tui *t, WINDOW *w);

@@ -16,20 +16,34 @@
 
 enum { LABEL_W = 7, MAP_X = 1 + LABEL_W + 1, MAP_Y = 2, FOOT_ROWS = 2 };
 
-void tui_landscape_pixels(int h, int w, size_t *nx, size_t *ny)
+void tui_landscape_pixels(int h, int w, double xspan, double yspan, size_t *nx, size_t *ny)
 {
     int cw = w - MAP_X - 1, ch = h - MAP_Y - FOOT_ROWS - 1;
     if (cw < 3 || ch < 2) {
         *nx = *ny = 0;
         return;
     }
+    /* square cells: a character is about twice as tall as wide, so a text
+     * row is two widths high (two half-block pixels, or one ASCII cell);
+     * the map takes the box's aspect, as large as the panel allows, so that
+     * |x1| = |x2| runs at 45 degrees */
+    double aspect = xspan > 0 && yspan > 0 && isfinite(yspan / xspan) ? yspan / xspan : 1.0;
+    double tall = 2.0 * ch;   /* the panel's height in character widths */
+    if (cw * aspect > tall)
+        cw = (int)(tall / aspect);
+    else
+        ch = (int)ceil(cw * aspect / 2.0);
+    cw = cw < 3 ? 3 : cw;
+    ch = ch < 2 ? 2 : ch;
     /* odd pixel counts: a box symmetric about 0 then has a row and a
      * column of pixels exactly on the axes */
     cw -= cw % 2 == 0;
-    if (!tui_cap.rich)
-        ch -= ch % 2 == 0;
+    int py = tui_cap.rich ? (int)lround(cw * aspect) : (int)lround(cw * aspect / 2.0);
+    int pmax = tui_cap.rich ? 2 * ch : ch;
+    py = py > pmax ? pmax : py < 3 ? 3 : py;
+    py -= py % 2 == 0;
     *nx = (size_t)cw;
-    *ny = (size_t)(tui_cap.rich ? 2 * ch - 1 : ch);
+    *ny = (size_t)py;
 }
 
 /* The map, the target set, and the geometry into the canvas. */
@@ -216,7 +230,8 @@ void tui_landscape_draw(tui *t, WINDOW *w)
     tui_panel_box(w, "Landscape", t->focus == TUI_FOCUS_LAND);
     const tui_snap *sn = t->snap;
     size_t nx, ny;
-    tui_landscape_pixels(h, wd, &nx, &ny);
+    const cs_view_map *mp = sn ? sn->map : NULL;
+    tui_landscape_pixels(h, wd, mp ? mp->x1 - mp->x0 : 1, mp ? mp->y1 - mp->y0 : 1, &nx, &ny);
     if (!sn || nx == 0) {
         tui_put(w, 1, 2, nx ? "computing..." : "(too small)");
         return;

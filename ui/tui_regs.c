@@ -1,9 +1,30 @@
 /* tui_regs.c — the Regularizers panel: every regularizer with its short
  * formula; the current one is marked, the highlighted one is what Enter or
- * `p` selects (by issuing `reg NAME`). Wide panels add the target set. */
+ * `p` selects (by issuing `reg NAME`). Wide panels add the target set; a
+ * narrow one lists the names and shows the highlighted entry's whole
+ * formula and target set, wrapped, under the list. */
 #include <string.h>
 
 #include "tui_internal.h"
+
+/* The highlighted entry below the list: a rule with its name, then its
+ * formula and target set wrapped into the rows from `top` to the frame. */
+static void draw_detail(WINDOW *w, int top, int h, int wd, const cs_view_reg *r)
+{
+    char rule[64];
+    snprintf(rule, sizeof rule, "%s %s ", tui_cap.utf8 ? "─" : "-", r->name);
+    tui_putn(w, top, 1, wd - 2, rule);
+    char text[512];
+    snprintf(text, sizeof text, "%s; zero on %s", r->formula, r->target);
+    size_t st[16], ln[16];
+    int n = tui_wrap(text, wd - 3, st, ln, 16);
+    for (int k = 0; k < n && top + 1 + k < h - 1; k++) {
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)(ln[k] < sizeof line ? ln[k] : sizeof line - 1),
+                 text + st[k]);
+        tui_putn(w, top + 1 + k, 2, wd - 3, line);
+    }
+}
 
 void tui_regs_draw(tui *t, WINDOW *w)
 {
@@ -15,6 +36,9 @@ void tui_regs_draw(tui *t, WINDOW *w)
     int n = (int)cs_view_reg_count();
     if (rows <= 0 || n == 0)
         return;
+    /* narrow: names only, the highlighted one's formula below */
+    int narrow = wd < 40, detail = narrow && rows >= 10 ? rows / 3 + 1 : 0;
+    rows -= detail;
     if (t->reg_sel < 0)
         t->reg_sel = 0;
     if (t->reg_sel >= n)
@@ -45,6 +69,8 @@ void tui_regs_draw(tui *t, WINDOW *w)
         if (wd >= 70)
             snprintf(line, sizeof line, "%s %-7s %-34.34s %s", mark, info.name, info.formula,
                      info.target);
+        else if (detail)
+            snprintf(line, sizeof line, "%s %s", mark, info.name);
         else
             snprintf(line, sizeof line, "%s %-7s %s", mark, info.name, info.formula);
         /* pad so the highlight spans the panel */
@@ -55,10 +81,13 @@ void tui_regs_draw(tui *t, WINDOW *w)
         tui_putn(w, 1 + r, 1, wd - 2, line);
         wattroff(w, attr);
     }
-    if (n > rows) {  /* scroll marks */
+    cs_view_reg sel;
+    if (detail && !cs_view_reg_at((size_t)t->reg_sel, &sel))
+        draw_detail(w, 1 + rows, h, wd, &sel);
+    if (n > rows) {  /* scroll marks (the lower one on the detail's rule) */
         if (t->reg_top > 0)
             tui_put(w, 0, wd - 3, tui_cap.utf8 ? "▲" : "^");
         if (t->reg_top + rows < n)
-            tui_put(w, h - 1, wd - 3, tui_cap.utf8 ? "▼" : "v");
+            tui_put(w, detail ? 1 + rows : h - 1, wd - 3, tui_cap.utf8 ? "▼" : "v");
     }
 }

@@ -191,7 +191,7 @@ static void tell_end(tui *t, const cs_train_frame *f)
     int pct = f->run_steps ? (int)(100 * f->run_step / f->run_steps) : 0;
     if (f->stopped)
         snprintf(msg, sizeof msg,
-                 "%s cancelled at step %zu (%d%%); the network keeps that step. t: solver view",
+                 "%s cancelled at step %zu (%d%%); the network keeps that step (t: solver)",
                  f->what, f->step, pct);
     else if (f->failed)
         snprintf(msg, sizeof msg, "%s failed after step %zu (%d%%). t: solver view", f->what,

@@ -80,7 +80,15 @@ static int parse_entry(const char *s, const char *e, size_t row, size_t col, dou
 
 int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, cs_err *err)
 {
+    return cs_parse_matrix_at(text, out, rows, cols, NULL, err);
+}
+
+int cs_parse_matrix_at(const char *text, double **out, size_t *rows, size_t *cols,
+                       size_t *fault, cs_err *err)
+{
     *out = NULL;
+    if (fault)
+        *fault = 0;
     if (!text)
         return cs_fail(err, CS_EINVAL, "empty matrix");
     const char *t = text;
@@ -118,6 +126,12 @@ int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, 
             }
             int rc = parse_entry(s, e, nrows, c + 1, &v[n], err);
             if (rc) {
+                if (fault) {  /* the entry's first character, or where it is missing */
+                    const char *at = s;
+                    while (at < e && isspace((unsigned char)*at))
+                        at++;
+                    *fault = (size_t)(at - text);
+                }
                 free(v);
                 return rc;
             }

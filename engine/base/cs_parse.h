@@ -16,6 +16,10 @@ int cs_parse_long(const char *text, long lo, long hi, long *out, cs_err *err);
  * Empty entries, ragged rows and non-finite values are errors naming the
  * position (1-based row and column). *out is malloc'd; free() it. */
 int cs_parse_matrix(const char *text, double **out, size_t *rows, size_t *cols, cs_err *err);
+/* The same; on a bad entry *fault is its offset in text (where an empty
+ * one is missing), so a front end can point at it. */
+int cs_parse_matrix_at(const char *text, double **out, size_t *rows, size_t *cols,
+                       size_t *fault, cs_err *err);
 
 /* Read a numeric CSV file (comma separated, optional '#' comment lines). */
 int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err);

@@ -155,6 +155,7 @@ cs_end cs_fista_end(const cs_fista *s);
 long cs_fista_iters(const cs_fista *s);
 const double *cs_fista_best(const cs_fista *s);        /* best iterate (x0 before any step) */
 double cs_fista_best_objective(const cs_fista *s);     /* +Inf before any step */
+long cs_fista_best_iter(const cs_fista *s);            /* the best iterate's iteration (0: x0) */
 const double *cs_fista_current(const cs_fista *s);     /* last forward–backward iterate */
 double cs_fista_tau(const cs_fista *s);                /* current step size */
 double cs_fista_L(const cs_fista *s);                  /* the L estimate (or 1/tau0) */

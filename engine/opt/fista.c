@@ -23,6 +23,7 @@ struct cs_fista {
     double f_start;
     double g0norm;  /* ‖g0‖ */
     double best_obj;
+    long best_it;  /* the iteration of `best` (0: the start point) */
     double tau, L, alpha, max_resid;
     long it, total_bt;
     int feasible, started, oracle_hit;
@@ -418,6 +419,7 @@ int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, 
     s->alpha = 1.0;
     s->max_resid = -INFINITY;
     s->best_obj = INFINITY;
+    s->best_it = 0;
     s->feasible = x0_feasible || !s->fns.prox;
     memset(&s->last, 0, sizeof s->last);
     s->last.rel_err = NAN;
@@ -568,6 +570,7 @@ int cs_fista_step_end(cs_fista *s, cs_err *err)
     s->fwin[(i - 1) % o->window] = f1;
     if (f1 < s->best_obj) {
         s->best_obj = f1;
+        s->best_it = i;
         memcpy(s->best, s->x1, n * sizeof *s->best);
     }
     double metric = NAN;
@@ -681,6 +684,7 @@ cs_end cs_fista_end(const cs_fista *s) { return s->end; }
 long cs_fista_iters(const cs_fista *s) { return s->it; }
 const double *cs_fista_best(const cs_fista *s) { return s->best; }
 double cs_fista_best_objective(const cs_fista *s) { return s->best_obj; }
+long cs_fista_best_iter(const cs_fista *s) { return s->best_it; }
 double cs_fista_tau(const cs_fista *s) { return s->tau; }
 double cs_fista_L(const cs_fista *s) { return s->L; }
 const cs_trace_rec *cs_fista_last(const cs_fista *s) { return &s->last; }

@@ -85,6 +85,8 @@ typedef struct cs_solve_result {
     double cut_start;   /* maxcut: ℓ_MC at the start point */
     long iters;         /* iterations over all starts */
     long last_iters;    /* iterations of the last start */
+    long best_iter;     /* FISTA: the iteration of the last start whose iterate is returned
+                           (the best objective); DR: the last iteration */
     int starts;         /* starts used */
     cs_end end;         /* of the last start */
     double seconds;     /* time spent stepping */

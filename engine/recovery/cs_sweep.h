@@ -110,7 +110,10 @@ typedef struct cs_maxcut_result {
     double mean_start, std_start;      /* ℓ_MC at the starts */
     double known_best;                 /* from the graph file (NaN when unknown) */
     long successes;                    /* trials reaching the known best (binary) */
-    double mean_iters;
+    double mean_iters;                 /* iterations run per trial (to the stop) */
+    double mean_best_iter, min_best_iter, max_best_iter;  /* the returned iterate's
+                                          iteration (the best objective), per trial */
+    long ends[CS_END_DIVERGED + 1];    /* trials by how they stopped (cs_end) */
     double lambda;
     double wall_seconds;
     double *cuts;                      /* per trial, `trials` entries */

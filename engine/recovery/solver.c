@@ -458,9 +458,11 @@ void solver_finish_start(cs_solver *s)
     s->success = solver_judge(s, v, r);
     if (s->algo == CS_ALGO_DR) {
         r->objective = cs_dr_last(s->dr)->objective;
+        r->best_iter = cs_dr_iters(s->dr);
         s->end = cs_dr_end(s->dr);
     } else {
         r->objective = cs_fista_best_objective(s->fista);
+        r->best_iter = cs_fista_best_iter(s->fista);
         s->end = cs_fista_end(s->fista);
     }
     s->have_result = 1;

@@ -340,9 +340,9 @@ int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err)
 
 typedef struct maxcut_ctx {
     const cs_maxcut_spec *sp;
-    double *cut, *rounded, *start;
+    double *cut, *rounded, *start, *best_iter;
     long *iters;
-    unsigned char *ok, *finished;
+    unsigned char *ok, *finished, *end;
 } maxcut_ctx;
 
 static int maxcut_item(void *vctx, size_t item, cs_err *err)
@@ -371,6 +371,8 @@ static int maxcut_item(void *vctx, size_t item, cs_err *err)
             c->rounded[item] = r.cut_rounded;
             c->start[item] = r.cut_start;
             c->iters[item] = r.iters;
+            c->best_iter[item] = (double)r.best_iter;
+            c->end[item] = (unsigned char)r.end;
             c->ok[item] = (unsigned char)r.success;
             c->finished[item] = 1;
         }
@@ -425,10 +427,13 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
     c.rounded = calloc(T, sizeof *c.rounded);
     c.start = calloc(T, sizeof *c.start);
     c.iters = calloc(T, sizeof *c.iters);
+    c.best_iter = calloc(T, sizeof *c.best_iter);
     c.ok = calloc(T, 1);
     c.finished = calloc(T, 1);
+    c.end = calloc(T, 1);
     int rc = CS_OK;
-    if (!c.cut || !c.rounded || !c.start || !c.iters || !c.ok || !c.finished) {
+    if (!c.cut || !c.rounded || !c.start || !c.iters || !c.best_iter || !c.ok || !c.finished ||
+        !c.end) {
         rc = cs_fail(err, CS_ENOMEM, "out of memory");
         goto out;
     }
@@ -458,12 +463,18 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
         goto out;
     long done = 0, succ = 0;
     double it = 0.0;
+    res->min_best_iter = INFINITY;
     for (size_t i = 0; i < T; i++)
         if (c.finished[i]) {
             done++;
             succ += c.ok[i];
             it += (double)c.iters[i];
+            if (c.end[i] <= CS_END_DIVERGED)
+                res->ends[c.end[i]]++;
+            res->min_best_iter = fmin(res->min_best_iter, c.best_iter[i]);
         }
+    if (!done)
+        res->min_best_iter = NAN;
     res->trials = done;
     res->partial = done < (long)T;
     res->successes = succ;
@@ -481,6 +492,8 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
                          isfinite(c.cut[i]) ? c.start[i] : c.cut[i]);
             goto out;
         }
+    double sd;
+    mean_std(c.best_iter, c.finished, T, &res->mean_best_iter, &sd, &res->max_best_iter);
     res->known_best = cs_graph_known_best(sp->graph);
     res->cuts = malloc((size_t)(done ? done : 1) * sizeof *res->cuts);
     if (!res->cuts) {
@@ -495,7 +508,9 @@ out:
     free(c.rounded);
     free(c.start);
     free(c.iters);
+    free(c.best_iter);
     free(c.ok);
     free(c.finished);
+    free(c.end);
     return rc;
 }

@@ -80,6 +80,13 @@ size_t cs_landscape_targets(const double *levels, size_t nlevels, const double *
                             const size_t dims[2], double x0, double x1, double y0, double y1,
                             cs_landscape_curve out[CS_LANDSCAPE_MAX_TARGETS]);
 
+/* The target set on the plane (x, y) of the regularizers that are not
+ * level sets of g and h: eig with a 2×2 C (its real eigenvector lines and
+ * the origin), fixed (the points (±α, ±α)), equ (B = 2: y2 = ±2 y1; B = 1:
+ * y = ±x); 0 pieces for the others. */
+size_t cs_landscape_targets_special(const cs_reg *reg, double x0, double x1, double y0,
+                                    double y1, cs_landscape_curve out[CS_LANDSCAPE_MAX_TARGETS]);
+
 /* The line through (px, py) along (dx, dy) clipped to the box: 1 and the
  * segment in c, or 0 when it misses the box (or the direction is 0). */
 int cs_landscape_clip(double px, double py, double dx, double dy, double x0, double x1,

@@ -326,6 +326,8 @@ int cs_landscape_new(cs_landscape **out, cs_reg *reg, const cs_landscape_spec *s
     l->ntarget = cs_landscape_targets(levels, nlevels, spec->at, spec->at ? spec->n : 2,
                                       spec->at ? spec->dims : plane_dims, l->x0, l->x1, l->y0,
                                       l->y1, l->target);
+    if (!spec->at && l->family == CS_TARGET_NONE)  /* eig, fixed, equ on the plane */
+        l->ntarget = cs_landscape_targets_special(reg, l->x0, l->x1, l->y0, l->y1, l->target);
     *out = l;
     return CS_OK;
 }
