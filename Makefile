@@ -103,7 +103,8 @@ BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
 all: cuda-info
 	@$(MAKE) --no-print-directory VARIANT=rel build-variant
-	@cp $(BUILD_ROOT)/rel/csreg ./csreg
+	@# copy then rename: a csreg still running keeps its old file (cp onto it fails: text file busy)
+	@cp $(BUILD_ROOT)/rel/csreg ./csreg.new && mv -f ./csreg.new ./csreg
 	@cp $(BUILD_ROOT)/rel/libcsreg.a ./libcsreg.a
 	@echo "built ./csreg and ./libcsreg.a"
 

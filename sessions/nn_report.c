@@ -1,7 +1,8 @@
 /* nn_report.c — `nnreport`: the pipeline's stages (train, evaluate,
  * quantize, finetune) as an aligned table on the terminal, a CSV in out=,
  * and an array of objects in JSON. Train and test accuracy and loss are
- * separate columns; reg and lambda are what the network was trained with. */
+ * separate columns; reg and lambda are what the network was trained with.
+ * Stages run several times under one label (seeds) get mean ± std. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +117,88 @@ static void put_table(cs_result *res, const nn_state *s)
                         "with)\n");
 }
 
+/* Stages that share a label (the same pipeline step run with several
+ * seeds): the test accuracy's mean, sample std, min and max over those
+ * with a measured accuracy, labels in order of first appearance. */
+typedef struct label_stats {
+    const char *label;
+    int runs;
+    double mean, std, min, max;
+} label_stats;
+
+static int label_summary(const nn_state *s, size_t i, label_stats *out)
+{
+    const char *label = s->st[i].label;
+    if (!label[0])
+        return 0;
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(s->st[j].label, label))
+            return 0; /* summarized at its first appearance */
+    double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
+    int n = 0;
+    for (size_t j = i; j < s->nst; j++) {
+        const nn_stage *t = &s->st[j];
+        if (strcmp(t->label, label) || t->test_acc < 0)
+            continue;
+        n++;
+        sum += t->test_acc;
+        lo = fmin(lo, t->test_acc);
+        hi = fmax(hi, t->test_acc);
+    }
+    if (n < 2)
+        return 0;
+    double mean = sum / n;
+    for (size_t j = i; j < s->nst; j++)
+        if (!strcmp(s->st[j].label, label) && s->st[j].test_acc >= 0)
+            sq += (s->st[j].test_acc - mean) * (s->st[j].test_acc - mean);
+    *out = (label_stats){label, n, mean, sqrt(sq / (n - 1)), lo, hi};
+    return 1;
+}
+
+static void summary_json(FILE *json, FILE *text, const void *ctx)
+{
+    (void)text;
+    const nn_state *s = ctx;
+    int any = 0;
+    fputc('[', json);
+    for (size_t i = 0; i < s->nst; i++) {
+        label_stats ls;
+        if (!label_summary(s, i, &ls))
+            continue;
+        int first = 1;
+        fputs(any++ ? ",{" : "{", json);
+        cs_json_str_member(json, &first, "label", ls.label);
+        cs_json_num_member(json, &first, "runs", ls.runs);
+        cs_json_num_member(json, &first, "test_accuracy_mean", ls.mean);
+        cs_json_num_member(json, &first, "test_accuracy_std", ls.std);
+        cs_json_num_member(json, &first, "test_accuracy_min", ls.min);
+        cs_json_num_member(json, &first, "test_accuracy_max", ls.max);
+        fputc('}', json);
+    }
+    fputc(']', json);
+}
+
+/* The summary table under the stages, when some label repeats. */
+static void put_summary(cs_result *res, const nn_state *s)
+{
+    int wl = 5, any = 0;
+    for (size_t i = 0; i < s->nst; i++) {
+        int l = (int)strlen(s->st[i].label);
+        wl = l > wl ? l : wl;
+    }
+    for (size_t i = 0; i < s->nst; i++) {
+        label_stats ls;
+        if (!label_summary(s, i, &ls))
+            continue;
+        if (!any++)
+            cs_result_text(res, "\nstages with the same label (test accuracy over the runs; "
+                                "std: sample standard deviation)\n%-*s %4s %8s %8s %8s %8s\n",
+                           wl, "label", "runs", "mean", "std", "min", "max");
+        cs_result_text(res, "%-*s %4d %8.4f %8.4f %8.4f %8.4f\n", wl, ls.label, ls.runs, ls.mean,
+                       ls.std, ls.min, ls.max);
+    }
+}
+
 int nn_cmd_report(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     nn_state *s = nn_state_get(in, err);
@@ -133,8 +216,10 @@ int nn_cmd_report(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *e
         }
     }
     put_table(res, s);
+    put_summary(res, s);
     cs_result_text_human_only(res);
     cs_result_json_written(res, "_stages", stages_json, s);
+    cs_result_json_written(res, "_summary", summary_json, s);
     if (outf)
         cs_result_str(res, "out", outf);
     return CS_OK;

@@ -290,6 +290,48 @@ static void test_nnreport(void **state)
     fixture_free(f);
 }
 
+/* Stages run under one label with several seeds: nnreport's summary is
+ * the mean and sample std of their test accuracies. */
+static void test_nnreport_seeds(void **state)
+{
+    (void)state;
+    if (!have_data()) {
+        skip();
+        return;
+    }
+    fixture *f = fixture_new(1, 5, 1, 1);
+    double acc[3];
+    for (int k = 0; k < 3; k++) {
+        char line[64];
+        snprintf(line, sizeof line, "seed %d", k + 1);
+        ok(f, line);
+        ok(f, TRAIN " new=on label=pretrain");
+        char *ev = dup_ok(f, "evaluate limit=200 label=fp");
+        acc[k] = jnum(ev, "accuracy");
+        free(ev);
+    }
+    assert_false(acc[0] == acc[1] && acc[1] == acc[2]); /* the seeds differ */
+    double mean = (acc[0] + acc[1] + acc[2]) / 3, sq = 0;
+    for (int k = 0; k < 3; k++)
+        sq += (acc[k] - mean) * (acc[k] - mean);
+    char *rep = dup_ok(f, "nnreport");
+    const char *sum = strstr(rep, "\"summary\":[{\"label\":\"fp\",\"runs\":3,");
+    assert_non_null(sum);
+    assert_null(strstr(sum, "pretrain")); /* train rows have no test accuracy */
+    assert_true(fabs(jnum(sum, "test_accuracy_mean") - mean) < 1e-12);
+    assert_true(fabs(jnum(sum, "test_accuracy_std") - sqrt(sq / 2)) < 1e-12);
+    assert_true(jnum(sum, "test_accuracy_min") == fmin(acc[0], fmin(acc[1], acc[2])));
+    free(rep);
+    ok(f, "set json off");
+    char *text = dup_ok(f, "nnreport");
+    char row[128];
+    snprintf(row, sizeof row, "\nfp          3 %8.4f %8.4f", mean, sqrt(sq / 2));
+    assert_non_null(strstr(text, "stages with the same label (test accuracy over the runs"));
+    assert_non_null(strstr(text, row));
+    free(text);
+    fixture_free(f);
+}
+
 /* The exclusion: train and quantize say the same, and the cnn leaves its
  * first convolution and last fc at full precision, the mlp its last fc. */
 static void test_exclusion_help_and_behaviour(void **state)
@@ -326,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_quantize_summary),
         cmocka_unit_test(test_hist_text),
         cmocka_unit_test(test_nnreport),
+        cmocka_unit_test(test_nnreport_seeds),
         cmocka_unit_test(test_exclusion_help_and_behaviour),
     };
     return cmocka_run_group_tests_name("reports", tests, NULL, NULL);
