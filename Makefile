@@ -217,6 +217,13 @@ $(BUILD_ROOT)/fuzz/fuzz_interp: $(BUILD)/tests/fuzz/fuzz_interp.o $(APP_OBJ) $(L
 	@echo "  LD fuzz $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/gpu: what a GPU machine without apt or network needs to run the
+# CUDA checks (tests/gpu/bundle.sh, tests/gpu/run.sh); a CUDA build
+gpu-bundle: deps
+	@test "$(CUDA)" = 1 || { echo "gpu-bundle: needs nvcc (CUDA=1)"; exit 1; }
+	@$(MAKE) --no-print-directory all
+	@tests/gpu/bundle.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/gpu
+
 clean:
 	rm -rf $(BUILD_ROOT) csreg libcsreg.a libcsreg_cuda.so
 
