@@ -232,7 +232,7 @@ static void test_json_utf8(void **state)
 static void test_stdin_error_location(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, "reg bin\n\n  evall 1\neval 1,2,,3\n", (const char *[]){NULL});
     assert_int_equal(r->status, 1);
     assert_string_equal(r->err,
@@ -247,7 +247,7 @@ static void test_stdin_error_location(void **state)
 static void test_keep_going_with_e(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){"--json", "--keep-going", "-e", "evall 1", "-e", "reg bin",
                                   "-e", "eval 1,2,3", NULL});
     assert_int_equal(r->status, 1);
@@ -265,7 +265,7 @@ static void test_script_without_run(void **state)
 {
     (void)state;
     char *path = write_script("reg bin\n");
-    run_result *r = malloc(sizeof *r);
+    run_result *r = calloc(1, sizeof *r);
     run(r, NULL, (const char *[]){path, NULL});
     assert_int_equal(r->status, 1);
     char want[128];
