@@ -75,17 +75,36 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
 
 # CUDA backend (engine/nn/cuda/*.cu, nvcc + cuBLAS) in the rel variant when
-# CUDA=1; the ASan variant is built without it (the CUDA runtime and ASan's
-# shadow memory do not mix on GPU machines), so its tests skip the GPU.
+# CUDA=1, as a shared module, $(BUILD)/libcsreg_cuda.so (copied beside
+# ./csreg by `make`), that the engine loads with dlopen at device=cuda|auto
+# (engine/nn/nn_cuda_load.c): ./csreg links no CUDA library and runs on the
+# CPU where the module or the CUDA libraries are missing. The ASan variant is
+# built without it (the CUDA runtime and ASan's shadow memory do not mix on
+# GPU machines), so its tests skip the GPU.
+# Code for sm_80, sm_90 and sm_100 (those this nvcc knows) and PTX of the
+# highest. --fmad=false: the kernels round as the CPU reference does (gcc
+# with -std=c11 contracts no FMAs, -ffp-contract=off); cuBLAS's sgemm uses
+# FMAs regardless, so parity (tests/test_nn_device.c) allows 1e-4 relative.
 CUDA_HOME ?= /usr/local/cuda
 CUDA_BUILD := $(if $(filter asan,$(VARIANT)),0,$(CUDA))
+CUDA_ARCHS := 80 90 100
 ifeq ($(CUDA_BUILD),1)
 CUDA_SRC  := $(wildcard engine/nn/cuda/*.cu)
 CUDA_OBJ  := $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_SRC))
-ENGINE_OBJ += $(CUDA_OBJ)
+CUDA_MODULE := $(BUILD)/libcsreg_cuda.so
 CUDA_DEFS := -DCSREG_HAVE_CUDA
-CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
-NVCCFLAGS := -O2 -std=c++17 $(CUDA_DEFS) $(call incs,engine/nn) -Xcompiler -Wall,-Wextra
+CUDA_LIBS := -ldl
+NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null)
+CUDA_SM   := $(foreach a,$(CUDA_ARCHS),$(if $(filter compute_$(a),$(NVCC_ARCHS)),$(a)))
+CUDA_PTX  := $(lastword $(CUDA_SM))
+comma := ,
+CUDA_GENCODE := $(foreach a,$(CUDA_SM),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
+                $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX)$(comma)code=compute_$(CUDA_PTX))
+NVCCFLAGS := -O2 -std=c++17 --fmad=false $(CUDA_GENCODE) $(CUDA_DEFS) $(call incs,engine/nn) \
+             -Xcompiler -Wall,-Wextra,-Werror,-fPIC,-fvisibility=hidden
+# cudart linked statically into the module (nvcc's default), cuBLAS from
+# the CUDA installation (or beside the module)
+CUDA_MODULE_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -Xlinker -rpath,'$$ORIGIN':$(CUDA_HOME)/lib64
 endif
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
@@ -94,7 +113,8 @@ PROGRAM    := $(BUILD)/csreg
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
-.PHONY: all deps run test bench clean help build-variant cuda-info fuzz check-layers
+.PHONY: all deps run test bench clean help build-variant cuda-info fuzz check-layers check-link \
+        gpu-bundle
 .DEFAULT_GOAL := all
 # keep objects of test programs (they are intermediate files of a pattern
 # chain); only those: a bare .SECONDARY would also keep make from rebuilding
@@ -106,9 +126,14 @@ all: cuda-info
 	@# copy then rename: a csreg still running keeps its old file (cp onto it fails: text file busy)
 	@cp $(BUILD_ROOT)/rel/csreg ./csreg.new && mv -f ./csreg.new ./csreg
 	@cp $(BUILD_ROOT)/rel/libcsreg.a ./libcsreg.a
+ifeq ($(CUDA),1)
+	@cp $(BUILD_ROOT)/rel/libcsreg_cuda.so ./.libcsreg_cuda.so.tmp && mv -f ./.libcsreg_cuda.so.tmp ./libcsreg_cuda.so
+	@echo "built ./csreg, ./libcsreg.a and ./libcsreg_cuda.so (the CUDA backend, loaded at device=cuda|auto)"
+else
 	@echo "built ./csreg and ./libcsreg.a"
+endif
 
-build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS)
+build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS) $(CUDA_MODULE)
 
 cuda-info:
 ifeq ($(CUDA),1)
@@ -123,6 +148,8 @@ help:
 	@echo "make run    deps + build + start the workbench on the built-in demo"
 	@echo "make test   deps + build + every cmocka suite, normal and ASan/UBSan builds"
 	@echo "make bench  benchmarks with ratios against reference runs"
+	@echo "make check-link    ./csreg links no CUDA library (make test runs it)"
+	@echo "make gpu-bundle    build/gpu/: csreg, the CUDA module, the GPU tests, their libraries, data, run.sh"
 	@echo "make check-layers  no folder sees the headers of a layer above it (make test runs it)"
 	@echo "make clean  remove build outputs"
 
@@ -161,8 +188,16 @@ check-layers:
 	  echo "✗ $(p): the layer probe cannot find an allowed header"; exit 1; fi;)
 	@echo "✓ layers: no folder sees the headers of a layer above it"
 
+# ./csreg links no CUDA library (the backend is the module, loaded by dlopen),
+# so it runs where there is no CUDA
+check-link:
+	@if ldd ./csreg | grep -Ei 'libcuda|libcudart|libcublas'; then \
+	  echo "✗ ./csreg links a CUDA library (it must load the CUDA module instead)"; exit 1; fi
+	@echo "✓ ./csreg links no CUDA library$(if $(filter 1,$(CUDA)), (the CUDA backend: ./libcsreg_cuda.so, loaded at device=cuda|auto))"
+
 test: deps check-layers
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-link
 	@$(MAKE) --no-print-directory VARIANT=asan build-variant
 	@tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
 
@@ -183,8 +218,15 @@ $(BUILD_ROOT)/fuzz/fuzz_interp: $(BUILD)/tests/fuzz/fuzz_interp.o $(APP_OBJ) $(L
 	@echo "  LD fuzz $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# build/gpu: what a GPU machine without apt or network needs to run the
+# CUDA checks (tests/gpu/bundle.sh, tests/gpu/run.sh); a CUDA build
+gpu-bundle: deps
+	@test "$(CUDA)" = 1 || { echo "gpu-bundle: needs nvcc (CUDA=1)"; exit 1; }
+	@$(MAKE) --no-print-directory all
+	@tests/gpu/bundle.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/gpu
+
 clean:
-	rm -rf $(BUILD_ROOT) csreg libcsreg.a
+	rm -rf $(BUILD_ROOT) csreg libcsreg.a libcsreg_cuda.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -199,6 +241,10 @@ $(BUILD)/%.o: %.cu
 $(LIBCSREG): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
+
+$(CUDA_MODULE): $(CUDA_OBJ)
+	@echo "  NVCC-LD $(VARIANT) $@"
+	@$(NVCC) -shared $(CUDA_GENCODE) -o $@ $^ $(CUDA_MODULE_LIBS)
 
 $(PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"

@@ -6,7 +6,10 @@
  * TUI's live frames: histograms, scales, readiness, test accuracy) beside
  * the epoch time. Uses the Fashion-MNIST package when present, else
  * synthetic images of the same shape (no watching then: `train` reads the
- * package). */
+ * package).
+ * `bench_nn watch [DEVICE]`: only the cost of watching, on DEVICE (cpu,
+ * cuda or auto; default cpu). CSREG_FASHION_MNIST=DIR: the data folder
+ * instead of the package's (build/gpu/run.sh uses both). */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +156,10 @@ static int run_pair(const char *name, cs_nn_config *cfg, const cs_nn_data *d, cs
 
 /* ------------------------------------------------------------------ watching */
 
+/* the data folder (CSREG_FASHION_MNIST) and device (`watch DEVICE`) when
+ * given, appended to the `train` lines */
+static const char *bench_data_dir, *bench_device;
+
 static void count_frames(void *ctx, const cs_train_frame *f, cs_train_want *want)
 {
     (void)f;
@@ -201,8 +208,12 @@ static int watched_epoch(cs_interp *in, FILE *out, const char *line, int watch, 
  * come at a rate, whatever the epoch), and the test accuracy per epoch end
  * (start and each epoch end) as a share of a full 60000-image epoch,
  * scaled from this one's time. */
-static int watch_cost(const char *name, const char *line, int reps, size_t images)
+static int watch_cost(const char *name, const char *cmd, int reps, size_t images)
 {
+    char line[4096];
+    snprintf(line, sizeof line, "%s%s%s%s%s", cmd, bench_data_dir ? " data=" : "",
+             bench_data_dir ? bench_data_dir : "", bench_device ? " device=" : "",
+             bench_device ? bench_device : "");
     FILE *out = tmpfile();
     cs_interp_opts opts = {.json = 1, .seed = 1, .out = out};
     cs_interp *in;
@@ -248,15 +259,19 @@ static int watch_cost(const char *name, const char *line, int reps, size_t image
     return rc;
 }
 
-/* `bench_nn watch`: only the cost of watching. */
+/* `bench_nn watch [DEVICE]`: only the cost of watching. */
 int main(int argc, char **argv)
 {
     int only_watch = argc > 1 && !strcmp(argv[1], "watch");
+    const char *data = getenv("CSREG_FASHION_MNIST");
+    bench_data_dir = data && *data ? data : NULL;
+    bench_device = only_watch && argc > 2 ? argv[2] : NULL;
     cs_blas_set_threads(1);
     cs_err err;
     cs_nn_data full, mlpd, cnnd;
     int synthetic = 0;
-    if (cs_nn_data_load(&full, CS_NN_DEFAULT_DATA, "train", 0, &err)) {
+    if (cs_nn_data_load(&full, bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA, "train", 0,
+                        &err)) {
         synthetic = 1;
         full.n = 20000;
         full.images = malloc(full.n * CS_NN_PIXELS);

@@ -1,7 +1,9 @@
 /* test_nn_device.c — the compute devices: every op of the CUDA backend
- * against the CPU one, the watch ops included (skipped without a GPU or a
- * CUDA build), clear errors for devices that are not there, and the choice
- * device=auto makes. */
+ * against the CPU one, the watch ops included, overlapping copies and the
+ * errors the ops keep (skipped without a GPU or a CUDA build), clear
+ * errors for devices that are not there, the choice device=auto makes,
+ * the CUDA module's loading (missing or broken: the CPU, with the reason)
+ * and the environment variables CSREG_CUDA_DEVICE and CSREG_CUDA_SYNC. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs_blas.h"
 #include "cs_nn.h"
@@ -22,7 +25,7 @@
 /* ------------------------------------------------------------------ CPU/CUDA parity */
 
 #ifdef CSREG_HAVE_CUDA
-static const cs_nn_ops *gpu = &cs_nn_cuda_ops;
+static const cs_nn_ops *gpu;   /* cs_nn_cuda_ops() once a GPU answered */
 
 /* upload host data to a fresh device buffer */
 static void *dev(const void *h, size_t bytes)
@@ -115,6 +118,8 @@ static void test_parity_cpu_cuda(void **state)
         print_message("parity: %s; skipped\n", err.msg);
         skip();
     }
+    gpu = cs_nn_cuda_ops();
+    assert_non_null(gpu);
     cs_rng r;
     cs_rng_init(&r, 9, 0);
     enum { B = 8, C = 16, H = 14, OC = 32, K = 10, IN = 300, OUT = 64 };
@@ -325,13 +330,158 @@ static void test_device_resolve(void **state)
     cs_nn_free(nn);
 }
 
+/* CSREG_CUDA_DEVICE and CSREG_CUDA_SYNC as the loader reads them */
+static void test_cuda_env(void **state)
+{
+    (void)state;
+    char why[256];
+    int d = -7;
+    assert_int_equal(cs_nn_cuda_env_device(NULL, &d, why, sizeof why), 0);
+    assert_int_equal(d, 0);
+    assert_int_equal(cs_nn_cuda_env_device("", &d, why, sizeof why), 0);
+    assert_int_equal(d, 0);
+    assert_int_equal(cs_nn_cuda_env_device("1", &d, why, sizeof why), 0);
+    assert_int_equal(d, 1);
+    assert_int_equal(cs_nn_cuda_env_device(" 3 ", &d, why, sizeof why), 0);
+    assert_int_equal(d, 3);
+    const char *bad[] = {"-1", "x", "1x", "+1", "0.5", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        assert_true(cs_nn_cuda_env_device(bad[i], &d, why, sizeof why) < 0);
+        char want[128];
+        snprintf(want, sizeof want, "CSREG_CUDA_DEVICE=%s: expected a device number", bad[i]);
+        assert_non_null(strstr(why, want));
+    }
+    assert_int_equal(cs_nn_cuda_env_sync(NULL), 0);
+    assert_int_equal(cs_nn_cuda_env_sync(""), 0);
+    assert_int_equal(cs_nn_cuda_env_sync("0"), 0);
+    assert_int_equal(cs_nn_cuda_env_sync("1"), 1);
+    assert_int_equal(cs_nn_cuda_env_sync("on"), 1);
+    /* the module's place: CSREG_CUDA_MODULE, else beside the program or a folder up */
+    char path[4096];
+    setenv("CSREG_CUDA_MODULE", "/some/where/libx.so", 1);
+    cs_nn_cuda_module_path(path, sizeof path);
+    assert_string_equal(path, "/some/where/libx.so");
+    unsetenv("CSREG_CUDA_MODULE");
+    cs_nn_cuda_module_path(path, sizeof path);
+    assert_non_null(strstr(path, "/libcsreg_cuda.so"));
+#ifdef CSREG_HAVE_CUDA
+    /* a CUDA build puts the module where its programs look (build/rel, and
+     * ./ and build/gpu beside csreg) */
+    print_message("the CUDA module: %s\n", path);
+    assert_int_equal(access(path, R_OK), 0);
+#endif
+}
+
+/* Without the module (or with a broken one) device=auto runs on the CPU and
+ * says why, device=cuda fails with that reason; a bad CSREG_CUDA_DEVICE is
+ * an error of its own. The first test of the suite: a module once loaded
+ * stays loaded, so this runs before anything asks for cuda. */
+static void test_cuda_module_fallback(void **state)
+{
+    (void)state;
+#ifndef CSREG_HAVE_CUDA
+    print_message("module fallback: built without CUDA; skipped\n");
+    skip();
+#else
+    cs_err err;
+    char dev[16], why[512];
+    struct {
+        const char *module, *want;
+    } cases[] = {
+        {"/nonexistent/libcsreg_cuda.so",
+         "the CUDA module /nonexistent/libcsreg_cuda.so is not there"},
+        {"/proc/self/cmdline", "the CUDA module /proc/self/cmdline could not be loaded ("},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        setenv("CSREG_CUDA_MODULE", cases[i].module, 1);
+        assert_true(cs_nn_device_check("cuda", &err) < 0);
+        char want[512];
+        snprintf(want, sizeof want, "device=cuda: %s", cases[i].want);
+        if (!strstr(err.msg, want))
+            fail_msg("got '%s', want '%s'", err.msg, want);
+        assert_int_equal(cs_nn_device_resolve("auto", dev, sizeof dev, why, sizeof why, &err), 0);
+        assert_string_equal(dev, "cpu");
+        snprintf(want, sizeof want, "auto: cpu (no GPU: %s", cases[i].want);
+        if (!strstr(why, want))
+            fail_msg("got '%s', want '%s'", why, want);
+        cs_nn_config cfg = {.kind = CS_NN_MLP, .hidden = {8}, .nhidden = 1, .seed = 1,
+                            .device = "auto"};
+        cs_nn *nn = NULL;
+        assert_int_equal(cs_nn_new(&nn, &cfg, &err), 0);
+        assert_string_equal(cs_nn_device(nn), "cpu");
+        cs_nn_free(nn);
+    }
+    unsetenv("CSREG_CUDA_MODULE");
+    setenv("CSREG_CUDA_DEVICE", "gpu0", 1);
+    assert_true(cs_nn_device_check("cuda", &err) < 0);
+    assert_non_null(strstr(err.msg, "device=cuda: CSREG_CUDA_DEVICE=gpu0: expected a device number"));
+    unsetenv("CSREG_CUDA_DEVICE");
+    /* the module itself, found where the build put it */
+    if (cs_nn_device_check("cuda", &err) < 0) {
+        print_message("device=cuda here: %s\n", err.msg);
+        assert_null(strstr(err.msg, "CUDA module"));
+    }
+#endif
+}
+
+/* GPU only: copies between overlapping regions behave as memmove, a failed
+ * launch and a failed cuBLAS call are kept (the first) and handed over once
+ * through `error`, and a network's training step reports them. */
+static void test_cuda_errors_and_copy(void **state)
+{
+    (void)state;
+#ifndef CSREG_HAVE_CUDA
+    print_message("cuda errors: built without CUDA; skipped\n");
+    skip();
+#else
+    cs_err err;
+    if (cs_nn_device_check("cuda", &err)) {
+        print_message("cuda errors: %s; skipped\n", err.msg);
+        skip();
+    }
+    gpu = cs_nn_cuda_ops();
+    char msg[256];
+    assert_int_equal(gpu->error(msg, sizeof msg), 0);
+    enum { N = 1000 };
+    float h[N], want[N], got[N];
+    for (int i = 0; i < N; i++)
+        h[i] = (float)i;
+    float *g = dev(h, sizeof h);
+    for (int shift = -3; shift <= 3; shift += 6) {   /* dst after src, then before */
+        memcpy(want, h, sizeof h);
+        gpu->upload(g, h, sizeof h);
+        size_t n = N - 3;
+        float *dst = shift > 0 ? g + shift : g, *src = shift > 0 ? g : g - shift;
+        memmove(shift > 0 ? want + shift : want, shift > 0 ? want : want - shift, n * 4);
+        gpu->copy(dst, src, n * 4);
+        gpu->download(got, g, sizeof got);
+        assert_memory_equal(want, got, sizeof got);
+    }
+    assert_int_equal(gpu->error(msg, sizeof msg), 0);
+    gpu->reg_rows(g, NULL, g, 0, 4, CS_NN_REGK_BIN, 1.0f);   /* a grid of 0 blocks */
+    gpu->matmul_forward(g, g, g, NULL, -1, 4, 4);           /* sgemm: invalid value */
+    assert_true(gpu->error(msg, sizeof msg) < 0);
+    print_message("the first error kept: %s\n", msg);
+    assert_non_null(strstr(msg, "reg_rows: "));
+    assert_int_equal(gpu->error(msg, sizeof msg), 0);   /* handed over once */
+    gpu->matmul_forward(g, g, g, NULL, -1, 4, 4);
+    assert_true(gpu->error(msg, sizeof msg) < 0);
+    assert_non_null(strstr(msg, "matmul_forward: cuBLAS sgemm: "));
+    gpu->release(g);
+#endif
+}
+
 int main(void)
 {
     cs_blas_set_threads(1);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cuda_module_fallback),   /* first: before the module loads */
         cmocka_unit_test(test_parity_cpu_cuda),
         cmocka_unit_test(test_device_errors),
         cmocka_unit_test(test_device_resolve),
+        cmocka_unit_test(test_cuda_env),
+        cmocka_unit_test(test_cuda_errors_and_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

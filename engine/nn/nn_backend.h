@@ -6,8 +6,12 @@
  * conv_backward, adam_update, reg_rows, ...) in the same order, each
  * exporting its table. Every pointer argument is device memory of that
  * backend (host memory for the CPU); shapes are per batch, row-major, NCHW.
- * Ops do not fail (the allocation and copy ops return status); bad shapes
- * are programmer errors. Included from C and from CUDA C++. */
+ * Bad shapes are programmer errors. The allocation and copy ops return
+ * status; the others return nothing and a device that can fail (CUDA: a
+ * launch, a cuBLAS call) keeps its first error, which `error` hands over
+ * (and clears): the engine asks after each training step and before it
+ * trusts a download (nn_device_check in nn_pass.c). Included from C and
+ * from CUDA C++. */
 #ifndef CS_NN_BACKEND_H
 #define CS_NN_BACKEND_H
 
@@ -114,6 +118,10 @@ typedef struct cs_nn_ops {
     const struct cs_nn_watch_ops *watch;
     /* synchronize (timing); may be NULL */
     void (*sync)(void);
+    /* the first error since the last call ("conv_forward: cuBLAS sgemm:
+     * CUBLAS_STATUS_EXECUTION_FAILED"), cleared: <0 with msg, 0 none; may be
+     * NULL (the CPU's ops do not fail) */
+    int (*error)(char *msg, size_t len);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
@@ -146,15 +154,51 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
     return k;
 }
 
+/* The CUDA backend is a shared module (libcsreg_cuda.so, built from
+ * engine/nn/cuda/ with nvcc, linked to cuBLAS and the CUDA runtime) that the
+ * engine loads with dlopen when device=cuda or auto asks for it (as ggml
+ * loads its backends), so ./csreg itself links no CUDA library and runs on
+ * the CPU where there is none. The module exports one function,
+ * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
+#define CS_NN_CUDA_ABI 1
+#define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
+#define CS_NN_CUDA_MODULE_FILE "libcsreg_cuda.so"
+typedef struct cs_nn_cuda_module {
+    int abi;               /* CS_NN_CUDA_ABI */
+    size_t ops_size;       /* sizeof(cs_nn_ops) as the module was built */
+    /* select CUDA device `device`, create the cuBLAS handle, run a trivial
+     * kernel; sync_ops: synchronize and check after every op (debugging).
+     * 0 ok, <0 with the reason in why */
+    int (*init)(int device, int sync_ops, char *why, size_t len);
+    void (*name)(char *name, size_t len);   /* after init */
+    void (*shutdown)(void);                 /* frees the cuBLAS handle and scratch */
+    const cs_nn_ops *ops;
+} cs_nn_cuda_module;
+typedef const cs_nn_cuda_module *(*cs_nn_cuda_module_fn)(void);
+
+/* The engine's side (nn_cuda_load.c). CSREG_CUDA_DEVICE: the device index
+ * (default 0); 0 ok, <0 with why for anything but a number >= 0. */
+int cs_nn_cuda_env_device(const char *value, int *device, char *why, size_t len);
+/* CSREG_CUDA_SYNC: on for 1/yes/on/true, off when unset, empty or 0 */
+int cs_nn_cuda_env_sync(const char *value);
+/* Where the module is looked for: $CSREG_CUDA_MODULE when set, else
+ * libcsreg_cuda.so beside the running program (/proc/self/exe), then in
+ * the folder above it (build/rel/tests -> build/rel). Writes the first
+ * candidate that exists (else the first candidate) to path. */
+void cs_nn_cuda_module_path(char *path, size_t len);
+
 #ifdef CSREG_HAVE_CUDA
-extern const cs_nn_ops cs_nn_cuda_ops;
-extern const cs_nn_watch_ops cs_nn_cuda_watch_ops;
-/* 0 when a CUDA device is usable (and cuBLAS initialized), else <0 with the
- * reason in why. */
+/* 0 when a CUDA device is usable: the module loaded, the device of
+ * CSREG_CUDA_DEVICE selected, cuBLAS initialized and a test kernel ran;
+ * else <0 with the reason in why ("no NVIDIA driver/GPU found (...)", "the
+ * CUDA module ... could not be loaded: ..."). A success is kept; a failure
+ * is tried again on the next call. */
 int cs_nn_cuda_init(char *why, size_t len);
-/* The name of CUDA device 0 ("NVIDIA H100 80GB HBM3"); call after
+/* The name of the CUDA device in use ("NVIDIA H100 80GB HBM3"); call after
  * cs_nn_cuda_init succeeded. */
 void cs_nn_cuda_name(char *name, size_t len);
+/* The CUDA ops, NULL before cs_nn_cuda_init succeeded. */
+const cs_nn_ops *cs_nn_cuda_ops(void);
 #endif
 
 #ifdef __cplusplus

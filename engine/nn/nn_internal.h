@@ -129,6 +129,13 @@ int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_r
                   cs_err *err);
 /* Sum of the losses and number correct of the last forward. */
 int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err);
+/* The device's first error since the last check (a failed kernel launch or
+ * cuBLAS call, see cs_nn_ops.error) as a cs_fail: "device=cuda: <op>: <what>";
+ * CS_OK when there is none. */
+int nn_device_check(cs_nn *nn, cs_err *err);
+/* A failed upload or download (`what`): the device's own error when it has
+ * one, else "<device>: <what> failed". */
+int nn_device_fail(cs_nn *nn, const char *what, cs_err *err);
 
 /* nn_snapshot.c */
 /* Whether the newest snapshot holds the weights as they are now. */

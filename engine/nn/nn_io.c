@@ -94,7 +94,7 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, 
         nn->ops->download(hp + nn->nparams, nn->bufs, bbytes)) {
         free(hp);
         free(b.p);
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     }
     put(&b, hp, pbytes + bbytes);   /* little-endian IEEE hosts only */
     for (int i = 0; i < nn->nwl && !b.oom; i++) {
@@ -337,7 +337,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
             BAD("%s: weight %zu is not finite", path, i);
     if (nn->ops->upload(nn->params, hp, pbytes) ||
         nn->ops->upload(nn->bufs, hp + nn->nparams, bbytes)) {
-        rc = cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+        rc = nn_device_fail(nn, "upload", err);
         goto done;
     }
     float *s = hp;

@@ -67,8 +67,8 @@ int cs_nn_device_resolve(const char *requested, char *chosen, size_t len, char *
 static const cs_nn_ops *ops_for(const char *device)
 {
 #ifdef CSREG_HAVE_CUDA
-    if (device && !strcmp(device, "cuda"))
-        return &cs_nn_cuda_ops;
+    if (device && !strcmp(device, "cuda") && cs_nn_cuda_ops())
+        return cs_nn_cuda_ops();
 #endif
     (void)device;
     return &cs_nn_cpu_ops;
@@ -502,7 +502,7 @@ int cs_nn_wlayer_get(cs_nn *nn, size_t i, float *w, cs_err *err)
         return cs_fail(err, CS_EINVAL, "no weight layer %zu", i);
     const nn_wlayer *l = &nn->wl[i];
     if (nn->ops->download(w, nn->params + nn->t[l->tw].off, l->rows * l->cols * sizeof(float)))
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     return CS_OK;
 }
 
@@ -512,7 +512,7 @@ int cs_nn_wlayer_set(cs_nn *nn, size_t i, const float *w, cs_err *err)
         return cs_fail(err, CS_EINVAL, "no weight layer %zu", i);
     const nn_wlayer *l = &nn->wl[i];
     if (nn->ops->upload(nn->params + nn->t[l->tw].off, w, l->rows * l->cols * sizeof(float)))
-        return cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+        return nn_device_fail(nn, "upload", err);
     return CS_OK;
 }
 

@@ -139,7 +139,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
         o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
         if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
-            return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+            return nn_device_fail(nn, "download", err);
         for (size_t r = 0; r < w->rows; r++)
             total += lambda / (double)w->cols * nn->hregval[r];
         *value += total;
@@ -147,7 +147,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     }
     /* generic: cs_reg_eval in double on the host, row by row */
     if (o->download(nn->hw, W, w->rows * w->cols * sizeof(float)))
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     for (size_t r = 0; r < w->rows; r++) {
         float *row = nn->hw + r * w->cols;
         for (size_t j = 0; j < w->cols; j++)
@@ -163,7 +163,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     }
     if (grad) {
         if (o->upload(nn->regtmp, nn->hw, w->rows * w->cols * sizeof(float)))
-            return cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+            return nn_device_fail(nn, "upload", err);
         o->axpy(dW, nn->regtmp, scale, w->rows * w->cols);
     }
     *value += total;
@@ -233,16 +233,33 @@ int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_r
     }
     if (nn->ops->upload(nn->x, nn->hx, (size_t)B * CS_NN_PIXELS * sizeof(float)) ||
         nn->ops->upload(nn->y, nn->hy, (size_t)B * sizeof(int32_t)))
-        return cs_fail(err, CS_EIO, "%s: upload of a batch failed", nn->device);
+        return nn_device_fail(nn, "upload of a batch", err);
     return CS_OK;
+}
+
+int nn_device_check(cs_nn *nn, cs_err *err)
+{
+    char msg[CS_ERR_MAX - 64];
+    if (nn->ops->error && nn->ops->error(msg, sizeof msg) != 0)
+        return cs_fail(err, CS_EIO, "device=%s: %s", nn->device, msg);
+    return CS_OK;
+}
+
+int nn_device_fail(cs_nn *nn, const char *what, cs_err *err)
+{
+    int rc = nn_device_check(nn, err);
+    return rc ? rc : cs_fail(err, CS_EIO, "%s: %s failed", nn->device, what);
 }
 
 /* Sum of losses and number correct of the last forward. */
 int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err)
 {
+    int rc = nn_device_check(nn, err);
+    if (rc)
+        return rc;
     if (nn->ops->download(nn->hprobs, nn->probs, (size_t)B * CS_NN_CLASSES * sizeof(float)) ||
         nn->ops->download(nn->hlosses, nn->losses, (size_t)B * sizeof(float)))
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     double s = 0;
     int c = 0;
     for (int b = 0; b < B; b++) {

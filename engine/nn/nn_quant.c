@@ -126,7 +126,7 @@ int cs_nn_wlayer_alpha(cs_nn *nn, size_t i, float *alpha, cs_err *err)
         return cs_fail(err, CS_ESTATE, "layer %zu is not quantized", i);
     const nn_wlayer *l = &nn->wl[i];
     if (nn->ops->download(alpha, nn->params + nn->t[l->talpha].off, l->rows * sizeof(float)))
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     return CS_OK;
 }
 
@@ -252,7 +252,7 @@ int cs_nn_quantize(cs_nn *nn, int ternary, cs_nn_exclude excl, cs_nn_quant_repor
         }
         if (nn->ops->upload(w->sign, sign, w->rows * w->cols * sizeof(float)) ||
             nn->ops->upload(nn->params + nn->t[w->talpha].off, alpha, w->rows * sizeof(float))) {
-            rc = cs_fail(err, CS_EIO, "%s: upload failed", nn->device);
+            rc = nn_device_fail(nn, "upload", err);
             break;
         }
         nn->ops->quant_apply(nn->params + nn->t[w->tw].off, w->sign,

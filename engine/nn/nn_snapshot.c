@@ -95,7 +95,7 @@ int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, si
         counts[k] = hc[k];
     nn->ops->release(dc);
     free(hc);
-    return rc ? cs_fail(err, CS_EIO, "%s: download failed", nn->device) : CS_OK;
+    return rc ? nn_device_fail(nn, "download", err) : CS_OK;
 }
 
 /* ------------------------------------------------------------------ histograms */

@@ -79,7 +79,7 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
                 ops->quant_apply(nn->params + nn->t[w->tw].off, w->sign,
                                  nn->params + nn->t[w->talpha].off, (int)w->rows, (int)w->cols);
         }
-    return CS_OK;
+    return nn_device_check(nn, err);
 }
 
 int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,
@@ -222,6 +222,8 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     }
     if (nn->ops->sync)
         nn->ops->sync();
+    if (!rc)
+        rc = nn_device_check(nn, err);   /* what the last steps' kernels said */
     rep->seconds = cs_now() - t0;
     rep->steps = step;
     rep->images_per_s = rep->seconds > 0 ? (double)images / rep->seconds : 0;

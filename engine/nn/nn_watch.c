@@ -124,7 +124,7 @@ int cs_nn_watch_new(cs_nn_watch **out, cs_nn *nn, int ternary, cs_nn_exclude exc
 static int fetch(cs_nn *nn, void *dst, const void *src, size_t bytes, cs_err *err)
 {
     if (nn->ops->download(dst, src, bytes))
-        return cs_fail(err, CS_EIO, "%s: download failed", nn->device);
+        return nn_device_fail(nn, "download", err);
     return CS_OK;
 }
 

@@ -1,10 +1,34 @@
 /* cuda/nn_cuda.cuh — what the CUDA backend's files (nn_ops.cu,
- * nn_watch_ops.cu) share: the block size, grid sizes, and a block's sum in
- * double. */
+ * nn_watch_ops.cu) share: the block size, grid sizes, a block's sum in
+ * double, and the error checks.
+ *
+ * Errors: every op ends with op_done(name), which asks cudaGetLastError
+ * (a launch that failed: bad configuration, no kernel image for this GPU)
+ * and, in the debug mode CSREG_CUDA_SYNC=1, synchronizes and asks again
+ * (a kernel that faulted, with the op that launched it); every cuBLAS call
+ * goes through blas_ok. The first error is kept (sticky) until the
+ * engine fetches it through cs_nn_ops.error. */
 #ifndef CS_NN_CUDA_CUH
 #define CS_NN_CUDA_CUH
 
 #include <cuda_runtime.h>
+
+#include <cublas_v2.h>
+
+#include "nn_backend.h"
+
+/* nn_watch_ops.cu's table, in nn_ops.cu's */
+extern const cs_nn_watch_ops cs_nn_cuda_watch_ops;
+
+/* nn_ops.cu: record the first error of op (later ones are dropped) */
+void cuda_note(const char *op, const char *what);
+/* the end of every op: launch errors, and with CSREG_CUDA_SYNC=1 the
+ * kernels' own */
+void op_done(const char *op);
+/* a cuBLAS call's status: 1 ok, else 0 (and noted) */
+int blas_ok(cublasStatus_t s, const char *op);
+/* a CUDA runtime call's status: 1 ok, else 0 (and noted) */
+int cuda_ok(cudaError_t e, const char *op);
 
 #define NT 256
 static inline unsigned nblocks(size_t n)

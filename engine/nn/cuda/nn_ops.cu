@@ -2,11 +2,15 @@
  * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c:
  * cuBLAS sgemm for the dense layers and (through im2col) the convolutions,
  * kernels for the rest. Sums that decide a value are reduced in double.
- * Compiled only with CUDA=1 (CSREG_HAVE_CUDA); the table is used only when
- * device=cuda and cs_nn_cuda_init found a GPU. */
+ * Built only with CUDA=1, as the shared module libcsreg_cuda.so that the
+ * engine loads with dlopen (nn_cuda_load.c); the table is used only when
+ * device=cuda and cs_nn_cuda_init found a GPU. Every op checks its
+ * launches and cuBLAS calls (nn_cuda.cuh); the engine fetches the first
+ * error through the table's `error`. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,38 +18,165 @@
 #include "nn_cuda.cuh"
 
 static cublasHandle_t g_blas;
-static int g_ready;
+static int g_ready, g_device, g_sync_ops;
+static char g_err[256];
+static int g_has_err;
+static void *g_scratch;   /* for copies between overlapping regions */
+static size_t g_scratch_cap;
 
-extern "C" int cs_nn_cuda_init(char *why, size_t len)
+/* ------------------------------------------------------------------ errors */
+
+void cuda_note(const char *op, const char *what)
 {
-    if (g_ready)
+    if (g_has_err)
+        return;
+    snprintf(g_err, sizeof g_err, "%s: %s", op, what);
+    g_has_err = 1;
+}
+
+int cuda_ok(cudaError_t e, const char *op)
+{
+    if (e == cudaSuccess)
+        return 1;
+    char b[192];
+    snprintf(b, sizeof b, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    cuda_note(op, b);
+    return 0;
+}
+
+int blas_ok(cublasStatus_t s, const char *op)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return 1;
+    char b[192];
+    snprintf(b, sizeof b, "cuBLAS sgemm: %s", cublasGetStatusString(s));
+    cuda_note(op, b);
+    return 0;
+}
+
+void op_done(const char *op)
+{
+    cuda_ok(cudaGetLastError(), op);
+    if (g_sync_ops)
+        cuda_ok(cudaDeviceSynchronize(), op);
+}
+
+static int op_error(char *msg, size_t len)
+{
+    if (!g_has_err)
         return 0;
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        snprintf(why, len, "no CUDA device available (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-        cudaGetLastError();   /* clear the sticky error */
+    snprintf(msg, len, "%s", g_err);
+    g_has_err = 0;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ the device */
+
+__global__ void probe_kernel(int *p)
+{
+    *p = 42;
+}
+
+/* cudaGetLastError also clears the error the runtime keeps */
+static int init_fail(cudaError_t e, const char *step, char *why, size_t len)
+{
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        snprintf(why, len, "no NVIDIA driver/GPU found (%s: %s)", step, cudaGetErrorString(e));
+    else
+        snprintf(why, len, "CUDA device %d: %s failed (%s)", g_device, step,
+                 cudaGetErrorString(e));
+    cudaGetLastError();
+    return -1;
+}
+
+/* The device, cuBLAS, and a trivial kernel that must run: a build without
+ * code for this GPU (no sm_XX, PTX newer than the driver) fails here, not
+ * at the first training step. */
+static int init(int device, int sync_ops, char *why, size_t len)
+{
+    if (g_ready) {
+        if (device == g_device)
+            return 0;
+        snprintf(why, len, "CUDA device %d is in use already (CSREG_CUDA_DEVICE=%d now)",
+                 g_device, device);
         return -1;
     }
-    if (cudaSetDevice(0) != cudaSuccess || cublasCreate(&g_blas) != CUBLAS_STATUS_SUCCESS) {
-        snprintf(why, len, "CUDA device 0 could not be initialized (cuBLAS)");
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess)
+        return init_fail(e, "cudaGetDeviceCount", why, len);
+    if (n == 0) {
+        snprintf(why, len, "no NVIDIA driver/GPU found (0 CUDA devices)");
+        return -1;
+    }
+    if (device < 0 || device >= n) {
+        snprintf(why, len, "CSREG_CUDA_DEVICE=%d is out of range: %d CUDA device%s (0..%d)",
+                 device, n, n == 1 ? "" : "s", n - 1);
+        return -1;
+    }
+    g_device = device;
+    if ((e = cudaSetDevice(device)) != cudaSuccess)
+        return init_fail(e, "cudaSetDevice", why, len);
+    int *d = NULL, h = 0;
+    if ((e = cudaMalloc(&d, sizeof *d)) != cudaSuccess)
+        return init_fail(e, "cudaMalloc", why, len);
+    probe_kernel<<<1, 1>>>(d);
+    e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    if (e != cudaSuccess || h != 42) {
+        cudaDeviceProp p;
+        int cc = cudaGetDeviceProperties(&p, device) == cudaSuccess ? p.major * 10 + p.minor : 0;
+        int rt = 0, drv = 0;
+        cudaRuntimeGetVersion(&rt);
+        cudaDriverGetVersion(&drv);
+        snprintf(why, len,
+                 "CUDA device %d (sm_%d): a test kernel did not run (%s): this build has no "
+                 "code for this GPU, or its PTX is newer than the driver (runtime %d.%d, driver "
+                 "%d.%d); rebuild with this machine's nvcc",
+                 device, cc, e != cudaSuccess ? cudaGetErrorString(e) : "wrong result",
+                 rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+        cudaGetLastError();
+        return -1;
+    }
+    cublasStatus_t s = cublasCreate(&g_blas);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, len, "CUDA device %d: cuBLAS could not be initialized (%s)", device,
+                 cublasGetStatusString(s));
         return -1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
+    g_sync_ops = sync_ops;
+    g_has_err = 0;
     g_ready = 1;
     return 0;
 }
 
-extern "C" void cs_nn_cuda_name(char *name, size_t len)
+static void device_name(char *name, size_t len)
 {
     cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+    if (cudaGetDeviceProperties(&p, g_device) != cudaSuccess) {
         cudaGetLastError();
-        snprintf(name, len, "CUDA device 0");
+        snprintf(name, len, "CUDA device %d", g_device);
         return;
     }
     snprintf(name, len, "%s", p.name);
+}
+
+/* what init made: the cuBLAS handle, the copy scratch */
+static void module_shutdown(void)
+{
+    if (!g_ready)
+        return;
+    cublasDestroy(g_blas);
+    if (g_scratch)
+        cudaFree(g_scratch);
+    g_scratch = NULL;
+    g_scratch_cap = 0;
+    g_ready = 0;
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -53,38 +184,64 @@ extern "C" void cs_nn_cuda_name(char *name, size_t len)
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
-    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess)
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();   /* out of memory is answered by NULL, not kept */
         return NULL;
-    cudaMemset(p, 0, bytes ? bytes : 1);
+    }
+    if (!cuda_ok(cudaMemset(p, 0, bytes ? bytes : 1), "alloc")) {
+        cudaFree(p);
+        return NULL;
+    }
     return p;
 }
 
 static void release(void *p)
 {
     if (p)
-        cudaFree(p);
+        cuda_ok(cudaFree(p), "release");
 }
 
 static int upload(void *dst, const void *src, size_t bytes)
 {
-    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess ? -1 : 0;
+    return bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "upload") ? -1
+                                                                                             : 0;
 }
 
 static int download(void *dst, const void *src, size_t bytes)
 {
-    return bytes && cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess ? -1 : 0;
+    return bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "download")
+               ? -1
+               : 0;
 }
 
 static void zero(void *p, size_t bytes)
 {
     if (bytes)
-        cudaMemset(p, 0, bytes);
+        cuda_ok(cudaMemset(p, 0, bytes), "zero");
 }
 
+/* as memmove: cudaMemcpy only between regions apart, else through a scratch
+ * buffer (kept for the next time, freed at shutdown) */
 static void copy(void *dst, const void *src, size_t bytes)
 {
-    if (bytes)
-        cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    if (!bytes || dst == src)
+        return;
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (d + bytes <= s || s + bytes <= d) {
+        cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "copy");
+        return;
+    }
+    if (bytes > g_scratch_cap) {
+        if (g_scratch)
+            cudaFree(g_scratch);
+        g_scratch = NULL;
+        g_scratch_cap = 0;
+        if (!cuda_ok(cudaMalloc(&g_scratch, bytes), "copy (overlapping regions)"))
+            return;
+        g_scratch_cap = bytes;
+    }
+    if (cuda_ok(cudaMemcpy(g_scratch, src, bytes, cudaMemcpyDeviceToDevice), "copy"))
+        cuda_ok(cudaMemcpy(dst, g_scratch, bytes, cudaMemcpyDeviceToDevice), "copy");
 }
 
 /* ------------------------------------------------------------------ dense */
@@ -111,9 +268,12 @@ static void matmul_forward(float *out, const float *inp, const float *w, const f
                            int C, int OC)
 {
     const float one = 1.0f, zero0 = 0.0f;
-    cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B, C, &one, w, C, inp, C, &zero0, out, OC);
+    blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B, C, &one, w, C, inp, C, &zero0,
+                        out, OC),
+            "matmul_forward");
     if (bias)
         bias_add_kernel<<<nblocks((size_t)B * OC), NT>>>(out, bias, B, OC);
+    op_done("matmul_forward");
 }
 
 static void matmul_backward(float *dinp, float *dw, float *dbias, const float *dout,
@@ -121,11 +281,15 @@ static void matmul_backward(float *dinp, float *dw, float *dbias, const float *d
 {
     const float one = 1.0f, zero0 = 0.0f;
     if (dinp)
-        cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, C, B, OC, &one, w, C, dout, OC, &zero0,
-                    dinp, C);
-    cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, B, &one, inp, C, dout, OC, &zero0, dw, C);
+        blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, C, B, OC, &one, w, C, dout, OC,
+                            &zero0, dinp, C),
+                "matmul_backward");
+    blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, C, OC, B, &one, inp, C, dout, OC,
+                        &zero0, dw, C),
+            "matmul_backward");
     if (dbias)
         bias_grad_kernel<<<(OC + NT - 1) / NT, NT>>>(dbias, dout, B, OC);
+    op_done("matmul_backward");
 }
 
 /* ------------------------------------------------------------------ convolution */
@@ -173,9 +337,12 @@ static void conv_forward(float *out, const float *inp, const float *w, float *sc
     int HW = H * W, K = C * 9;
     for (int b = 0; b < B; b++) {
         im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
-        cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, HW, OC, K, &one, scratch, HW, w, K, &zero0,
-                    out + (size_t)b * OC * HW, HW);
+        if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, HW, OC, K, &one, scratch, HW,
+                                 w, K, &zero0, out + (size_t)b * OC * HW, HW),
+                     "conv_forward"))
+            break;
     }
+    op_done("conv_forward");
 }
 
 static void conv_backward(float *dinp, float *dw, const float *dout, const float *inp,
@@ -183,19 +350,25 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
 {
     const float one = 1.0f, zero0 = 0.0f;
     int HW = H * W, K = C * 9;
-    cudaMemset(dw, 0, (size_t)OC * K * sizeof(float));
+    if (!cuda_ok(cudaMemset(dw, 0, (size_t)OC * K * sizeof(float)), "conv_backward"))
+        return;
     for (int b = 0; b < B; b++) {
         const float *db = dout + (size_t)b * OC * HW;
         im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
-        cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, HW, &one, scratch, HW, db, HW, &one,
-                    dw, K);
+        if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, HW, &one, scratch, HW,
+                                 db, HW, &one, dw, K),
+                     "conv_backward"))
+            break;
         if (dinp) {
-            cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, HW, K, OC, &one, db, HW, w, K, &zero0,
-                        scratch, HW);
+            if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, HW, K, OC, &one, db, HW, w,
+                                     K, &zero0, scratch, HW),
+                         "conv_backward"))
+                break;
             col2im_kernel<<<nblocks((size_t)C * HW), NT>>>(dinp + (size_t)b * C * HW, scratch, C,
                                                            H, W);
         }
     }
+    op_done("conv_backward");
 }
 
 /* ------------------------------------------------------------------ batch norm */
@@ -253,11 +426,14 @@ static void bn_forward(float *out, const float *inp, const float *gamma, const f
         bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
     bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
                                                         run_mean, run_var, B, C, HW, train);
+    op_done("bn_forward");
 }
 
-__global__ void bn_grad_kernel(float *dgamma, float *dbeta, float *sums, const float *dout,
-                               const float *inp, const float *mean, const float *rstd, int B,
-                               int C, int HW)
+/* One block per channel: the sums Σ dout and Σ dout·x̂ in double, then dx
+ * with them, in the same block (no buffer between two kernels). */
+__global__ void bn_backward_kernel(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                                   const float *inp, const float *gamma, const float *mean,
+                                   const float *rstd, int B, int C, int HW)
 {
     __shared__ double sh[NT];
     int c = blockIdx.x;
@@ -274,40 +450,22 @@ __global__ void bn_grad_kernel(float *dgamma, float *dbeta, float *sums, const f
     if (threadIdx.x == 0) {
         dgamma[c] = (float)sdx;
         dbeta[c] = (float)sd;
-        sums[2 * c] = (float)(sd / (double)n);
-        sums[2 * c + 1] = (float)(sdx / (double)n);
+    }
+    if (!dinp)
+        return;
+    float m0 = (float)(sd / (double)n), m1 = (float)(sdx / (double)n), g = gamma[c] * rs;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        size_t k = ((i / HW) * C + c) * HW + i % HW;
+        dinp[k] = g * (dout[k] - m0 - (inp[k] - mu) * rs * m1);
     }
 }
-
-__global__ void bn_dx_kernel(float *dinp, const float *dout, const float *inp, const float *gamma,
-                             const float *mean, const float *rstd, const float *sums, int B,
-                             int C, int HW)
-{
-    size_t n = (size_t)B * C * HW;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        int c = (int)((i / HW) % C);
-        float mu = mean[c], rs = rstd[c], g = gamma[c] * rs;
-        dinp[i] = g * (dout[i] - sums[2 * c] - (inp[i] - mu) * rs * sums[2 * c + 1]);
-    }
-}
-
-static float *g_bn_sums;
-static int g_bn_cap;
 
 static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
                         const float *inp, const float *gamma, const float *mean,
                         const float *rstd, int B, int C, int HW)
 {
-    if (C > g_bn_cap) {
-        release(g_bn_sums);
-        g_bn_sums = (float *)alloc((size_t)2 * C * sizeof(float));
-        g_bn_cap = g_bn_sums ? C : 0;
-    }
-    bn_grad_kernel<<<C, NT>>>(dgamma, dbeta, g_bn_sums, dout, inp, mean, rstd, B, C, HW);
-    if (dinp)
-        bn_dx_kernel<<<nblocks((size_t)B * C * HW), NT>>>(dinp, dout, inp, gamma, mean, rstd,
-                                                          g_bn_sums, B, C, HW);
+    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, inp, gamma, mean, rstd, B, C, HW);
+    op_done("bn_backward");
 }
 
 /* ------------------------------------------------------------------ activations, pooling */
@@ -329,11 +487,13 @@ __global__ void relu_backward_kernel(float *dinp, const float *dout, const float
 static void relu_forward(float *out, const float *inp, size_t n)
 {
     relu_forward_kernel<<<nblocks(n), NT>>>(out, inp, n);
+    op_done("relu_forward");
 }
 
 static void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
     relu_backward_kernel<<<nblocks(n), NT>>>(dinp, dout, out, n);
+    op_done("relu_backward");
 }
 
 __global__ void maxpool_forward_kernel(float *out, int32_t *idx, const float *inp, int BC, int H,
@@ -376,12 +536,14 @@ static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, i
 {
     maxpool_forward_kernel<<<nblocks((size_t)B * C * (H / 2) * (W / 2)), NT>>>(out, idx, inp,
                                                                               B * C, H, W);
+    op_done("maxpool_forward");
 }
 
 static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx, int B, int C,
                              int H, int W)
 {
     maxpool_backward_kernel<<<nblocks((size_t)B * C * H * W), NT>>>(dinp, dout, idx, B * C, H, W);
+    op_done("maxpool_backward");
 }
 
 /* ------------------------------------------------------------------ loss */
@@ -420,12 +582,14 @@ static void softmax_ce_forward(float *probs, float *losses, const float *logits,
                                const int32_t *labels, int B, int K)
 {
     softmax_ce_forward_kernel<<<(B + NT - 1) / NT, NT>>>(probs, losses, logits, labels, B, K);
+    op_done("softmax_ce_forward");
 }
 
 static void softmax_ce_backward(float *dlogits, const float *probs, const int32_t *labels, int B,
                                 int K)
 {
     softmax_ce_backward_kernel<<<(B * K + NT - 1) / NT, NT>>>(dlogits, probs, labels, B, K);
+    op_done("softmax_ce_backward");
 }
 
 /* ------------------------------------------------------------------ optimizer */
@@ -454,6 +618,7 @@ static void adam_update(float *p, const float *g, float *m, float *v, size_t n, 
 {
     float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
     adam_kernel<<<nblocks(n), NT>>>(p, g, m, v, n, lr, beta1, beta2, eps, c1, c2);
+    op_done("adam_update");
 }
 
 /* ------------------------------------------------------------------ regularizers */
@@ -561,6 +726,7 @@ static void reg_rows(float *dw, double *val, const float *w, int rows, int cols,
                      float scale)
 {
     reg_rows_kernel<<<rows, NT>>>(dw, val, w, cols, kind, scale);
+    op_done("reg_rows");
 }
 
 /* ------------------------------------------------------------------ quantized weights */
@@ -590,12 +756,14 @@ __global__ void quant_scale_grad_kernel(float *dalpha, const float *dw, const fl
 static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
 {
     quant_apply_kernel<<<nblocks((size_t)rows * cols), NT>>>(w, sign, alpha, rows, cols);
+    op_done("quant_apply");
 }
 
 static void quant_scale_grad(float *dalpha, const float *dw, const float *sign, int rows,
                              int cols)
 {
     quant_scale_grad_kernel<<<rows, NT>>>(dalpha, dw, sign, cols);
+    op_done("quant_scale_grad");
 }
 
 __global__ void axpy_kernel(float *y, const float *x, float a, size_t n)
@@ -608,11 +776,13 @@ __global__ void axpy_kernel(float *y, const float *x, float a, size_t n)
 static void axpy(float *y, const float *x, float a, size_t n)
 {
     axpy_kernel<<<nblocks(n), NT>>>(y, x, a, n);
+    op_done("axpy");
 }
 
-static void sync(void)
+/* named so as not to shadow unistd.h's sync(2) */
+static void device_sync(void)
 {
-    cudaDeviceSynchronize();
+    cuda_ok(cudaDeviceSynchronize(), "sync");
 }
 
 static cs_nn_ops make_ops(void)
@@ -644,8 +814,31 @@ static cs_nn_ops make_ops(void)
     o.quant_scale_grad = quant_scale_grad;
     o.axpy = axpy;
     o.watch = &cs_nn_cuda_watch_ops;
-    o.sync = sync;
+    o.sync = device_sync;
+    o.error = op_error;
     return o;
 }
 
-extern "C" const cs_nn_ops cs_nn_cuda_ops = make_ops();
+static const cs_nn_ops g_ops = make_ops();
+
+static cs_nn_cuda_module make_module(void)
+{
+    cs_nn_cuda_module m;
+    memset(&m, 0, sizeof m);
+    m.abi = CS_NN_CUDA_ABI;
+    m.ops_size = sizeof(cs_nn_ops);
+    m.init = init;
+    m.name = device_name;
+    m.shutdown = module_shutdown;
+    m.ops = &g_ops;
+    return m;
+}
+
+static const cs_nn_cuda_module g_module = make_module();
+
+/* the module's one export (built with -fvisibility=hidden) */
+extern "C" __attribute__((visibility("default"))) const cs_nn_cuda_module *
+cs_nn_cuda_module_get(void)
+{
+    return &g_module;
+}

@@ -27,8 +27,10 @@ __global__ void hist_kernel(uint32_t *counts, const float *x, size_t n, float lo
 
 static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins)
 {
-    cudaMemset(counts, 0, (size_t)bins * sizeof *counts);
+    if (!cuda_ok(cudaMemset(counts, 0, (size_t)bins * sizeof *counts), "hist"))
+        return;
     hist_kernel<<<nblocks(n), NT>>>(counts, x, n, lo, hi, bins);
+    op_done("watch hist");
 }
 
 /* ------------------------------------------------------------------ scales, readiness, signs */
@@ -50,6 +52,7 @@ __global__ void row_abs_mean_kernel(float *alpha, const float *w, int cols)
 static void row_abs_mean(float *alpha, const float *w, int rows, int cols)
 {
     row_abs_mean_kernel<<<rows, NT>>>(alpha, w, cols);
+    op_done("watch row_abs_mean");
 }
 
 /* One block per row, no sorting: every |x_j| is a candidate threshold τ
@@ -109,6 +112,7 @@ __global__ void row_ternary_kernel(float *alpha, float *tau, const float *w, int
 static void row_ternary(float *alpha, float *tau, const float *w, int rows, int cols)
 {
     row_ternary_kernel<<<rows, NT>>>(alpha, tau, w, cols);
+    op_done("watch row_ternary");
 }
 
 __global__ void near_count_kernel(uint32_t *near, const float *w, const float *alpha, int cols,
@@ -132,6 +136,7 @@ static void near_count(uint32_t *near, const float *w, const float *alpha, int r
                        int ternary)
 {
     near_count_kernel<<<rows, NT>>>(near, w, alpha, cols, ternary);
+    op_done("watch near_count");
 }
 
 /* one thread per 32-bit word of the bitmap */
@@ -154,8 +159,10 @@ __global__ void sign_flips_kernel(uint32_t *flips, uint32_t *bits, const float *
 
 static void sign_flips(uint32_t *flips, uint32_t *bits, const float *x, size_t n)
 {
-    cudaMemset(flips, 0, sizeof *flips);
+    if (!cuda_ok(cudaMemset(flips, 0, sizeof *flips), "sign_flips"))
+        return;
     sign_flips_kernel<<<nblocks((n + 31) / 32), NT>>>(flips, bits, x, n);
+    op_done("watch sign_flips");
 }
 
 static cs_nn_watch_ops make_watch_ops(void)
@@ -170,4 +177,4 @@ static cs_nn_watch_ops make_watch_ops(void)
     return o;
 }
 
-extern "C" const cs_nn_watch_ops cs_nn_cuda_watch_ops = make_watch_ops();
+const cs_nn_watch_ops cs_nn_cuda_watch_ops = make_watch_ops();
