@@ -240,6 +240,7 @@ static void test_stdin_error_location(void **state)
                         "      evall 1\n      ^\n"
                         "<stdin>:4:10: error: eval: empty entry at row 1, column 3\n"
                         "    eval 1,2,,3\n             ^\n");
+    cli_run_free(r);
     free(r);
 }
 
@@ -257,6 +258,7 @@ static void test_keep_going_with_e(void **state)
     run(r, NULL, (const char *[]){"--json", "-e", "evall 1", "-e", "eval 1,2,3", NULL});
     assert_int_equal(r->status, 1);
     assert_null(strstr(r->out, "\"value\":98"));
+    cli_run_free(r);
     free(r);
 }
 
@@ -275,6 +277,7 @@ static void test_script_without_run(void **state)
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "csreg run missing.csr"));
     unlink(path);
+    cli_run_free(r);
     free(r);
 }
 
