@@ -17,7 +17,7 @@ endif
 # Debian packages the build, the tests and the workbench need.
 DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
             libreadline-dev libcmocka-dev zlib1g-dev libsleef-dev gnuplot-nox tmux \
-            dataset-fashion-mnist
+            dataset-fashion-mnist libopenmpi-dev openmpi-bin
 
 PKGS      := openblas lapacke readline ncursesw zlib sleef
 # Recursive (=) so pkg-config runs after `deps` installed the .pc files.
@@ -61,6 +61,27 @@ LIBS = $(PKG_LIBS) -lpthread -lm $(CUDA_LIBS)
 NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 ifeq ($(CUDA),)
 CUDA := $(if $(NVCC),1,0)
+endif
+
+# MPI: MPI=1 forces, MPI=0 disables, default detects mpicc (OpenMPI from
+# Debian). With it the rel variant also builds $(BUILD)/csreg-mpi (copied
+# to ./csreg-mpi by `make`): the same program with engine/recovery/dist.c
+# compiled by mpicc with -DCSREG_HAVE_MPI, so sweep, maxcut and basins
+# spread their trials over the ranks of `mpirun -np K ./csreg-mpi run F.csr`.
+# A separate binary, so ./csreg, libcsreg.a and every test program link no
+# MPI library and start without an MPI runtime; the ASan variant is built
+# without it (OpenMPI's own allocations read as leaks to LeakSanitizer).
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifeq ($(MPI),)
+MPI := $(if $(MPICC),1,0)
+endif
+ifeq ($(MPI),1)
+MPICC := $(or $(MPICC),mpicc)
+endif
+MPI_BUILD := $(if $(filter asan fuzz,$(VARIANT)),0,$(MPI))
+ifeq ($(MPI_BUILD),1)
+MPI_OBJ     := $(BUILD)/engine/recovery/dist_mpi.o
+MPI_PROGRAM := $(BUILD)/csreg-mpi
 endif
 
 ENGINE_SRC  := $(wildcard engine/*/*.c engine/nn/cpu/*.c)
@@ -113,19 +134,23 @@ PROGRAM    := $(BUILD)/csreg
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
-.PHONY: all deps run test bench clean help build-variant cuda-info fuzz check-layers check-link \
-        gpu-bundle
+.PHONY: all deps run test bench clean help build-variant cuda-info mpi-info fuzz check-layers \
+        check-link gpu-bundle
 .DEFAULT_GOAL := all
 # keep objects of test programs (they are intermediate files of a pattern
 # chain); only those: a bare .SECONDARY would also keep make from rebuilding
 # a missing object whose sources moved.
 .SECONDARY: $(addsuffix .o,$(TEST_BINS) $(BENCH_BINS))
 
-all: cuda-info
+all: cuda-info mpi-info
 	@$(MAKE) --no-print-directory VARIANT=rel build-variant
 	@# copy then rename: a csreg still running keeps its old file (cp onto it fails: text file busy)
 	@cp $(BUILD_ROOT)/rel/csreg ./csreg.new && mv -f ./csreg.new ./csreg
 	@cp $(BUILD_ROOT)/rel/libcsreg.a ./libcsreg.a
+ifeq ($(MPI),1)
+	@cp $(BUILD_ROOT)/rel/csreg-mpi ./csreg-mpi.new && mv -f ./csreg-mpi.new ./csreg-mpi
+	@echo "built ./csreg-mpi (mpirun -np K ./csreg-mpi run FILE.csr)"
+endif
 ifeq ($(CUDA),1)
 	@cp $(BUILD_ROOT)/rel/libcsreg_cuda.so ./.libcsreg_cuda.so.tmp && mv -f ./.libcsreg_cuda.so.tmp ./libcsreg_cuda.so
 	@echo "built ./csreg, ./libcsreg.a and ./libcsreg_cuda.so (the CUDA backend, loaded at device=cuda|auto)"
@@ -133,7 +158,14 @@ else
 	@echo "built ./csreg and ./libcsreg.a"
 endif
 
-build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS) $(CUDA_MODULE)
+build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS) $(CUDA_MODULE) $(MPI_PROGRAM)
+
+mpi-info:
+ifeq ($(MPI),1)
+	@echo "✓ mpicc found ($(MPICC)), building csreg-mpi"
+else
+	@echo "✗ mpicc not found or MPI=0, no csreg-mpi (make deps installs OpenMPI)"
+endif
 
 cuda-info:
 ifeq ($(CUDA),1)
@@ -150,6 +182,7 @@ help:
 	@echo "make bench  benchmarks with ratios against reference runs"
 	@echo "make check-link    ./csreg links no CUDA library (make test runs it)"
 	@echo "make gpu-bundle    build/gpu/: csreg, the CUDA module, the GPU tests, their libraries, data, run.sh"
+	@echo "make MPI=0|1       without/with ./csreg-mpi (default: with, when mpicc is found)"
 	@echo "make check-layers  no folder sees the headers of a layer above it (make test runs it)"
 	@echo "make clean  remove build outputs"
 
@@ -226,7 +259,7 @@ gpu-bundle: deps
 	@tests/gpu/bundle.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/gpu
 
 clean:
-	rm -rf $(BUILD_ROOT) csreg libcsreg.a libcsreg_cuda.so
+	rm -rf $(BUILD_ROOT) csreg csreg-mpi libcsreg.a libcsreg_cuda.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -249,6 +282,17 @@ $(CUDA_MODULE): $(CUDA_OBJ)
 $(PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# the MPI variant of dist.c (the plain one is in libcsreg.a): linked first,
+# it defines every cs_dist_* function, so the archive's copy is not pulled in
+$(MPI_OBJ): engine/recovery/dist.c
+	@mkdir -p $(dir $@)
+	@echo "  MPICC $(VARIANT) $<"
+	@$(MPICC) $(ALL_CFLAGS) -DCSREG_HAVE_MPI $(call incs,$<) -c $< -o $@
+
+$(MPI_PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(MPI_OBJ) $(LIBCSREG)
+	@echo "  LD $(VARIANT) $@"
+	@$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"

@@ -734,6 +734,9 @@ int cs_gp_render(const char *prologue, const char *body, const char *path,
         return rc;
     }
 
+    /* an MPI rank other than 0 writes no image (cs_file.h) */
+    if (path && cs_file_discard())
+        return CS_OK;
     rc = cs_gp_detect(NULL, err);
     if (rc != CS_OK)
         return rc;

@@ -4,6 +4,7 @@
 
 #include "cs_args.h"
 #include "cs_blas.h"
+#include "cs_dist.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -325,7 +326,30 @@ static int check_args(cs_interp *in, const cs_cmd_spec *cmd, const cs_cmdline *c
     return CS_OK;
 }
 
+static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err);
+
+/* Under MPI every rank runs each line; rank 0's status is everyone's (it
+ * alone writes files, so only it can fail at that), and a rank that fails
+ * where rank 0 did not has left the common path: rank 0 says so and the
+ * job stops, rather than the ranks waiting on each other for ever. */
 int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
+{
+    int rc = exec_here(in, line, err_col, err);
+    int diverged;
+    rc = cs_dist_agree(rc, err, &diverged);
+    if (diverged >= 0) {
+        if (cs_dist_rank() == 0) {
+            fflush(in->opts.out);
+            fprintf(stderr, "error: MPI rank %d of %d failed where rank 0 did not, at '%s': %s;"
+                    " stopping the job\n", diverged, cs_dist_size(), line, err->msg);
+            fflush(stderr);
+        }
+        cs_dist_abort(1);
+    }
+    return rc;
+}
+
+static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)
 {
     cs_cmdline cl;
     in->err_col = 0;

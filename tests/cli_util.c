@@ -59,6 +59,11 @@ void cli_run_free(cli_run *r)
 
 void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args)
 {
+    cli_run_program(r, o, NULL, args);
+}
+
+void cli_run_program(cli_run *r, const cli_opts *o, const char *prog, const char *const *args)
+{
     free(r->out);
     free(r->err);
     memset(r, 0, sizeof *r);
@@ -81,7 +86,9 @@ void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args)
         posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
     char bin[4096];
     /* a relative program name means the test's folder, whatever cwd is */
-    if (!(o->cwd && cli_binary()[0] != '/' && realpath(cli_binary(), bin)))
+    if (prog)
+        snprintf(bin, sizeof bin, "%s", prog);
+    else if (!(o->cwd && cli_binary()[0] != '/' && realpath(cli_binary(), bin)))
         snprintf(bin, sizeof bin, "%s", cli_binary());
     char *argv[64];
     size_t n = 0;

@@ -31,6 +31,8 @@ const char *cli_binary(void);
 /* Run it with args (NULL-terminated, without argv[0]). Frees what r held. */
 void cli_run_opts(cli_run *r, const cli_opts *o, const char *const *args);
 void cli_run_args(cli_run *r, const char *stdin_text, const char *const *args);
+/* The same for another program (a path, e.g. /usr/bin/mpirun), not csreg. */
+void cli_run_program(cli_run *r, const cli_opts *o, const char *prog, const char *const *args);
 void cli_run_free(cli_run *r);
 
 /* Seconds on the monotonic clock. */

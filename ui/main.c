@@ -1,9 +1,12 @@
 /* main.c — csreg's command line: scripts, -e commands, the REPL. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cs_dist.h"
+#include "cs_file.h"
 #include "cs_frontend.h"
 #include "cs_interp.h"
 #include "cs_limits.h"
@@ -151,7 +154,34 @@ static int run_demo(cs_interp *in, int json)
     return 0;
 }
 
+static int csreg_main(int argc, char **argv);
+
+/* csreg-mpi under mpirun: every rank runs the same commands (cs_dist.h);
+ * rank 0 alone prints and writes files. This is the one place that makes
+ * the other ranks quiet: stdout and stderr to /dev/null, and every file
+ * output (cs_afile, plots) discarded. */
 int main(int argc, char **argv)
+{
+    if (cs_dist_init(&argc, &argv) != 0) {
+        fprintf(stderr, "error: MPI_Init failed\n");
+        return 1;
+    }
+    if (cs_dist_rank() != 0) {
+        int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        cs_file_set_discard(1);
+    }
+    int rc = csreg_main(argc, argv);
+    fflush(stdout);
+    cs_dist_finalize();
+    return rc;
+}
+
+static int csreg_main(int argc, char **argv)
 {
     cli c = {.opts = {.seed = 1, .out = stdout}};
     int rc = parse_cli(argc, argv, &c);
@@ -159,6 +189,14 @@ int main(int argc, char **argv)
         free(c.lines);
         free(c.files);
         return rc < 0 ? 0 : 1;
+    }
+    /* several ranks read no terminal: each runs the scripts and -e commands */
+    if (cs_dist_size() > 1 && ((c.nlines == 0 && c.nfiles == 0) || c.repl || c.tour || c.play)) {
+        fprintf(stderr, "error: under mpirun csreg runs scripts and -e commands only (csreg "
+                        "run FILE.csr), not the workbench or the REPL\n");
+        free(c.lines);
+        free(c.files);
+        return 1;
     }
     /* On a terminal, nothing to run and no --repl/--json: the full-screen workbench. */
     if (!c.repl && !c.opts.json && c.nlines == 0 && c.nfiles == 0 && isatty(STDIN_FILENO) &&

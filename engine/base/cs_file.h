@@ -35,6 +35,13 @@ int cs_tmp_create(const char *path, char *tmp, size_t cap, cs_err *err);
  * returns how many went. */
 int cs_tmp_sweep(const char *path);
 
+/* Discard mode (the MPI ranks other than 0, see cs_dist.h): outputs are
+ * written to /dev/null and never installed, folders are not made, and the
+ * must_not_exist check is left to the rank that writes. Process-wide;
+ * set once at start-up, before any thread runs. */
+void cs_file_set_discard(int on);
+int cs_file_discard(void);
+
 /* Open `path` for writing (creating missing parent folders). With
  * must_not_exist, an existing file is an error. */
 int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *err);

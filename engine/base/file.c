@@ -122,6 +122,11 @@ int cs_tmp_create(const char *path, char *tmp, size_t cap, cs_err *err)
 
 /* ---- atomic outputs ---------------------------------------------------- */
 
+static int discard;
+
+void cs_file_set_discard(int on) { discard = on != 0; }
+int cs_file_discard(void) { return discard; }
+
 int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *err)
 {
     memset(af, 0, sizeof *af);
@@ -129,6 +134,11 @@ int cs_afile_open(cs_afile *af, const char *path, int must_not_exist, cs_err *er
         return cs_fail(err, CS_EINVAL, "empty file name");
     if (strlen(path) + 40 >= sizeof af->tmp)
         return cs_fail(err, CS_EINVAL, "file name too long");
+    if (discard) { /* written nowhere; tmp stays "" so commit renames nothing */
+        snprintf(af->path, sizeof af->path, "%s", path);
+        af->f = fopen("/dev/null", "we");
+        return af->f ? CS_OK : cs_fail(err, CS_EIO, "cannot open /dev/null");
+    }
     if (must_not_exist && access(path, F_OK) == 0)
         return cs_fail(err, CS_EIO, "'%s' exists (add force=on to overwrite)", path);
     int fd = cs_tmp_create(path, af->tmp, sizeof af->tmp, err);
@@ -210,10 +220,11 @@ int cs_afile_commit(cs_afile *af, cs_err *err)
     if (fclose(af->f) != 0 && !e)
         e = errno;
     af->f = NULL;
-    if (!e && rename(af->tmp, af->path) != 0)
+    if (!e && af->tmp[0] && rename(af->tmp, af->path) != 0)
         e = errno;
     if (e) {
-        unlink(af->tmp);
+        if (af->tmp[0])
+            unlink(af->tmp);
         af->tmp[0] = '\0';
         return write_failed(af, e, err);
     }

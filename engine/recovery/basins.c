@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_dist.h"
 #include "cs_file.h"
 #include "cs_landscape.h"
 #include "cs_parse.h"
@@ -310,8 +311,20 @@ int cs_basins_run(cs_basins **out, const cs_problem *prob, const cs_basins_spec 
     if (!rc)
         rc = cs_grid_axis("y", sp->y0, sp->y1, sp->res, b->ys, err);
     if (!rc)
-        rc = cs_pool_run(sp->res, sp->threads, run_row, &jb, sp->cancel, sp->progress,
-                         sp->progress_user, err);
+        rc = cs_dist_pool_run(sp->res, sp->threads, run_row, &jb, sp->cancel, sp->progress,
+                              sp->progress_user, err);
+    /* rows run on several ranks: every rank gets every row, in order */
+    size_t R = sp->res;
+    if (!rc)
+        rc = cs_dist_gather_items(b->cls, R * sizeof *b->cls, R, err);
+    if (!rc)
+        rc = cs_dist_gather_items(b->end, 2 * R * sizeof *b->end, R, err);
+    if (!rc)
+        rc = cs_dist_gather_items(b->iters, R * sizeof *b->iters, R, err);
+    if (!rc)
+        rc = cs_dist_gather_items(b->rel_err, R * sizeof *b->rel_err, R, err);
+    if (!rc)
+        rc = cs_dist_gather_items(jb.endx, R * jb.nx * sizeof *jb.endx, R, err);
     if (!rc && cs_cancelled(sp->cancel))
         rc = cs_fail(err, CS_ECANCEL, "basins: interrupted");
     if (!rc)

@@ -12,6 +12,7 @@
 #include "cs_csv.h"
 #include "cs_limits.h"
 #include "cs_clock.h"
+#include "cs_dist.h"
 #include "cs_file.h"
 
 static uint64_t splitmix(uint64_t x)
@@ -228,9 +229,21 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
-    rc = cs_pool_run(np * T, threads, sweep_item, &c, sp->cancel, sp->progress,
-                     sp->progress_user, err);
+    /* this rank's share of the trials (all of them in one process), then
+     * every rank gets every trial's outcome, in trial order */
+    rc = cs_dist_pool_run(np * T, threads, sweep_item, &c, sp->cancel, sp->progress,
+                          sp->progress_user, err);
     cs_blas_restore_threads(blas_threads);
+    if (!rc)
+        rc = cs_dist_gather_items(c.succ, nm, np * T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.iters, nm * sizeof *c.iters, np * T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.starts, nm * sizeof *c.starts, np * T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.secs, nm * sizeof *c.secs, np * T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.finished, 1, np * T, err);
     res->wall_seconds = cs_now() - t0;
     res->threads = threads;
     if (rc)
@@ -455,9 +468,25 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
     int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
-    rc = cs_pool_run(T, threads, maxcut_item, &c, sp->cancel, sp->progress, sp->progress_user,
-                     err);
+    rc = cs_dist_pool_run(T, threads, maxcut_item, &c, sp->cancel, sp->progress,
+                          sp->progress_user, err);
     cs_blas_restore_threads(blas_threads);
+    if (!rc)
+        rc = cs_dist_gather_doubles(c.cut, T, err);
+    if (!rc)
+        rc = cs_dist_gather_doubles(c.rounded, T, err);
+    if (!rc)
+        rc = cs_dist_gather_doubles(c.start, T, err);
+    if (!rc)
+        rc = cs_dist_gather_doubles(c.best_iter, T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.iters, sizeof *c.iters, T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.ok, 1, T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.finished, 1, T, err);
+    if (!rc)
+        rc = cs_dist_gather_items(c.end, 1, T, err);
     res->wall_seconds = cs_now() - t0;
     if (rc)
         goto out;
