@@ -30,7 +30,8 @@ for k in $ranks; do
   t=$(echo "$(date +%s.%N) - $t0" | bc -l)
   [ -n "$t1" ] || t1=$t
   awk -v k="$k" -v t="$t" -v t1="$t1" -v n="$trials" -v c="$(nproc)" 'BEGIN {
-    s = t1 / t; note = (k > c) ? "  (oversubscribed)" : ""
+    s = t1 / t; note = ""
+    if (k + 0 > c + 0) note = "  (oversubscribed)"
     printf "%6d %10.2f %10.2f %9.2f %10.0f%%%s\n", k, t, n / t, s, 100 * s / k, note }'
   cmp -s "$work/$k/s.csv" "$work/$(set -- $ranks; echo "$1")/s.csv" ||
     { echo "✗ the CSV of $k ranks differs from the first run's"; exit 1; }
