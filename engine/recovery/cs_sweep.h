@@ -11,7 +11,9 @@
  * A cancel flag (set from a SIGINT handler) is checked between trials and
  * every 256 iterations; the run then returns 0 with `partial`
  * set and the grid points whose trials all finished. The engine prints
- * nothing: `progress` (called from the calling thread) lets the UI draw. */
+ * nothing: `progress` (called from the calling thread) lets the UI draw.
+ * A `store` (cs_sweep_journal.h) keeps finished trials across runs: those
+ * it preloads are not run again, so a resumed sweep gives the same rows. */
 #ifndef CS_SWEEP_H
 #define CS_SWEEP_H
 
