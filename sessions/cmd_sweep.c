@@ -364,7 +364,7 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
      .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
-              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv [resume=on]] [plot=FILE.png]",
+              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv] [resume=on|off] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",
      .example = "sweep kind=bin methods=bin,linf N=100 gamma=0.3:0.02:0.9 trials=100 "

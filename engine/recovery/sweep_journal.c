@@ -425,7 +425,13 @@ static int create_file(cs_sweep_journal *j, const char *header, cs_err *err)
                        strerror(errno));
     fprintf(j->f, "%s%sheader %08" PRIx32 "\n", MAGIC, header,
             cs_crc32(header, strlen(header)));
-    return sync_file(j, err);
+    rc = sync_file(j, err);
+    if (rc) { /* a full disk: no half-made journal left behind */
+        fclose(j->f);
+        j->f = NULL;
+        remove(j->path);
+    }
+    return rc;
 }
 
 /* Check an existing journal against header, load its records, cut a torn
