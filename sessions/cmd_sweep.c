@@ -12,6 +12,8 @@
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_sweep.h"
+#include "cs_dist.h"
+#include "cs_sweep_journal.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 #include "sweep_report.h"
@@ -19,6 +21,21 @@
 /* ------------------------------------------------------------ sweep */
 
 static int is_grid_text(const char *v) { return v && (strchr(v, ':') || strchr(v, ',')); }
+
+/* The progress line names the grid point: "sweep  gamma=0.46 (9/31)". */
+typedef struct sweep_progress {
+    cs_progress_to to;        /* first: cs_interp_progress_engine's user */
+    char what[96];
+    const char *axis;
+    const double *values;
+} sweep_progress;
+
+static void sweep_point(void *user, size_t point, size_t npoints)
+{
+    sweep_progress *p = user;
+    snprintf(p->what, sizeof p->what, "sweep  %s=%g (%zu/%zu)", p->axis, p->values[point],
+             point + 1, npoints);
+}
 
 /* Split methods=a,b,c (commas; a method's own keys use ':'). */
 static int split_methods(char *text, const char **out, size_t cap, size_t *n)
@@ -169,21 +186,61 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     }
     char path[4096] = "";
     const char *pmode;
+    int resume;
     if ((cs_cmdline_key(cl, "out") && (rc = cs_arg_path(in, cl, "out", path, sizeof path, err))) ||
         (rc = cs_plot_key_check(in, cl, "plot", err)) ||
-        (rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &pmode, err))) {
+        (rc = cs_arg_choice(in, cl, "partial", "beside|out", "beside", &pmode, err)) ||
+        (rc = cs_arg_bool(in, cl, "resume", 0, &resume, err))) {
         free(vals);
         return rc;
     }
-    cs_progress_to pc = {in, "sweep"};
+    if (resume && !path[0]) {
+        free(vals);
+        cs_arg_blame(in, cl, "resume", 0);
+        return cs_fail(err, CS_EINVAL, "resume=on needs out=FILE.csv (the journal of finished "
+                       "trials is FILE.csv.journal)");
+    }
+    if (resume && cs_dist_size() > 1) {
+        free(vals);
+        cs_arg_blame(in, cl, "resume", 0);
+        return cs_fail(err, CS_EUNSUPPORTED, "resume=on is not supported under mpirun yet (the "
+                       "journal is kept by one process)");
+    }
+    /* the journal of finished trials beside out= (replaced unless resume=on);
+     * one process only: under mpirun the ranks would share the file */
+    cs_sweep_journal *jr = NULL;
+    cs_sweep_store store;
+    char jpath[4096 + 16];
+    if (path[0] && cs_dist_size() == 1) {
+        if ((rc = cs_sweep_journal_name(path, jpath, sizeof jpath, err)) ||
+            (rc = cs_sweep_journal_open(&jr, jpath, &sp, resume, err))) {
+            free(vals);
+            cs_arg_blame(in, cl, resume ? "resume" : "out", 0);
+            return rc;
+        }
+        cs_sweep_journal_store(jr, &store);
+        sp.store = &store;
+    }
+    sweep_progress pc = {.to = {in, pc.what}, .what = "sweep", .axis = axes[axis],
+                         .values = vals};
     sp.progress = cs_interp_progress_engine;
+    sp.point = sweep_point;
     sp.progress_user = &pc;
     cs_sweep_result *r = NULL;
     rc = cs_sweep_run(&sp, &r, err);
     free(vals);
     if (rc) {
+        cs_sweep_journal_close(jr, NULL); /* kept: resume=on continues */
         in->err_col = cl->name_col;
         return rc;
+    }
+    if (jr && r->partial) {
+        rc = cs_sweep_journal_close(jr, err);
+        jr = NULL;
+        if (rc) {
+            cs_sweep_result_free(r);
+            return rc;
+        }
     }
     char shown[4096];
     snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
@@ -193,7 +250,13 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return rc;
     }
     if (path[0] && (rc = cs_sweep_write_csv(r, path, err))) {
+        cs_sweep_journal_close(jr, NULL);
         cs_arg_blame(in, cl, "out", 0);
+        cs_sweep_result_free(r);
+        return rc;
+    }
+    /* the CSV is complete: its journal goes */
+    if (jr && (rc = cs_sweep_journal_finish(jr, err))) {
         cs_sweep_result_free(r);
         return rc;
     }
@@ -207,6 +270,9 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         if (beside)
             snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
                      " is left as it was");
+        if (path[0])
+            snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+                     "; resume=on continues it");
         cs_sweep_result_free(r);
         return rc;
     }
@@ -293,6 +359,10 @@ static const cs_key_spec sweep_keys[] = {
     {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
     {"partial", "beside", "an interrupted run's results: beside out= as NAME.partial.csv (out= "
      "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
+    {"resume", "off", "on: continue an interrupted sweep (Ctrl-C, kill, lost node) from the "
+     "journal beside out= (FILE.csv.journal), running only the missing trials; the CSV is the "
+     "one an uninterrupted run writes. off: an existing journal is replaced. The journal is "
+     "removed once the CSV is written", "on|off", CS_KEY_WORD},
     {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
      CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
@@ -302,7 +372,7 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
      .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
-              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv] [plot=FILE.png]",
+              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv] [resume=on|off] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",
      .example = "sweep kind=bin methods=bin,linf N=100 gamma=0.3:0.02:0.9 trials=100 "

@@ -168,12 +168,43 @@ static void test_rank0_error_everywhere(void **state)
     rm_dir(d);
 }
 
+/* The journal of resumable sweeps is one process's: under mpirun no rank
+ * keeps one, and resume=on is refused with a message (not a corrupt file). */
+static void test_resume_refused(void **state)
+{
+    (void)state;
+    if (!mpi_bin[0] || access(mpi_bin, X_OK) != 0 || !mpirun[0]) {
+        skip();
+        return;
+    }
+    char *d = make_dir();
+    cli_run r = {0};
+    cli_opts o = {.cwd = d, .timeout_s = 120};
+    const char *a[] = {"--allow-run-as-root", "--oversubscribe", "-np", "2", mpi_bin, "-e",
+                       "sweep kind=bin methods=bin N=10 gamma=0.5 trials=3 out=s.csv resume=on",
+                       NULL};
+    cli_run_program(&r, &o, mpirun, a);
+    assert_int_equal(r.status != 0, 1);
+    assert_non_null(strstr(r.err, "resume=on is not supported under mpirun"));
+    cli_run_free(&r);
+    const char *b[] = {"--allow-run-as-root", "--oversubscribe", "-np", "2", mpi_bin, "-e",
+                       "sweep kind=bin methods=bin N=10 gamma=0.5 trials=3 out=s.csv", NULL};
+    cli_run_program(&r, &o, mpirun, b);
+    assert_int_equal(r.status, 0);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/s.csv.journal", d);
+    assert_int_equal(access(path, F_OK), -1);
+    cli_run_free(&r);
+    rm_dir(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_csv_as_one_process),
         cmocka_unit_test(test_maxcut_csv_as_one_process),
         cmocka_unit_test(test_rank0_error_everywhere),
+        cmocka_unit_test(test_resume_refused),
     };
     return cmocka_run_group_tests_name("mpi", tests, setup, NULL);
 }

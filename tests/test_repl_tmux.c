@@ -121,7 +121,8 @@ static void test_ctrl_c_drops_line(void **state)
     tmux_stop(&t);
 }
 
-/* Ctrl-C while a sweep runs: the sweep stops (its partial results kept),
+/* Ctrl-C while a sweep runs (its progress line names the grid point): the
+ * sweep stops (its partial results kept),
  * the prompt comes back within seconds, the REPL lives on and the next
  * command works. */
 static void test_ctrl_c_interrupts_sweep(void **state)
@@ -144,6 +145,9 @@ static void test_ctrl_c_interrupts_sweep(void **state)
     const char *first = strstr(screen, "csreg[bin]>");
     assert_non_null(first);
     assert_null(strstr(first + 1, "csreg[bin]>"));
+    /* the progress line names the grid point being worked on */
+    if (tmux_wait_for(&t, "sweep  gamma=0.3 (1/31) ", 3000, screen, sizeof screen) != 0)
+        fail_msg("no progress line naming the grid point:\n%s", screen);
     tmux_keys(&t, (const char *[]){"C-c", NULL});
     /* the prompt comes back, after a message saying it was interrupted */
     int back = 0;

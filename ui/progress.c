@@ -13,7 +13,7 @@
 
 static struct {
     double t0, last_draw, last_done;
-    char what[32];
+    char what[96];
     int shown;
 } bar;
 
@@ -59,11 +59,17 @@ void cs_progress_draw(void *ctx, double done, double total, const char *what)
         return;
     what = what ? what : "working";
     double t = cs_now();
-    if (!bar.shown || strcmp(bar.what, what) != 0 || done < bar.last_done) {
+    /* "sweep  gamma=0.46 (9/31)": the task, then after two spaces what it is
+     * on; only a new task (or done going back) restarts the clock */
+    const char *sub = strstr(what, "  ");
+    size_t tl = sub ? (size_t)(sub - what) : strlen(what);
+    const char *osub = strstr(bar.what, "  ");
+    size_t otl = osub ? (size_t)(osub - bar.what) : strlen(bar.what);
+    if (!bar.shown || tl != otl || strncmp(bar.what, what, tl) != 0 || done < bar.last_done) {
         bar.t0 = t;
         bar.last_draw = 0;
-        snprintf(bar.what, sizeof bar.what, "%s", what);
     }
+    snprintf(bar.what, sizeof bar.what, "%s", what);
     bar.last_done = done;
     if (done >= total) {
         if (bar.shown)
@@ -77,16 +83,28 @@ void cs_progress_draw(void *ctx, double done, double total, const char *what)
     bar.last_draw = t;
     bar.shown = 1;
     double frac = done / total;
-    enum { WIDTH = 30 };
-    char cells[WIDTH + 1];
-    bar_cells(frac, cells, WIDTH);
-    char eta[32] = "--", spent[32];
+    char eta[32] = "--", spent[32], tail[160];
     double el = t - bar.t0;
     if (done > 0 && el > 0.5)
         cs_progress_fmt_time(el * (total - done) / done, eta, sizeof eta);
     cs_progress_fmt_time(el, spent, sizeof spent);
-    fprintf(stderr, "\r%s [%s] %3d%%  %.0f/%.0f  %s elapsed  ETA %s  (Ctrl-C stops)\033[K",
-            bar.what, cells, (int)(100 * frac), done, total, spent, eta);
+    snprintf(tail, sizeof tail, "%3d%%  %.0f/%.0f  %s elapsed  ETA %s", (int)(100 * frac), done,
+             total, spent, eta);
+    /* one line of the terminal: the hint, then the bar give way */
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+    static const char hint[] = "  (Ctrl-C stops)";
+    int room = cols - 1 - (int)strlen(bar.what) - (int)strlen(tail) - 4;
+    int show_hint = room - (int)strlen(hint) >= 10;
+    if (show_hint)
+        room -= (int)strlen(hint);
+    enum { WIDTH = 30 };
+    int width = room > WIDTH ? WIDTH : room;
+    char cells[WIDTH + 1] = "";
+    if (width >= 5)
+        bar_cells(frac, cells, width);
+    fprintf(stderr, "\r%s%s%s%s %s%s\033[K", bar.what, width >= 5 ? " [" : "",
+            width >= 5 ? cells : "", width >= 5 ? "]" : "", tail, show_hint ? hint : "");
     fflush(stderr);
 }
 

@@ -11,7 +11,9 @@
  * A cancel flag (set from a SIGINT handler) is checked between trials and
  * every 256 iterations; the run then returns 0 with `partial`
  * set and the grid points whose trials all finished. The engine prints
- * nothing: `progress` (called from the calling thread) lets the UI draw. */
+ * nothing: `progress` (called from the calling thread) lets the UI draw.
+ * A `store` (cs_sweep_journal.h) keeps finished trials across runs: those
+ * it preloads are not run again, so a resumed sweep gives the same rows. */
 #ifndef CS_SWEEP_H
 #define CS_SWEEP_H
 
@@ -26,6 +28,34 @@
 #include "cs_solver.h"
 
 typedef enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K } cs_axis;
+
+/* The outcomes of one finished trial: nmethods entries each. */
+typedef struct cs_sweep_trial {
+    size_t point;                  /* grid index */
+    long trial;
+    size_t nmethods;
+    const unsigned char *success;
+    const long *iters;
+    const int *starts;
+    const double *secs;
+} cs_sweep_trial;
+
+/* Where finished trials are kept across runs (a journal, resuming: see
+ * cs_sweep_journal.h). Arrays are indexed by item = point × trials + trial,
+ * outcomes by item × nmethods + method. */
+typedef struct cs_sweep_store {
+    void *user;
+    /* Before the run: set finished[item] and the outcomes of the trials
+     * already done; they are not run again. May be NULL. */
+    int (*preload)(void *user, unsigned char *finished, unsigned char *success, long *iters,
+                   int *starts, double *secs, cs_err *err);
+    /* After each trial this run finishes (from worker threads, possibly at
+     * the same time): <0 stops the sweep with that error. May be NULL. */
+    int (*trial_done)(void *user, const cs_sweep_trial *t, cs_err *err);
+} cs_sweep_store;
+
+/* The grid point being worked on (0-based, of npoints), with each progress call. */
+typedef void (*cs_sweep_point_fn)(void *user, size_t point, size_t npoints);
 
 
 typedef struct cs_sweep_spec {
@@ -45,8 +75,11 @@ typedef struct cs_sweep_spec {
     uint64_t seed;
     int timing;                    /* 1: write measured seconds (not reproducible) */
     const cs_cancel *cancel;
-    cs_progress_fn progress;       /* trials done of total, from the calling thread */
+    cs_progress_fn progress;       /* trials done of total, from the calling thread (only
+                                      the trials this run executes: not those preloaded) */
     void *progress_user;
+    cs_sweep_point_fn point;       /* called just before progress (same user); may be NULL */
+    const cs_sweep_store *store;   /* NULL: none */
 } cs_sweep_spec;
 
 typedef struct cs_sweep_row {

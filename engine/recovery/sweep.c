@@ -58,12 +58,15 @@ typedef struct sweep_ctx {
     int *starts;
     double *secs;
     unsigned char *finished;  /* [item] */
+    size_t *pending;          /* the items this run executes (the others were preloaded) */
+    size_t npending;
 } sweep_ctx;
 
-static int sweep_item(void *vctx, size_t item, cs_err *err)
+static int sweep_item(void *vctx, size_t idx, cs_err *err)
 {
     sweep_ctx *c = vctx;
     const cs_sweep_spec *sp = c->sp;
+    size_t item = c->pending[idx];
     size_t g = item / (size_t)sp->trials;
     long t = (long)(item % (size_t)sp->trials);
     cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c->Ms[g], .K = c->Ks[g]};
@@ -97,9 +100,30 @@ static int sweep_item(void *vctx, size_t item, cs_err *err)
         c->secs[item * nm + m] = r.seconds;
     }
     cs_problem_free(prob);
+    if (rc == 0 && sp->store && sp->store->trial_done) {
+        cs_sweep_trial tr = {.point = g, .trial = t, .nmethods = nm,
+                             .success = c->succ + item * nm, .iters = c->iters + item * nm,
+                             .starts = c->starts + item * nm, .secs = c->secs + item * nm};
+        rc = sp->store->trial_done(sp->store->user, &tr, err);
+        if (rc > 0)
+            rc = -rc;
+    }
     if (rc == 0)
         c->finished[item] = 1;
     return rc;
+}
+
+/* Progress over the pending items; the point is that of the next item to start. */
+static void sweep_progress(void *vctx, size_t done, size_t total)
+{
+    sweep_ctx *c = vctx;
+    const cs_sweep_spec *sp = c->sp;
+    if (sp->point && c->npending)
+        sp->point(sp->progress_user,
+                  c->pending[done < c->npending ? done : c->npending - 1] / (size_t)sp->trials,
+                  sp->nvalues);
+    if (sp->progress)
+        sp->progress(sp->progress_user, done, total);
 }
 
 void cs_sweep_result_free(cs_sweep_result *r)
@@ -165,11 +189,12 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     c.starts = calloc(np * T * nm, sizeof *c.starts);
     c.secs = calloc(np * T * nm, sizeof *c.secs);
     c.finished = calloc(np * T, 1);
+    c.pending = calloc(np * T, sizeof *c.pending);
     cs_sweep_result *res = calloc(1, sizeof *res);
     if (res)
         res->rows = calloc(np * nm, sizeof *res->rows);
     if (!c.Ms || !c.Ks || !c.gammas || !c.succ || !c.iters || !c.starts || !c.secs ||
-        !c.finished || !res || !res->rows) {
+        !c.finished || !c.pending || !res || !res->rows) {
         rc = cs_fail(err, CS_ENOMEM, "out of memory for a sweep of %zu trials", np * T);
         goto out;
     }
@@ -226,13 +251,22 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
         if (rc)
             goto out;
     }
+    if (sp->store && sp->store->preload &&
+        (rc = sp->store->preload(sp->store->user, c.finished, c.succ, c.iters, c.starts, c.secs,
+                                 err)))
+        goto out;
+    for (size_t i = 0; i < np * T; i++)
+        if (!c.finished[i])
+            c.pending[c.npending++] = i;
     int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
-    /* this rank's share of the trials (all of them in one process), then
-     * every rank gets every trial's outcome, in trial order */
-    rc = cs_dist_pool_run(np * T, threads, sweep_item, &c, sp->cancel, sp->progress,
-                          sp->progress_user, err);
+    /* this rank's share of the pending items (all of them in one process),
+     * then every rank gets every trial's outcome, in item order; under MPI
+     * nothing is preloaded (no journal), so the pending items are all items
+     * in order and rank r's share is i % K == r as the gather expects */
+    rc = cs_dist_pool_run(c.npending, threads, sweep_item, &c, sp->cancel,
+                          sp->progress || sp->point ? sweep_progress : NULL, &c, err);
     cs_blas_restore_threads(blas_threads);
     if (!rc)
         rc = cs_dist_gather_items(c.succ, nm, np * T, err);
@@ -304,6 +338,7 @@ out:
     free(c.starts);
     free(c.secs);
     free(c.finished);
+    free(c.pending);
     if (rc) {
         cs_sweep_result_free(res);
         return rc;
