@@ -18,7 +18,7 @@ for s in "$here"/*.csr "$here"/../../sessions/*-quick.csr; do
   rm -f "$name.raw" "$name.stderr"
 done
 # the network reports' seconds column is a wall time (found by its header)
-for f in *report*.csv *results.csv out/*report*.csv out/*results.csv; do
+for f in *report*.csv *results.csv out/*report*.csv out/*results.csv out/*stages*.csv; do
   [ -f "$f" ] && awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
     NR > 1 && c { $c = "_" } { print }' "$f" >"$f.t" && mv "$f.t" "$f"
 done
