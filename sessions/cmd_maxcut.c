@@ -237,10 +237,10 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         if (path[0])
             cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
         cs_result_num(res, "_wall_seconds", r.wall_seconds);
-        cs_result_text(res, "MAX-CUT %s: cut %.1f ± %.1f over %ld trials (best %.0f; known "
+        cs_result_text(res, "MAX-CUT %s: cut %.1f ± %.1f over %ld trial%s (best %.0f; known "
                             "best %.0f; start %.1f ± %.1f)\n",
-                       gname, r.mean_cut, r.std_cut, r.trials, r.best_cut, r.known_best,
-                       r.mean_start, r.std_start);
+                       gname, r.mean_cut, r.std_cut, r.trials, r.trials == 1 ? "" : "s",
+                       r.best_cut, r.known_best, r.mean_start, r.std_start);
         cs_result_text(res, "stopped: %s; the returned iterate (the best objective) came at "
                             "iteration %.0f on average (%.0f to %.0f)\n",
                        stops, r.mean_best_iter, r.min_best_iter, r.max_best_iter);
