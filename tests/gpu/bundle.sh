@@ -43,7 +43,7 @@ subset train-images-idx3-ubyte 16 784 "$ntrain"
 subset train-labels-idx1-ubyte 8 1 "$ntrain"
 subset t10k-images-idx3-ubyte 16 784 "$ntest"
 subset t10k-labels-idx1-ubyte 8 1 "$ntest"
-cp "$src/run.sh" "$out/run.sh"
+cp "$src/run.sh" "$src/torch_epoch.py" "$out/"
 chmod +x "$out/run.sh"
 size=$(( $(du -sb "$out" | cut -f1) / 1048576 ))
 echo "gpu-bundle: $out ($size MiB; $ntrain training, $ntest test images): run $out/run.sh on the GPU machine"

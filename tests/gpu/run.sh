@@ -37,7 +37,7 @@ grep -o '"device_reason":"[^"]*"' <<<"$out"
 grep -q '"device":"cuda"' <<<"$out" || bad "device=auto did not pick cuda"
 
 echo "== one epoch on cpu and cuda (the bundle's training images; test accuracy on its test images)"
-printf '%-5s %-5s %8s %9s %9s %10s\n' model dev train_acc test_acc seconds images/s
+printf '%-5s %-10s %8s %9s %9s %10s\n' model dev train_acc test_acc seconds images/s
 for m in "mlp" "cnn limit=6000"; do
   for dev in cpu cuda; do
     out=$(./csreg --json --seed 1 -e "train model=$m epochs=1 device=$dev data=$D" -e "evaluate data=$D" 2>&1)
@@ -46,10 +46,19 @@ for m in "mlp" "cnn limit=6000"; do
     if [ -z "$tr" ] || [ -z "$ev" ] || grep -q '"error"' <<<"$out"; then
       bad "train model=$m device=$dev: $out"; continue
     fi
-    printf '%-5s %-5s %8.4f %9.4f %9.2f %10.0f\n' "${m%% *}" "$dev" "$(num train_accuracy <<<"$tr")" \
+    printf '%-5s %-10s %8.4f %9.4f %9.2f %10.0f\n' "${m%% *}" "$dev" "$(num train_accuracy <<<"$tr")" \
       "$(num accuracy <<<"$ev")" "$(num seconds <<<"$tr")" "$(num images_per_s <<<"$tr")"
   done
 done
+
+echo "== PyTorch, the same networks and images, on cuda (its second epoch) and on the CPU"
+if python3 -c 'import torch' 2>/dev/null; then
+  for m in "mlp 0" "cnn 6000"; do set -- $m
+    for dev in cuda cpu; do timeout 120 python3 torch_epoch.py "$D" "$1" $dev "$2" || echo "torch $m $dev failed"; done
+  done
+else
+  echo "PyTorch not installed here"
+fi
 
 echo "== the cost of watching a run, on cuda (bench_nn watch)"
 CSREG_FASHION_MNIST="$D" ./bench_nn watch cuda || bad "bench_nn watch cuda"
