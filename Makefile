@@ -95,10 +95,11 @@ TEST_UTIL_SRC := $(wildcard tests/*_util.c)
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
 
-# CUDA backend (engine/nn/cuda/*.cu, nvcc + cuBLAS) in the rel variant when
-# CUDA=1, as a shared module, $(BUILD)/libcsreg_cuda.so (copied beside
+# The CUDA module (engine/nn/cuda/*.cu, the network backend, and
+# engine/recovery/cuda/*.cu, the batched sweep; nvcc + cuBLAS) in the rel
+# variant when CUDA=1, as a shared module, $(BUILD)/libcsreg_cuda.so (copied beside
 # ./csreg by `make`), that the engine loads with dlopen at device=cuda|auto
-# (engine/nn/nn_cuda_load.c): ./csreg links no CUDA library and runs on the
+# (engine/base/cuda_module.c): ./csreg links no CUDA library and runs on the
 # CPU where the module or the CUDA libraries are missing. The ASan variant is
 # built without it (the CUDA runtime and ASan's shadow memory do not mix on
 # GPU machines), so its tests skip the GPU.
@@ -110,7 +111,7 @@ CUDA_HOME ?= /usr/local/cuda
 CUDA_BUILD := $(if $(filter asan,$(VARIANT)),0,$(CUDA))
 CUDA_ARCHS := 80 90 100
 ifeq ($(CUDA_BUILD),1)
-CUDA_SRC  := $(wildcard engine/nn/cuda/*.cu)
+CUDA_SRC  := $(wildcard engine/nn/cuda/*.cu engine/recovery/cuda/*.cu)
 CUDA_OBJ  := $(patsubst %.cu,$(BUILD)/%.o,$(CUDA_SRC))
 CUDA_MODULE := $(BUILD)/libcsreg_cuda.so
 CUDA_DEFS := -DCSREG_HAVE_CUDA
@@ -128,6 +129,17 @@ NVCCFLAGS := -O2 -std=c++17 --fmad=false $(CUDA_GENCODE) $(CUDA_DEFS) $(call inc
 CUDA_MODULE_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -Xlinker -rpath,'$$ORIGIN':$(CUDA_HOME)/lib64
 endif
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
+# The CUDA emulator (tests/emu/): the module's sources (engine/nn/cuda and
+# engine/recovery/cuda *.cu) compiled as C++ for the CPU, in every variant
+# and with or without nvcc, into test_cuda_emu, so the kernels' logic runs
+# in `make test` under ASan. The only change to the sources is the launch
+# syntax: sed turns `k<<<g, b>>>(` into `cs_emu_launch(k, g, b)(`.
+CXX_EMU   ?= g++
+EMU_CU    := $(wildcard engine/nn/cuda/*.cu engine/recovery/cuda/*.cu)
+EMU_OBJ   := $(addprefix $(BUILD)/tests/emu/,$(notdir $(EMU_CU:.cu=.o))) \
+             $(BUILD)/tests/emu/cuda_emu.o
+EMU_FLAGS  = -std=c++17 -g -Wall -Wextra -Werror -pthread $(CFLAGS_$(VARIANT)) -MMD -MP \
+             -Itests/emu -Iengine/nn/cuda -Iengine/recovery/cuda -Iengine/nn -Iengine/base
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
 LIBCSREG   := $(BUILD)/libcsreg.a
 PROGRAM    := $(BUILD)/csreg
@@ -293,6 +305,28 @@ $(MPI_OBJ): engine/recovery/dist.c
 $(MPI_PROGRAM): $(BUILD)/ui/main.o $(APP_OBJ) $(MPI_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
 	@$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+emu_sed = @mkdir -p $(dir $@) && \
+  sed 's/\([A-Za-z_][A-Za-z_0-9]*\)<<<\(.*\)>>>(/cs_emu_launch(\1, \2)(/' $< >$@ && \
+  if grep -n '<<<' $@; then echo "$<: a launch the emulator's sed did not rewrite"; exit 1; fi
+$(BUILD)/tests/emu/%.cc: engine/nn/cuda/%.cu
+	$(emu_sed)
+$(BUILD)/tests/emu/%.cc: engine/recovery/cuda/%.cu
+	$(emu_sed)
+
+$(BUILD)/tests/emu/%.o: $(BUILD)/tests/emu/%.cc tests/emu/cuda_emu.h
+	@echo "  CXX-EMU $(VARIANT) $(notdir $(<:.cc=.cu))"
+	@$(CXX_EMU) $(EMU_FLAGS) -include tests/emu/cuda_emu.h -c $< -o $@
+
+$(BUILD)/tests/emu/cuda_emu.o: tests/emu/cuda_emu.cc
+	@mkdir -p $(dir $@)
+	@echo "  CXX $(VARIANT) $<"
+	@$(CXX_EMU) $(EMU_FLAGS) -c $< -o $@
+
+$(BUILD)/tests/test_cuda_emu: $(BUILD)/tests/test_cuda_emu.o $(EMU_OBJ) $(TEST_UTIL_OBJ) \
+                              $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD $(VARIANT) $@"
+	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"

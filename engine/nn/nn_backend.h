@@ -162,7 +162,6 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
  * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
 #define CS_NN_CUDA_ABI 1
 #define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
-#define CS_NN_CUDA_MODULE_FILE "libcsreg_cuda.so"
 typedef struct cs_nn_cuda_module {
     int abi;               /* CS_NN_CUDA_ABI */
     size_t ops_size;       /* sizeof(cs_nn_ops) as the module was built */
@@ -175,17 +174,6 @@ typedef struct cs_nn_cuda_module {
     const cs_nn_ops *ops;
 } cs_nn_cuda_module;
 typedef const cs_nn_cuda_module *(*cs_nn_cuda_module_fn)(void);
-
-/* The engine's side (nn_cuda_load.c). CSREG_CUDA_DEVICE: the device index
- * (default 0); 0 ok, <0 with why for anything but a number >= 0. */
-int cs_nn_cuda_env_device(const char *value, int *device, char *why, size_t len);
-/* CSREG_CUDA_SYNC: on for 1/yes/on/true, off when unset, empty or 0 */
-int cs_nn_cuda_env_sync(const char *value);
-/* Where the module is looked for: $CSREG_CUDA_MODULE when set, else
- * libcsreg_cuda.so beside the running program (/proc/self/exe), then in
- * the folder above it (build/rel/tests -> build/rel). Writes the first
- * candidate that exists (else the first candidate) to path. */
-void cs_nn_cuda_module_path(char *path, size_t len);
 
 #ifdef CSREG_HAVE_CUDA
 /* 0 when a CUDA device is usable: the module loaded, the device of
