@@ -37,6 +37,15 @@ static void sweep_point(void *user, size_t point, size_t npoints)
              point + 1, npoints);
 }
 
+/* Each finished trial to the front end watching (cs_sweep_view.h); from
+ * the sweep's worker threads. */
+static void sweep_trial(void *user, const cs_sweep_trial *t, int preloaded)
+{
+    const cs_sweep_watch *w = user;
+    if (w->trial)
+        w->trial(w->ctx, t->point, t->success, preloaded);
+}
+
 /* Split methods=a,b,c (commas; a method's own keys use ':'). */
 static int split_methods(char *text, const char **out, size_t cap, size_t *n)
 {
@@ -73,10 +82,11 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                                 err)) ||
         (rc = cs_arg_bool(in, cl, "timing", 0, &timing, err)))
         return rc;
-    const char *stop;
+    const char *stop, *device;
     double tol;
     if ((rc = cs_arg_choice(in, cl, "stop", "oracle|hybrid|residual|normalized|maxit", "oracle",
                             &stop, err)) ||
+        (rc = cs_arg_choice(in, cl, "device", "cpu|cuda", "cpu", &device, err)) ||
         (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)))
         return rc;
     /* methods */
@@ -139,7 +149,8 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                                                                        : CS_AXIS_K,
                         .values = vals, .nvalues = nv, .methods = methods, .nmethods = nm,
                         .trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
-                        .timing = timing, .cancel = cs_interp_cancel_flag(in)};
+                        .timing = timing, .cancel = cs_interp_cancel_flag(in),
+                        .device = device};
     /* grid values in range */
     for (size_t i = 0; i < nv; i++) {
         double v = vals[i];
@@ -226,8 +237,22 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     sp.progress = cs_interp_progress_engine;
     sp.point = sweep_point;
     sp.progress_user = &pc;
+    /* a front end watching: the grid first, then each trial as it ends */
+    cs_sweep_watch watch = in->sweep_watch;
+    if (watch.start) {
+        cs_sweep_live live = {.run = ++in->sweep_runs, .kind = kind, .axis = axes[axis],
+                              .N = (size_t)N, .values = vals, .npoints = nv,
+                              .methods = methods, .nmethods = nm, .trials = trials,
+                              .threads = (int)threads};
+        watch.start(watch.ctx, &live);
+        sp.on_trial = sweep_trial;
+        sp.trial_user = &watch;
+    }
     cs_sweep_result *r = NULL;
     rc = cs_sweep_run(&sp, &r, err);
+    if (watch.start && watch.end)
+        watch.end(watch.ctx, rc ? CS_SWEEP_LIVE_FAILED
+                             : r->partial ? CS_SWEEP_LIVE_INTERRUPTED : CS_SWEEP_LIVE_DONE);
     free(vals);
     if (rc) {
         cs_sweep_journal_close(jr, NULL); /* kept: resume=on continues */
@@ -356,6 +381,9 @@ static const cs_key_spec sweep_keys[] = {
      CS_KEY_INT},
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
      CS_KEY_WORD},
+    {"device", "cpu", "cuda: every trial on the GPU, one per thread block (kind=bin, methods "
+     "bin and linf, stop oracle or maxit); per trial the same outcome as on the CPU up to "
+     "rounding, which can flip a borderline trial", "cpu|cuda", CS_KEY_WORD},
     {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
     {"partial", "beside", "an interrupted run's results: beside out= as NAME.partial.csv (out= "
      "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
@@ -372,7 +400,8 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
      .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
-              "[{restarts}] [{stop}] [threads=..] [out=FILE.csv] [resume=on|off] [plot=FILE.png]",
+              "[{restarts}] [{stop}] [threads=..] [device=cpu|cuda] [out=FILE.csv] "
+              "[resume=on|off] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",
      .example = "sweep kind=bin methods=bin,linf N=100 gamma=0.3:0.02:0.9 trials=100 "

@@ -148,6 +148,14 @@ void cs_interp_set_watch(cs_interp *in, cs_interp_watch_fn fn, void *ctx, int hi
     in->watch_hist = histograms;
 }
 
+void cs_interp_set_sweep_watch(cs_interp *in, const cs_sweep_watch *w)
+{
+    if (w && w->start)
+        in->sweep_watch = *w;
+    else
+        in->sweep_watch = (cs_sweep_watch){0};
+}
+
 void cs_interp_progress(cs_interp *in, double done, double total, const char *what)
 {
     if (in->progress)

@@ -5,6 +5,7 @@
 #include "cs_commands.h"
 #include "cs_interp.h"
 #include "cs_reg.h"
+#include "cs_sweep_view.h"
 
 /* State a module of sessions/ keeps in the interpreter (the solver's
  * problem and iterate, the last plot data, the network...). */
@@ -48,6 +49,8 @@ struct cs_interp {
     cs_interp_watch_fn watch;   /* train and finetune frames (train_watch.c) */
     void *watch_ctx;
     int watch_hist;             /* frames with histograms */
+    cs_sweep_watch sweep_watch; /* sweeps followed live (cs_sweep_view.h); start NULL: none */
+    long sweep_runs;            /* sweeps watched so far */
 };
 
 /* The module state in `slot`, NULL when none yet. */

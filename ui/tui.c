@@ -72,7 +72,7 @@ static const struct tui_key {
     {'[', ACT_LAYER_PREV, "[ / ]", "training: previous / next layer (hist layer=NAME)"},
     {']', ACT_LAYER_NEXT, NULL, NULL},
     {'l', ACT_LOG_COUNTS, "l", "training: log / linear counts in the Histogram"},
-    {'t', ACT_VIEW, "t", "the training view / the solver view"},
+    {'t', ACT_VIEW, "t", "the training or sweep view / the solver view"},
     {'q', ACT_QUIT, "q", "quit"},
 };
 
@@ -81,6 +81,7 @@ static const char hint_text[] = "? help  q quit  : command  s step  S x10  space
                                 "r reset  m map  p pick  +/- zoom  arrows pan";
 static const char train_hint_text[] = "? help  q quit  : command  t solver view  [ ] layer  "
                                       "l log counts  Esc cancels";
+static const char sweep_hint_text[] = "? help  q quit  : command  t solver view  Esc cancels";
 
 /* ---- layout ----------------------------------------------------------------- */
 
@@ -89,7 +90,8 @@ enum { MIN_COLS = 60, MIN_ROWS = 16 };
 static void drop_windows(tui *t)
 {
     WINDOW **ws[] = {&t->w_head, &t->w_regs, &t->w_land, &t->w_solver, &t->w_hist,
-                     &t->w_msg,  &t->w_cmd,  &t->w_status, &t->w_chart, &t->w_train};
+                     &t->w_msg,  &t->w_cmd,  &t->w_status, &t->w_chart, &t->w_train,
+                     &t->w_sweep, &t->w_points};
     for (size_t i = 0; i < sizeof ws / sizeof *ws; i++)
         if (*ws[i]) {
             delwin(*ws[i]);
@@ -117,6 +119,10 @@ void tui_layout(tui *t)
     tui_train_want_bins(t);   /* for the frames of a run to come, too */
     if (t->view == TUI_VIEW_TRAIN) {
         tui_train_layout(t, body_top, body_h);
+        return;
+    }
+    if (t->view == TUI_VIEW_SWEEP) {
+        tui_sweep_layout(t, body_top, body_h);
         return;
     }
     t->w_regs = newwin(body_h, left_w, body_top, 0);
@@ -159,6 +165,15 @@ static void draw_head(tui *t)
         wnoutrefresh(w);
         return;
     }
+    if (t->view == TUI_VIEW_SWEEP) {
+        char what[400];
+        tui_sweep_head(t, what, sizeof what);
+        snprintf(line, sizeof line, " csreg %s %s %s%s", CSREG_VERSION, bar, what,
+                 tui_worker_idle(t->worker) ? "" : "  [running]");
+        tui_put(w, 0, 0, line);
+        wnoutrefresh(w);
+        return;
+    }
     int n = snprintf(line, sizeof line, " csreg %s %s reg %s", CSREG_VERSION, bar,
                      s ? s->reg : "?");
     if (s && s->have_problem && n > 0 && (size_t)n < sizeof line)
@@ -179,7 +194,7 @@ static void draw_status(tui *t)
     tui_progress p;
     tui_worker_progress(t->worker, &p);
     int wd = getmaxx(w);
-    if (p.busy && tui_train_status(t, w, p.line)) {
+    if (p.busy && (tui_train_status(t, w, p.line) || tui_sweep_status(t, w, p.line))) {
         wnoutrefresh(w);
         return;
     }
@@ -218,7 +233,9 @@ static void draw_status(tui *t)
         else
             snprintf(line, sizeof line, " %s%s",
                      t->demo ? "Demo: press s to step, space to run. " : "",
-                     t->view == TUI_VIEW_TRAIN ? train_hint_text : hint_text);
+                     t->view == TUI_VIEW_TRAIN   ? train_hint_text
+                     : t->view == TUI_VIEW_SWEEP ? sweep_hint_text
+                                                 : hint_text);
         size_t len = strlen(line);
         while (len + 1 < sizeof line && (int)len < wd)
             line[len++] = ' ';
@@ -274,6 +291,11 @@ static void draw(tui *t)
         wnoutrefresh(t->w_chart);
         tui_train_draw(t, t->w_train);
         wnoutrefresh(t->w_train);
+    } else if (t->view == TUI_VIEW_SWEEP) {
+        tui_sweep_draw(t, t->w_sweep);
+        wnoutrefresh(t->w_sweep);
+        tui_points_draw(t, t->w_points);
+        wnoutrefresh(t->w_points);
     } else {
         tui_regs_draw(t, t->w_regs);
         wnoutrefresh(t->w_regs);
@@ -282,8 +304,10 @@ static void draw(tui *t)
         tui_solver_draw(t, t->w_solver);
         wnoutrefresh(t->w_solver);
     }
-    tui_hist_draw(t, t->w_hist);
-    wnoutrefresh(t->w_hist);
+    if (t->w_hist) {   /* not in the sweep view */
+        tui_hist_draw(t, t->w_hist);
+        wnoutrefresh(t->w_hist);
+    }
     tui_msg_draw(t, t->w_msg);
     wnoutrefresh(t->w_msg);
     tui_play_draw(t);
@@ -596,11 +620,14 @@ static int do_action(tui *t, int act)
     case ACT_LAYER_PREV:
     case ACT_LAYER_NEXT: tui_train_cycle(t, act == ACT_LAYER_NEXT ? 1 : -1); break;
     case ACT_LOG_COUNTS: t->hist_log = !t->hist_log; break;
-    case ACT_VIEW:
-        if (t->tv_run)
-            tui_set_view(t, t->view == TUI_VIEW_TRAIN ? TUI_VIEW_SOLVER : TUI_VIEW_TRAIN);
+    case ACT_VIEW:   /* the solver view, or back to the last live one */
+        if (t->view != TUI_VIEW_SOLVER)
+            tui_set_view(t, TUI_VIEW_SOLVER);
+        else if (t->live_view != TUI_VIEW_SOLVER)
+            tui_set_view(t, t->live_view);
         else
-            tui_log_add(&t->log, TUI_MSG_INFO, "t shows a training run: none yet (:train ...)");
+            tui_log_add(&t->log, TUI_MSG_INFO,
+                        "t shows a training run or a sweep: none yet (:train ..., :sweep ...)");
         break;
     case ACT_QUIT: return 1;
     }
@@ -653,9 +680,13 @@ static void run_loop(tui *t)
             apply_snap(t, s);
         if (t->tv && tui_worker_take_train(t->worker, t->tv, &t->tv_seen))
             tui_train_update(t);
+        if (t->sv && tui_worker_take_sweep(t->worker, t->sv, &t->sv_seen))
+            tui_sweep_update(t);
         tui_worker_take_log(t->worker, &t->log);
-        if (tui_worker_idle(t->worker))   /* after the command's output */
+        if (tui_worker_idle(t->worker)) {   /* after the command's output */
             tui_train_finished(t);
+            tui_sweep_finished(t);
+        }
         if (t->log.total != t->log_seen) {  /* new output: back to the newest line */
             t->log_seen = t->log.total;
             t->msg_scroll = 0;
@@ -767,6 +798,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     t->box = CS_VIEW_DEFAULT_BOX;
     t->focus = t->prev_focus = TUI_FOCUS_LAND;
     t->tv = calloc(1, sizeof *t->tv);   /* NULL: no training view (out of memory) */
+    t->sv = calloc(1, sizeof *t->sv);   /* NULL: no sweep view */
     t->demo = demo;
     char msg[300];
     if (script && tui_play_open(&t->play, script, msg, sizeof msg) != 0) {
@@ -806,6 +838,9 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     tui_snap_free(t->snap);
     tui_play_free(t->play);
     free(t->tv);
+    if (t->sv)
+        tui_sweep_state_free(t->sv);
+    free(t->sv);
     tui_log_free(&t->log);
     tui_cmdline_free(&t->cmd);
     close(t->wake[0]);

@@ -11,6 +11,7 @@
 
 #include "cs_interp.h"
 #include "cs_solve_view.h"
+#include "cs_sweep_view.h"
 #include "cs_train_view.h"
 #include "cs_view.h"
 #include "heatmap.h"
@@ -70,6 +71,35 @@ typedef struct tui_train_state {
 } tui_train_state;
 /* Take frame f: a new run starts new curves. */
 void tui_train_state_add(tui_train_state *s, const cs_train_frame *f);
+
+/* ---- the sweep view: a running sweep's counts (tui_sweep.c) ------------- */
+
+enum { TUI_SWEEP_RUNNING = 2 };   /* else how it ended: CS_SWEEP_LIVE_* */
+/* Finished trials and successes per grid point and method of the newest
+ * sweep. The worker's copy is updated under its lock by the sweep's threads;
+ * the UI draws its own copy (tui_worker_take_sweep). */
+typedef struct tui_sweep_state {
+    long run;              /* the sweep's number (cs_sweep_live.run); 0: none */
+    char kind[16], axis[8];
+    size_t N, np, nm;
+    long trials;           /* per grid point */
+    double *values;        /* np grid values */
+    char (*method)[128];   /* nm method texts */
+    long *done;            /* np: trials finished, those from the journal included */
+    long *succ;            /* np × nm successes, point-major */
+    long total_done;       /* all finished trials */
+    long preloaded;        /* of them, read from the journal (resume=on) */
+    double started, ended; /* cs_now() at the start and the end (0: running) */
+    int end;               /* TUI_SWEEP_RUNNING or CS_SWEEP_LIVE_* */
+} tui_sweep_state;
+/* A new sweep: its grid and methods, no trials yet. 0, or -1 out of memory
+ * (then s->run is 0: nothing to show). */
+int tui_sweep_state_start(tui_sweep_state *s, const cs_sweep_live *l);
+void tui_sweep_state_trial(tui_sweep_state *s, size_t point, const unsigned char *success,
+                           int preloaded);
+/* dst becomes a copy of src (dst's arrays reused or reallocated); 0 or -1. */
+int tui_sweep_state_copy(tui_sweep_state *dst, const tui_sweep_state *src);
+void tui_sweep_state_free(tui_sweep_state *s);   /* the arrays; s stays */
 
 /* ---- the state the panels draw, built by the worker after each command -- */
 
@@ -154,6 +184,9 @@ int tui_worker_take_train(tui_worker *w, tui_train_state *dst, long *seen);
 /* The histogram wanted in the frames to come: bins (0: as before), the
  * layer (NULL: as before; "" the run's first choice). */
 void tui_worker_set_want(tui_worker *w, int bins, const char *layer);
+/* The sweep view's state into dst when it changed since *seen (then 1;
+ * *seen updated), else 0. */
+int tui_worker_take_sweep(tui_worker *w, tui_sweep_state *dst, long *seen);
 
 /* ---- drawing kit ---------------------------------------------------------- */
 
@@ -208,9 +241,10 @@ int tui_term_capture_stderr(int fd);
 
 enum tui_focus { TUI_FOCUS_REGS, TUI_FOCUS_LAND, TUI_FOCUS_SOLVER, TUI_FOCUS_HIST,
                  TUI_FOCUS_CMD, TUI_FOCUS_COUNT };
-/* The solver view (Regularizers, Landscape, Solver, Histogram) or the
- * training view (Curves, Training, Histogram of the frames). */
-enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN };
+/* The solver view (Regularizers, Landscape, Solver, Histogram), the
+ * training view (Curves, Training, Histogram of the frames) or the sweep
+ * view (Success curves, Points). */
+enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN, TUI_VIEW_SWEEP };
 
 typedef struct tui_cmdline {
     char buf[512];
@@ -248,12 +282,19 @@ typedef struct tui {
     tui_log log;
     WINDOW *w_head, *w_regs, *w_land, *w_solver, *w_hist, *w_msg, *w_cmd, *w_status;
     WINDOW *w_chart, *w_train;  /* the training view's Curves and Training */
+    WINDOW *w_sweep, *w_points; /* the sweep view's Success curves and Points */
     int view;             /* enum tui_view */
+    int live_view;        /* the view t returns to: TUI_VIEW_TRAIN or _SWEEP, the one
+                             shown last; TUI_VIEW_SOLVER: none yet */
     tui_train_state *tv;  /* the latest run's frames (NULL before the first) */
     long tv_seen;         /* the worker's frame count when taken */
     long tv_run;          /* the run the view follows */
     int tv_told;          /* its end was reported in the messages */
     char tv_layer[16];    /* the layer the Histogram shows */
+    tui_sweep_state *sv;  /* the latest sweep's counts (NULL: out of memory) */
+    long sv_seen;         /* the worker's change count when taken */
+    long sv_run;          /* the sweep the view follows */
+    int sv_told;          /* its end was reported in the messages */
     int hist_log;         /* log counts in the Histogram */
     int rows, cols;
     size_t map_nx, map_ny;
@@ -277,6 +318,22 @@ void tui_train_update(tui *t);
 /* Once the command that ran it is done: the run's end in the messages. */
 void tui_train_finished(tui *t);
 void tui_train_cycle(tui *t, int dir);
+/* The sweep view (tui_sweep.c): its windows within the body, the Success
+ * curves (each method's success rate at the grid points with its Wilson
+ * 95% interval) and the Points table, the status line while the sweep runs
+ * (0: none running, the caller draws its own), the head line's text, a
+ * change taken (a new sweep: the view follows it), its end once the
+ * command is done. */
+void tui_sweep_layout(tui *t, int top, int height);
+void tui_sweep_draw(tui *t, WINDOW *w);
+void tui_points_draw(tui *t, WINDOW *w);
+int tui_sweep_status(tui *t, WINDOW *w, const char *line);
+void tui_sweep_head(const tui *t, char *buf, size_t len);
+void tui_sweep_update(tui *t);
+void tui_sweep_finished(tui *t);
+/* "0:12", "1:02:03"; "--" when not finite. */
+void tui_clock_text(double seconds, char *buf, size_t len);
+
 /* The Curves panel: loss, regularizer and test accuracy (tui_chart.c). */
 void tui_chart_draw(tui *t, WINDOW *w);
 

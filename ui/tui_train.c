@@ -217,6 +217,7 @@ void tui_train_update(tui *t)
         snprintf(t->tv_layer, sizeof t->tv_layer, "%s",
                  f->nlayers ? f->layer[f->sel].name : "");
         t->view = TUI_VIEW_TRAIN;
+        t->live_view = TUI_VIEW_TRAIN;
         tui_layout(t);
     }
 }

@@ -3,7 +3,8 @@
  * queues lines, reads snapshots (private copies of what the panels show)
  * and the captured output, and may raise the cancel flag. Each finished
  * command or progress report writes one byte to the wake pipe, so the UI
- * sleeps in poll() instead of spinning. */
+ * sleeps in poll() instead of spinning. A running sweep's threads count
+ * their trials into the sweep view's state under the same lock. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -59,6 +60,9 @@ struct tui_worker {
     long train_seq;
     cs_train_want want;   /* the histogram the UI shows */
     long want_run;        /* the run want.layer was chosen in */
+    /* the sweep view: counts of the running sweep, updated by its threads */
+    tui_sweep_state *sweep;
+    long sweep_seq;       /* changes so far */
 };
 
 static void wake(tui_worker *w)
@@ -362,6 +366,65 @@ int tui_worker_take_train(tui_worker *w, tui_train_state *dst, long *seen)
     return fresh;
 }
 
+/* A sweep starts (the worker thread, in the command): the view's grid. */
+static void on_sweep_start(void *ctx, const cs_sweep_live *l)
+{
+    tui_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    if (!w->sweep)
+        w->sweep = calloc(1, sizeof *w->sweep);
+    if (w->sweep) {
+        if (tui_sweep_state_start(w->sweep, l) != 0)
+            w->sweep->run = 0;   /* out of memory: no view */
+        w->sweep_seq++;
+    }
+    pthread_mutex_unlock(&w->mu);
+    wake(w);
+}
+
+/* A trial ended (the sweep's threads, several at once): one lock, the
+ * counts, a wake at most 20 times a second (the UI redraws on its tick). */
+static void on_sweep_trial(void *ctx, size_t point, const unsigned char *success, int preloaded)
+{
+    tui_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    int send = 0;
+    if (w->sweep && w->sweep->run) {
+        tui_sweep_state_trial(w->sweep, point, success, preloaded);
+        w->sweep_seq++;
+        double t = cs_now();
+        send = t - w->last_wake > 0.05;
+        if (send)
+            w->last_wake = t;
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (send)
+        wake(w);
+}
+
+static void on_sweep_end(void *ctx, int how)
+{
+    tui_worker *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    if (w->sweep && w->sweep->run) {
+        w->sweep->end = how;
+        w->sweep->ended = cs_now();
+        w->sweep_seq++;
+    }
+    pthread_mutex_unlock(&w->mu);
+    wake(w);
+}
+
+int tui_worker_take_sweep(tui_worker *w, tui_sweep_state *dst, long *seen)
+{
+    pthread_mutex_lock(&w->mu);
+    int fresh = w->sweep && w->sweep_seq != *seen && tui_sweep_state_copy(dst, w->sweep) == 0;
+    if (fresh)
+        *seen = w->sweep_seq;
+    pthread_mutex_unlock(&w->mu);
+    return fresh;
+}
+
 void tui_worker_set_want(tui_worker *w, int bins, const char *layer)
 {
     pthread_mutex_lock(&w->mu);
@@ -466,9 +529,13 @@ int tui_worker_start(tui_worker **out, cs_interp *in, FILE *capture, int wake_fd
     pthread_cond_init(&w->cv, NULL);
     cs_interp_set_progress(in, on_progress, w);
     cs_interp_set_watch(in, on_watch, w, 1);
+    cs_interp_set_sweep_watch(in, &(cs_sweep_watch){.start = on_sweep_start,
+                                                    .trial = on_sweep_trial,
+                                                    .end = on_sweep_end, .ctx = w});
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
         cs_interp_set_progress(in, NULL, NULL);
         cs_interp_set_watch(in, NULL, NULL, 0);
+        cs_interp_set_sweep_watch(in, NULL);
         pthread_cond_destroy(&w->cv);
         pthread_mutex_destroy(&w->mu);
         free(w);
@@ -498,10 +565,14 @@ void tui_worker_stop(tui_worker *w)
     pthread_join(w->thread, NULL);
     cs_interp_set_progress(w->in, NULL, NULL);
     cs_interp_set_watch(w->in, NULL, NULL, 0);
+    cs_interp_set_sweep_watch(w->in, NULL);
     for (; w->qlen; w->qlen--, w->qhead = (w->qhead + 1) % w->qcap)
         free(w->queue[w->qhead].line);
     free(w->queue);
     free(w->train);
+    if (w->sweep)
+        tui_sweep_state_free(w->sweep);
+    free(w->sweep);
     tui_snap_free(w->fresh);
     tui_log_free(&w->log);
     pthread_cond_destroy(&w->cv);

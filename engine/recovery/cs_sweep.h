@@ -11,7 +11,9 @@
  * A cancel flag (set from a SIGINT handler) is checked between trials and
  * every 256 iterations; the run then returns 0 with `partial`
  * set and the grid points whose trials all finished. The engine prints
- * nothing: `progress` (called from the calling thread) lets the UI draw.
+ * nothing: `progress` (called from the calling thread) lets the UI draw,
+ * and `on_trial` hands it each finished trial's outcomes as they come (a
+ * live view of the success rates).
  * A `store` (cs_sweep_journal.h) keeps finished trials across runs: those
  * it preloads are not run again, so a resumed sweep gives the same rows. */
 #ifndef CS_SWEEP_H
@@ -57,6 +59,16 @@ typedef struct cs_sweep_store {
 /* The grid point being worked on (0-based, of npoints), with each progress call. */
 typedef void (*cs_sweep_point_fn)(void *user, size_t point, size_t npoints);
 
+/* A finished trial, for a live view of the success rates (t's arrays are
+ * valid during the call only). Called from the worker threads, possibly at
+ * the same time (the callee locks or uses atomics), after each trial this
+ * run finishes (after the store's trial_done took it); and first, from the
+ * calling thread before any trial runs, once for each trial the store
+ * preloaded (preloaded = 1), so that counts include them. Under MPI a rank
+ * sees its own trials only. It only reads: no number the sweep returns or
+ * writes depends on it. */
+typedef void (*cs_sweep_trial_fn)(void *user, const cs_sweep_trial *t, int preloaded);
+
 
 typedef struct cs_sweep_spec {
     cs_kind kind;                  /* bin osb ter 2bit eig orth */
@@ -79,7 +91,12 @@ typedef struct cs_sweep_spec {
                                       the trials this run executes: not those preloaded) */
     void *progress_user;
     cs_sweep_point_fn point;       /* called just before progress (same user); may be NULL */
+    cs_sweep_trial_fn on_trial;    /* each finished trial (see above); may be NULL */
+    void *trial_user;
     const cs_sweep_store *store;   /* NULL: none */
+    const char *device;            /* NULL or "cpu": threads; "cuda": the GPU, one trial per
+                                      thread block (kind bin, methods bin and linf; see
+                                      sweep_gpu.h), the same rows up to borderline trials */
 } cs_sweep_spec;
 
 typedef struct cs_sweep_row {

@@ -14,6 +14,7 @@
 #include "cs_clock.h"
 #include "cs_dist.h"
 #include "cs_file.h"
+#include "sweep_gpu.h"
 
 static uint64_t splitmix(uint64_t x)
 {
@@ -60,7 +61,21 @@ typedef struct sweep_ctx {
     unsigned char *finished;  /* [item] */
     size_t *pending;          /* the items this run executes (the others were preloaded) */
     size_t npending;
+    size_t gpu_done;          /* device=cuda: items finished so far */
 } sweep_ctx;
+
+/* Item's outcomes to the live view (spec.on_trial), when there is one. */
+static void report_trial(const sweep_ctx *c, size_t item, int preloaded)
+{
+    const cs_sweep_spec *sp = c->sp;
+    if (!sp->on_trial)
+        return;
+    size_t nm = sp->nmethods, T = (size_t)sp->trials;
+    cs_sweep_trial tr = {.point = item / T, .trial = (long)(item % T), .nmethods = nm,
+                         .success = c->succ + item * nm, .iters = c->iters + item * nm,
+                         .starts = c->starts + item * nm, .secs = c->secs + item * nm};
+    sp->on_trial(sp->trial_user, &tr, preloaded);
+}
 
 static int sweep_item(void *vctx, size_t idx, cs_err *err)
 {
@@ -108,8 +123,10 @@ static int sweep_item(void *vctx, size_t idx, cs_err *err)
         if (rc > 0)
             rc = -rc;
     }
-    if (rc == 0)
+    if (rc == 0) {
         c->finished[item] = 1;
+        report_trial(c, item, 0);
+    }
     return rc;
 }
 
@@ -124,6 +141,29 @@ static void sweep_progress(void *vctx, size_t done, size_t total)
                   sp->nvalues);
     if (sp->progress)
         sp->progress(sp->progress_user, done, total);
+}
+
+/* An item the GPU finished (cs_sweep_gpu_run, from the calling thread):
+ * what sweep_item does after its solves. */
+static int gpu_item_done(void *vctx, size_t item, cs_err *err)
+{
+    sweep_ctx *c = vctx;
+    const cs_sweep_spec *sp = c->sp;
+    size_t nm = sp->nmethods, g = item / (size_t)sp->trials;
+    if (sp->store && sp->store->trial_done) {
+        cs_sweep_trial tr = {.point = g, .trial = (long)(item % (size_t)sp->trials),
+                             .nmethods = nm, .success = c->succ + item * nm,
+                             .iters = c->iters + item * nm, .starts = c->starts + item * nm,
+                             .secs = c->secs + item * nm};
+        int rc = sp->store->trial_done(sp->store->user, &tr, err);
+        if (rc)
+            return rc > 0 ? -rc : rc;
+    }
+    c->finished[item] = 1;
+    report_trial(c, item, 0);
+    if (sp->progress || sp->point)
+        sweep_progress(c, ++c->gpu_done, c->npending);
+    return 0;
 }
 
 void cs_sweep_result_free(cs_sweep_result *r)
@@ -164,6 +204,16 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
         for (size_t k = 0; k < m; k++)
             if (!strcmp(sp->methods[k], sp->methods[m]))
                 return cs_fail(err, CS_EINVAL, "method %s is listed twice", sp->methods[m]);
+    }
+    if (sp->device && strcmp(sp->device, "cpu") && strcmp(sp->device, "cuda"))
+        return cs_fail(err, CS_EINVAL, "device=%s: a sweep runs on cpu or cuda", sp->device);
+    if (sp->device && !strcmp(sp->device, "cuda")) {
+        if (cs_dist_size() > 1)
+            return cs_fail(err, CS_EUNSUPPORTED,
+                           "sweep device=cuda runs in one process, not under mpirun");
+        rc = cs_sweep_gpu_check(sp, err);
+        if (rc)
+            return rc;
     }
     if (sp->threads < 0 || sp->threads > CS_MAX_THREADS)
         return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, %d]", sp->threads,
@@ -258,6 +308,8 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     for (size_t i = 0; i < np * T; i++)
         if (!c.finished[i])
             c.pending[c.npending++] = i;
+        else
+            report_trial(&c, i, 1);   /* preloaded: the live view counts it */
     int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
@@ -265,8 +317,15 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
      * then every rank gets every trial's outcome, in item order; under MPI
      * nothing is preloaded (no journal), so the pending items are all items
      * in order and rank r's share is i % K == r as the gather expects */
-    rc = cs_dist_pool_run(c.npending, threads, sweep_item, &c, sp->cancel,
-                          sp->progress || sp->point ? sweep_progress : NULL, &c, err);
+    if (sp->device && !strcmp(sp->device, "cuda")) {
+        rc = cs_sweep_gpu_run(sp, c.Ms, c.pending, c.npending, c.succ, c.iters, c.starts, c.secs,
+                              gpu_item_done, &c, err);
+        if (rc == CS_ECANCEL)
+            rc = 0;   /* as the threads: the finished grid points, partial */
+    } else {
+        rc = cs_dist_pool_run(c.npending, threads, sweep_item, &c, sp->cancel,
+                              sp->progress || sp->point ? sweep_progress : NULL, &c, err);
+    }
     cs_blas_restore_threads(blas_threads);
     if (!rc)
         rc = cs_dist_gather_items(c.succ, nm, np * T, err);

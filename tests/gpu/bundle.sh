@@ -2,7 +2,7 @@
 # bundle.sh BUILD OUT — `make gpu-bundle`: a self-contained folder OUT
 # (build/gpu) to run on a GPU machine that has the CUDA libraries but no
 # package manager or network: csreg, the CUDA module, the programs that
-# touch CUDA (test_nn_device, bench_nn), the non-system shared libraries
+# touch CUDA (test_nn_device, test_sweep_gpu, bench_nn), the non-system shared libraries
 # they need (OpenBLAS, LAPACKE, gfortran, cmocka, ...: not libc, libm,
 # libpthread, ld-linux, libstdc++, libgcc_s, nor CUDA's own), a subset of
 # Fashion-MNIST (the first GPU_TRAIN_IMAGES training and GPU_TEST_IMAGES
@@ -10,13 +10,13 @@
 # device tool's 64 MiB), and run.sh.
 set -euo pipefail
 build=$1 out=$2
-ntrain=${GPU_TRAIN_IMAGES:-8000}
-ntest=${GPU_TEST_IMAGES:-4000}
+ntrain=${GPU_TRAIN_IMAGES:-4000}
+ntest=${GPU_TEST_IMAGES:-2000}
 data=${CSREG_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 src=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out"
 mkdir -p "$out/data"
-progs=(csreg libcsreg_cuda.so tests/test_nn_device tests/bench_nn)
+progs=(csreg libcsreg_cuda.so tests/test_nn_device tests/test_sweep_gpu tests/bench_nn)
 for p in "${progs[@]}"; do
   [ -e "$build/$p" ] || { echo "gpu-bundle: $build/$p missing (a CUDA build: make CUDA=1)" >&2; exit 1; }
   # without debug information: the folder travels
@@ -43,7 +43,7 @@ subset train-images-idx3-ubyte 16 784 "$ntrain"
 subset train-labels-idx1-ubyte 8 1 "$ntrain"
 subset t10k-images-idx3-ubyte 16 784 "$ntest"
 subset t10k-labels-idx1-ubyte 8 1 "$ntest"
-cp "$src/run.sh" "$src/torch_epoch.py" "$out/"
+cp "$src/run.sh" "$src/../torch_epoch.py" "$out/"
 chmod +x "$out/run.sh"
 size=$(( $(du -sb "$out" | cut -f1) / 1048576 ))
 echo "gpu-bundle: $out ($size MiB; $ntrain training, $ntest test images): run $out/run.sh on the GPU machine"

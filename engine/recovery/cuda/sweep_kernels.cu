@@ -1,0 +1,706 @@
+/* cuda/sweep_kernels.cu — the batched GPU sweep (see sweep_cuda.h): one
+ * thread block per trial, one thread per entry of x (blockDim = N rounded
+ * up to a warp), the trial's basis Q (M×N) in shared memory and its
+ * vectors in registers. Every scalar the algorithms branch on comes from a
+ * block reduction that all threads read in the same order, so control flow
+ * is uniform. The arithmetic follows engine/opt/fista.c, engine/opt/dr.c,
+ * engine/opt/proj.c (cs_linf_threshold) and engine/base/cs_rng.c step by
+ * step; built with --fmad=false like the rest of the module. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep_cuda.h"
+
+#ifdef CS_CUDA_EMU
+#define DYN_SHARED(T, name) T *name = (T *)cs_emu_dynamic_shared()
+#else
+#define DYN_SHARED(T, name) extern __shared__ T name[]
+#endif
+
+#define MAX_WARPS (CS_SWEEP_CUDA_MAX_N / 32)
+#define FISTA_WINDOW 10
+#define FISTA_MAX_BACKTRACKS 20
+
+/* ------------------------------------------------------------------ the generator (cs_rng.c) */
+
+struct rng_t {
+    uint64_t s[4];
+    double spare;
+    int has_spare;
+};
+
+__device__ static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__device__ static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+__device__ static void rng_init(rng_t *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t st = seed;
+    uint64_t a = splitmix64(&st);
+    uint64_t t = stream ^ 0x6A09E667F3BCC909ull;
+    uint64_t b = splitmix64(&t);
+    uint64_t mix = a ^ rotl(b, 17) ^ (b * 0xD1B54A32D192ED03ull);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&mix);
+    r->has_spare = 0;
+    r->spare = 0.0;
+}
+
+__device__ static uint64_t rng_u64(rng_t *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+__device__ static double rng_uniform(rng_t *r) { return (double)(rng_u64(r) >> 11) * 0x1.0p-53; }
+
+__device__ static double rng_normal(rng_t *r)
+{
+    if (r->has_spare) {
+        r->has_spare = 0;
+        return r->spare;
+    }
+    double u, v, s;
+    do {
+        u = 2.0 * rng_uniform(r) - 1.0;
+        v = 2.0 * rng_uniform(r) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    double f = sqrt(-2.0 * log(s) / s);
+    r->spare = v * f;
+    r->has_spare = 1;
+    return u * f;
+}
+
+/* ------------------------------------------------------------------ the block's tools */
+
+struct block_t {
+    int tid, n;            /* this thread's entry; N */
+    int m, ld;             /* M; the row stride of Q (N, odd: fewer bank conflicts) */
+    double *Q;             /* M×ld: orthonormal rows spanning range(Aᵀ) */
+    double *c;             /* M: Q x = c for every x with Ax = b */
+    double *t;             /* M: scratch of a projection */
+    double *v;             /* N: a vector every thread reads (broadcast) */
+    double (*red)[MAX_WARPS][8];   /* [2][warp][value]: reductions, double-buffered */
+    int parity;
+};
+
+/* the sums of v[0..k) over the block, in every thread, in one order */
+__device__ static void bsum(block_t *b, double *v, int k)
+{
+    int lane = b->tid & 31, warp = b->tid >> 5, nw = (int)(blockDim.x >> 5);
+    for (int j = 0; j < k; j++)
+        for (int o = 16; o > 0; o >>= 1)
+            v[j] += __shfl_xor_sync(0xffffffffu, v[j], o);
+    double (*r)[8] = b->red[b->parity];
+    if (lane == 0)
+        for (int j = 0; j < k; j++)
+            r[warp][j] = v[j];
+    __syncthreads();
+    for (int j = 0; j < k; j++) {
+        double s = 0.0;
+        for (int w = 0; w < nw; w++)
+            s += r[w][j];
+        v[j] = s;
+    }
+    b->parity ^= 1;   /* the next call writes the other buffer: no second barrier */
+}
+
+__device__ static double bsum1(block_t *b, double x)
+{
+    bsum(b, &x, 1);
+    return x;
+}
+
+/* Σ_i a[i·sa] b[i·sb], i < n, with four accumulators (four independent
+ * chains of dependent adds instead of one: the dot products of a
+ * projection are most of an iteration's latency) */
+__device__ static double dot4(const double *a, int sa, const double *b, int sb, int n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[(size_t)i * sa] * b[(size_t)i * sb];
+        s1 += a[(size_t)(i + 1) * sa] * b[(size_t)(i + 1) * sb];
+        s2 += a[(size_t)(i + 2) * sa] * b[(size_t)(i + 2) * sb];
+        s3 += a[(size_t)(i + 3) * sa] * b[(size_t)(i + 3) * sb];
+    }
+    for (; i < n; i++)
+        s0 += a[(size_t)i * sa] * b[(size_t)i * sb];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* out = x − Qᵀ(Q x − shift·c), this thread's entry: shift 0 is P₀ (the
+ * direction), 1 is P (the projection onto Ax = b) */
+__device__ static double project(block_t *b, double x, int shift)
+{
+    if (b->tid < b->n)
+        b->v[b->tid] = x;
+    __syncthreads();
+    for (int k = b->tid; k < b->m; k += blockDim.x) {
+        double s = dot4(b->Q + (size_t)k * b->ld, 1, b->v, 1, b->n);
+        b->t[k] = shift ? s - b->c[k] : s;
+    }
+    __syncthreads();
+    if (b->tid >= b->n)
+        return 0.0;
+    return x - dot4(b->Q + b->tid, b->ld, b->t, 1, b->m);
+}
+
+/* N normals of r (thread 0 draws, in the CPU's order) into this thread's entry */
+__device__ static double draw_normal(block_t *b, rng_t *r)
+{
+    __syncthreads();   /* v may still be read */
+    if (b->tid == 0)
+        for (int i = 0; i < b->n; i++)
+            b->v[i] = rng_normal(r);
+    __syncthreads();
+    return b->tid < b->n ? b->v[b->tid] : 0.0;
+}
+
+/* ------------------------------------------------------------------ the problem */
+
+/* A (into Q's rows), x* and b = Ax* from the problem stream, then Q, c by
+ * Gram–Schmidt twice: row j of Q is a combination of rows of A, and c_j
+ * the same combination of b. Returns x*_i (0 for an idle thread). */
+__device__ static double make_problem(block_t *b, uint64_t seed, uint64_t stream)
+{
+    int n = b->n, m = b->m, tid = b->tid;
+    if (tid == 0) {
+        rng_t r;
+        rng_init(&r, seed, stream);
+        for (int j = 0; j < m; j++)
+            for (int i = 0; i < n; i++)
+                b->Q[(size_t)j * b->ld + i] = rng_normal(&r);
+        for (int i = 0; i < n; i++)
+            b->v[i] = (rng_u64(&r) >> 63) ? 1.0 : -1.0;
+    }
+    __syncthreads();
+    double xs = tid < n ? b->v[tid] : 0.0;
+    for (int j = tid; j < m; j += blockDim.x) {
+        const double *a = b->Q + (size_t)j * b->ld;
+        double s = 0.0;
+        for (int i = 0; i < n; i++)
+            s += a[i] * b->v[i];
+        b->c[j] = s;
+    }
+    __syncthreads();
+    for (int j = 0; j < m; j++) {
+        double *qj = b->Q + (size_t)j * b->ld;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = tid; k < j; k += blockDim.x) {
+                const double *qk = b->Q + (size_t)k * b->ld;
+                double s = 0.0;
+                for (int i = 0; i < n; i++)
+                    s += qk[i] * qj[i];
+                b->t[k] = s;
+            }
+            __syncthreads();
+            if (tid < n) {
+                double s = 0.0;
+                for (int k = 0; k < j; k++)
+                    s += b->t[k] * b->Q[(size_t)k * b->ld + tid];
+                qj[tid] -= s;
+            }
+            if (tid == 0) {
+                double s = 0.0;
+                for (int k = 0; k < j; k++)
+                    s += b->t[k] * b->c[k];
+                b->c[j] -= s;
+            }
+            __syncthreads();
+        }
+        double q = tid < n ? qj[tid] : 0.0;
+        double nrm = sqrt(bsum1(b, q * q));
+        if (tid < n)
+            qj[tid] = q / nrm;
+        if (tid == 0)
+            b->c[j] /= nrm;
+        __syncthreads();
+    }
+    return xs;
+}
+
+/* ------------------------------------------------------------------ ℓbin (reg_fast.c's bin) */
+
+/* f = N Σ(x² − β)², β = Σx²/N (ss = Σx², summed by the caller), and this
+ * entry's gradient 4N x (x² − β); *finite: f and every gradient entry are
+ * finite */
+__device__ static double f_bin_ss(block_t *b, double x, double ss, double *g, int *finite)
+{
+    int on = b->tid < b->n;
+    double nn = (double)b->n;
+    double beta = ss / nn;
+    double p = on ? x * x - beta : 0.0;
+    double gi = 4.0 * nn * x * p;
+    double v[2] = {p * p, on ? gi * 0.0 : 0.0};
+    bsum(b, v, 2);
+    double f = nn * v[0];
+    if (g)
+        *g = on ? gi : 0.0;
+    *finite = isfinite(f) && (!g || v[1] == 0.0);
+    return f;
+}
+
+__device__ static double f_bin(block_t *b, double x, double *g, int *finite)
+{
+    return f_bin_ss(b, x, bsum1(b, b->tid < b->n ? x * x : 0.0), g, finite);
+}
+
+/* ------------------------------------------------------------------ FISTA (fista.c) */
+
+struct outcome_t {
+    int success, starts;
+    long iters;
+};
+
+/* One start from x0 (feasible): the FISTA stepper's accelerated mode with
+ * restart and backtracking. Returns the best iterate's relative error. */
+__device__ static double fista_start(block_t *b, double x0, double xs, double xs_norm, rng_t *r,
+                                     long maxit, int oracle_stop, double tol, long *iters)
+{
+    int on = b->tid < b->n;
+    /* L at two random points (thread 0 draws r1 then r2) */
+    double r1 = draw_normal(b, r), r2 = draw_normal(b, r);
+    double ga, gb;
+    int fa, fb;
+    f_bin(b, r1, &ga, &fa);
+    f_bin(b, r2, &gb, &fb);
+    double L;
+    if (!fa || !fb) {
+        L = 1.0;
+    } else {
+        double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
+        bsum(b, v, 2);
+        L = sqrt(v[0]) / sqrt(v[1]);
+        if (!(L >= 1e-6) || !isfinite(L))
+            L = isfinite(L) ? 1e-6 : 1.0;
+    }
+    double tau = 2.0 / L / 10.0;
+    double g0;
+    int fin;
+    double f_start = f_bin(b, x0, &g0, &fin);
+    double xa1 = x0, best = x0, x1 = x0;
+    double alpha = 1.0, best_obj = INFINITY;
+    double fwin[FISTA_WINDOW];
+    long it = 0;
+    for (;;) {
+        long i = it + 1;
+        double d = project(b, g0, 0);
+        /* the candidate x1 = x0 − τd and its statistics */
+        double st[6], f1;
+        for (int bt = 0;; bt++) {
+            x1 = x0 - tau * d;
+            double dx = x1 - x0, h = dx + tau * g0, e = x1 - xs;
+            st[0] = on ? dx * g0 : 0.0;
+            st[1] = on ? dx * dx : 0.0;
+            st[2] = on ? h * h : 0.0;
+            st[3] = on ? -dx * (x1 - xa1) : 0.0;
+            st[4] = on ? e * e : 0.0;
+            st[5] = on ? x1 * x1 : 0.0;   /* Σx1², ℓbin's β: one reduction less */
+            bsum(b, st, 6);
+            int ok;
+            f1 = f_bin_ss(b, x1, st[5], NULL, &ok);
+            if (!ok)
+                f1 = INFINITY;
+            double Mx = -INFINITY;
+            if (i == 1) {
+                Mx = f_start;
+            } else {
+                long cnt = i - 1 < FISTA_WINDOW ? i - 1 : FISTA_WINDOW;
+                for (long k = 0; k < cnt; k++)
+                    Mx = fwin[k] > Mx ? fwin[k] : Mx;
+            }
+            double bound = Mx + st[0] + st[1] / (2.0 * tau);
+            if (!(f1 - 1e-12 > bound && bt < FISTA_MAX_BACKTRACKS))
+                break;
+            tau *= 0.5;
+        }
+        fwin[(i - 1) % FISTA_WINDOW] = f1;
+        if (f1 < best_obj) {
+            best_obj = f1;
+            best = x1;
+        }
+        double metric = sqrt(st[4]) / xs_norm;
+        int hit = metric < tol;
+        it = i;
+        if (!isfinite(f1) || (oracle_stop && hit) || i >= maxit)
+            break;
+        /* accelerate: xa0 ← xa1, xa1 ← x1, y = x1 + c(x1 − xa0) */
+        double alpha0 = st[3] > 0.0 ? 1.0 : alpha;
+        double alpha1 = (1.0 + sqrt(1.0 + 4.0 * alpha0 * alpha0)) / 2.0;
+        double cc = (alpha0 - 1.0) / alpha1;
+        double y = x1 + cc * (x1 - xa1);
+        xa1 = x1;
+        alpha = alpha1;
+        double fy = f_bin(b, y, &g0, &fin);
+        if (!fin)
+            break;   /* diverged */
+        fwin[(i - 1) % FISTA_WINDOW] = fy;
+        x0 = y;
+    }
+    *iters += it;
+    double e = best - xs;
+    return sqrt(bsum1(b, on ? e * e : 0.0)) / xs_norm;
+}
+
+__device__ static void fista_trial(block_t *b, double xs, rng_t *r, const cs_sweep_cuda_job *j,
+                                   outcome_t *out)
+{
+    double xs_norm = sqrt((double)b->n);
+    for (int s = 1; s <= j->max_starts; s++) {
+        double x0 = draw_normal(b, r);
+        x0 = project(b, x0, 1);
+        out->starts = s;
+        double err = fista_start(b, x0, xs, xs_norm, r, j->maxit, j->oracle_stop,
+                                 j->success_tol, &out->iters);
+        if (err <= j->success_tol) {
+            out->success = 1;
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ Douglas–Rachford (dr.c) */
+
+/* Σ_{|w| > θ} |w| and the count, over the block */
+__device__ static void active(block_t *b, double w, double theta, double *s, double *cnt)
+{
+    double a = fabs(w), v[2] = {0.0, 0.0};
+    if (b->tid < b->n && a > theta) {
+        v[0] = a;
+        v[1] = 1.0;
+    }
+    bsum(b, v, 2);
+    *s = v[0];
+    *cnt = v[1];
+}
+
+/* cs_linf_threshold: Michelot's iteration from the hint */
+__device__ static double linf_threshold(block_t *b, double w, double t, double hint)
+{
+    double s = 0.0, cnt = 0.0;
+    if (hint > 0.0)
+        active(b, w, hint, &s, &cnt);
+    if (cnt == 0.0) {
+        active(b, w, -1.0, &s, &cnt);
+        if (!(s > t))
+            return 0.0;
+        cnt = (double)b->n;
+    }
+    double theta = (s - t) / cnt;
+    for (int pass = 0; pass < b->n; pass++) {
+        double s2, c2;
+        active(b, w, theta, &s2, &c2);
+        if (c2 == cnt || c2 == 0.0)
+            break;
+        cnt = c2;
+        theta = (s2 - t) / c2;
+    }
+    return theta > 0.0 ? theta : 0.0;
+}
+
+__device__ static void dr_trial(block_t *b, double xs, rng_t *r, const cs_sweep_cuda_job *j,
+                                outcome_t *out)
+{
+    int on = b->tid < b->n;
+    double xs_norm = sqrt((double)b->n);
+    double x = draw_normal(b, r), z = 0.0, theta = 0.0, metric = INFINITY;
+    long it = 0;
+    out->starts = 1;
+    for (;;) {
+        double w = 2.0 * x - z;
+        double a = theta = linf_threshold(b, w, j->dr_t, theta);
+        double lo = a > 0.0 ? -a : 0.0;
+        double y = w > a ? a : (w < lo ? lo : w);
+        z += y - x;
+        x = project(b, z, 1);
+        double e = x - xs, v[2] = {on ? x * x : 0.0, on ? e * e : 0.0};
+        bsum(b, v, 2);
+        metric = sqrt(v[1]) / xs_norm;
+        it++;
+        if (!isfinite(v[0]) || (j->oracle_stop && metric < j->success_tol) || it >= j->maxit)
+            break;
+    }
+    out->iters = it;
+    out->success = metric <= j->success_tol;
+}
+
+/* ------------------------------------------------------------------ the kernel */
+
+struct dev_job {
+    cs_sweep_cuda_job j;              /* the host's, pointers unused */
+    const uint64_t *pstream, *mstream;
+    unsigned char *success;
+    long long *iters;
+    int *starts;
+    unsigned long long *next;         /* the queue: the next trial to take */
+};
+
+__device__ static void sweep_trials(const dev_job &dj)
+{
+    DYN_SHARED(double, smem);
+    __shared__ double red[2][MAX_WARPS][8];
+    __shared__ long long take;
+    const cs_sweep_cuda_job *j = &dj.j;
+    block_t b;
+    b.tid = (int)threadIdx.x;
+    b.n = j->N;
+    b.m = j->M;
+    b.ld = j->N | 1;
+    b.Q = smem;
+    b.c = b.Q + (size_t)b.m * b.ld;
+    b.t = b.c + b.m;
+    b.v = b.t + b.m;
+    b.red = red;
+    b.parity = 0;
+    for (;;) {
+        if (b.tid == 0)
+            take = (long long)atomicAdd(dj.next, 1ull);
+        __syncthreads();
+        long long t = take;
+        __syncthreads();   /* everyone has read take before thread 0 writes it again */
+        if (t >= j->trials)
+            return;
+        double xs = make_problem(&b, j->seed, dj.pstream[t]);
+        rng_t r;   /* thread 0's: the others never draw */
+        rng_init(&r, j->seed, dj.mstream[t]);
+        outcome_t out = {0, 0, 0};
+        if (j->method == CS_SWEEP_CUDA_DR_LINF)
+            dr_trial(&b, xs, &r, j, &out);
+        else
+            fista_trial(&b, xs, &r, j, &out);
+        if (b.tid == 0) {
+            dj.success[t] = (unsigned char)out.success;
+            dj.iters[t] = out.iters;
+            dj.starts[t] = out.starts;
+        }
+        __syncthreads();   /* Q, c, v are rewritten by the next trial */
+    }
+}
+
+/* The kernel: for N <= 128 (up to four warps) with up to 128 registers a
+ * thread, four blocks a multiprocessor (on an H100, capping registers for
+ * six or eight blocks spilled and ran fig1a 7% and 25% slower); for
+ * larger N, up to 1024 threads. */
+__global__ void __launch_bounds__(128, 4) sweep_small(dev_job dj)
+{
+    sweep_trials(dj);
+}
+__global__ void __launch_bounds__(CS_SWEEP_CUDA_MAX_N, 1) sweep_any(dev_job dj)
+{
+    sweep_trials(dj);
+}
+
+typedef void (*kernel_fn)(dev_job);
+
+static kernel_fn pick_kernel(int N) { return N > 128 ? sweep_any : sweep_small; }
+
+/* ------------------------------------------------------------------ the host side */
+
+static size_t smem_bytes(const cs_sweep_cuda_job *j)
+{
+    size_t ld = (size_t)(j->N | 1);
+    return ((size_t)j->M * ld + 2 * (size_t)j->M + (size_t)j->N) * sizeof(double);
+}
+
+static int fail(char *why, size_t len, const char *step, cudaError_t e)
+{
+    snprintf(why, len, "GPU sweep: %s: %s", step, cudaGetErrorString(e));
+    cudaGetLastError();
+    return -1;
+}
+
+/* one job's device side */
+struct job_bufs {
+    uint64_t *ps, *ms;
+    unsigned char *succ;
+    long long *iters;
+    int *starts;
+    unsigned long long *next;
+    cudaStream_t stream;
+};
+
+static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
+{
+    if (j->N < 1 || j->N > CS_SWEEP_CUDA_MAX_N || j->M < 1 || j->M > j->N || j->trials < 1 ||
+        j->maxit < 1 || j->max_starts < 1) {
+        snprintf(why, len, "GPU sweep: N=%d M=%d trials=%ld: out of range (N <= %d)", j->N,
+                 j->M, j->trials, CS_SWEEP_CUDA_MAX_N);
+        return -1;
+    }
+    return 0;
+}
+
+static cudaError_t upload_job(const cs_sweep_cuda_job *j, job_bufs *b)
+{
+    size_t T = (size_t)j->trials;
+    cudaError_t e;
+    if ((e = cudaMalloc(&b->ps, T * sizeof *b->ps)) || (e = cudaMalloc(&b->ms, T * sizeof *b->ms)) ||
+        (e = cudaMalloc(&b->succ, T)) || (e = cudaMalloc(&b->iters, T * sizeof *b->iters)) ||
+        (e = cudaMalloc(&b->starts, T * sizeof *b->starts)) ||
+        (e = cudaMalloc(&b->next, sizeof *b->next)) ||
+        (e = cudaStreamCreate(&b->stream)))
+        return e;
+    if ((e = cudaMemcpy(b->ps, j->problem_stream, T * sizeof *b->ps, cudaMemcpyHostToDevice)) ||
+        (e = cudaMemcpy(b->ms, j->method_stream, T * sizeof *b->ms, cudaMemcpyHostToDevice)))
+        return e;
+    return cudaMemset(b->next, 0, sizeof *b->next);
+}
+
+static cudaError_t download_job(const cs_sweep_cuda_job *j, const job_bufs *b)
+{
+    size_t T = (size_t)j->trials;
+    long long *it = (long long *)malloc(T * sizeof *it);
+    if (!it)
+        return cudaErrorMemoryAllocation;
+    cudaError_t e;
+    if (!(e = cudaMemcpy(j->success, b->succ, T, cudaMemcpyDeviceToHost)) &&
+        !(e = cudaMemcpy(it, b->iters, T * sizeof *it, cudaMemcpyDeviceToHost)) &&
+        !(e = cudaMemcpy(j->starts, b->starts, T * sizeof *b->starts, cudaMemcpyDeviceToHost)))
+        for (size_t t = 0; t < T; t++)
+            j->iters[t] = (long)it[t];
+    free(it);
+    return e;
+}
+
+static void free_job(job_bufs *b)
+{
+    cudaFree(b->ps);
+    cudaFree(b->ms);
+    cudaFree(b->succ);
+    cudaFree(b->iters);
+    cudaFree(b->starts);
+    cudaFree(b->next);
+    if (b->stream)
+        cudaStreamDestroy(b->stream);
+}
+
+/* every job's kernel on its own stream: persistent blocks (as many as fit
+ * the GPU) take trials from the job's queue, so when one job runs out of
+ * trials its multiprocessors go to the next job's blocks */
+static int launch_all(const cs_sweep_cuda_job *jobs, size_t njobs, job_bufs *bufs,
+                      const cudaDeviceProp *prop, char *why, size_t len)
+{
+    cudaError_t e;
+    size_t smax = 0;
+    for (size_t k = 0; k < njobs; k++)
+        smax = smem_bytes(&jobs[k]) > smax ? smem_bytes(&jobs[k]) : smax;
+    if (smax > prop->sharedMemPerBlockOptin) {
+        snprintf(why, len, "GPU sweep: M=%d, N=%d needs %zu KiB of shared memory per block; "
+                 "this GPU has %zu KiB", jobs[0].M, jobs[0].N, smax / 1024,
+                 (size_t)prop->sharedMemPerBlockOptin / 1024);
+        return -1;
+    }
+    kernel_fn kernel = pick_kernel(jobs[0].N);
+    if ((e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smax)) != cudaSuccess)
+        return fail(why, len, "cudaFuncSetAttribute", e);
+    for (size_t k = 0; k < njobs; k++) {
+        const cs_sweep_cuda_job *j = &jobs[k];
+        size_t smem = smem_bytes(j);
+        unsigned threads = (unsigned)((j->N + 31) / 32 * 32);
+        int per_sm = 0;
+        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                               (int)threads, smem)))
+            return fail(why, len, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
+        size_t blocks = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)prop->multiProcessorCount;
+        if (blocks > (size_t)j->trials)
+            blocks = (size_t)j->trials;
+        dev_job dj;
+        memset(&dj, 0, sizeof dj);
+        dj.j = *j;
+        dj.pstream = bufs[k].ps;
+        dj.mstream = bufs[k].ms;
+        dj.success = bufs[k].succ;
+        dj.iters = bufs[k].iters;
+        dj.starts = bufs[k].starts;
+        dj.next = bufs[k].next;
+        kernel<<<(unsigned)blocks, threads, smem, bufs[k].stream>>>(dj);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return fail(why, len, "launching the sweep kernel", e);
+    }
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+        return fail(why, len, "the sweep kernel", e);
+    return 0;
+}
+
+static int run(int device, const cs_sweep_cuda_job *jobs, size_t njobs, char *why, size_t len)
+{
+    for (size_t k = 0; k < njobs; k++)
+        if (check_job(&jobs[k], why, len))
+            return -1;
+    cudaError_t e;
+    int ndev = 0;
+    if ((e = cudaGetDeviceCount(&ndev)) != cudaSuccess || ndev == 0) {
+        snprintf(why, len, "no NVIDIA driver/GPU found (cudaGetDeviceCount: %s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaGetLastError();
+        return -1;
+    }
+    if (device < 0 || device >= ndev) {
+        snprintf(why, len, "CSREG_CUDA_DEVICE=%d is out of range: %d CUDA device%s", device,
+                 ndev, ndev == 1 ? "" : "s");
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if ((e = cudaSetDevice(device)) != cudaSuccess)
+        return fail(why, len, "cudaSetDevice", e);
+    if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
+        return fail(why, len, "cudaGetDeviceProperties", e);
+    job_bufs *bufs = (job_bufs *)calloc(njobs ? njobs : 1, sizeof *bufs);
+    if (!bufs) {
+        snprintf(why, len, "GPU sweep: out of memory");
+        return -1;
+    }
+    int rc = 0;
+    /* uploads first: a cudaMemcpy between the launches would wait for them */
+    for (size_t k = 0; k < njobs && !rc; k++)
+        if ((e = upload_job(&jobs[k], &bufs[k])) != cudaSuccess)
+            rc = fail(why, len, "cudaMalloc/cudaMemcpy", e);
+    if (!rc)
+        rc = launch_all(jobs, njobs, bufs, &prop, why, len);
+    for (size_t k = 0; k < njobs && !rc; k++)
+        if ((e = download_job(&jobs[k], &bufs[k])) != cudaSuccess)
+            rc = fail(why, len, "cudaMemcpy", e);
+    for (size_t k = 0; k < njobs; k++)
+        free_job(&bufs[k]);
+    free(bufs);
+    return rc;
+}
+
+static cs_sweep_cuda_module make_module(void)
+{
+    cs_sweep_cuda_module m;
+    memset(&m, 0, sizeof m);
+    m.abi = CS_SWEEP_CUDA_ABI;
+    m.job_size = sizeof(cs_sweep_cuda_job);
+    m.run = run;
+    return m;
+}
+
+static const cs_sweep_cuda_module g_sweep_module = make_module();
+
+extern "C" __attribute__((visibility("default"))) const cs_sweep_cuda_module *
+cs_sweep_cuda_module_get(void)
+{
+    return &g_sweep_module;
+}

@@ -1,0 +1,118 @@
+/* test_sweep_gpu.c — `sweep ... device=cuda` on a real GPU against the CPU,
+ * trial by trial (skipped without a GPU or a CUDA build: the same kernel
+ * runs on the CPU's emulator in test_cuda_emu), and the sweeps the GPU
+ * refuses, with a message that says what it takes (everywhere).
+ * CSREG_GPU_SWEEP_TRIALS (default 50) sets the trials per grid point of
+ * the comparison (tests/gpu/run.sh runs it with more). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_blas.h"
+#include "cs_sweep.h"
+#include "sweep_util.h"
+
+static const char *two[] = {"bin", "linf"};
+
+static cs_sweep_spec fig1a_like(const double *gammas, size_t ng, long trials)
+{
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 100, .axis = CS_AXIS_GAMMA, .values = gammas,
+                        .nvalues = ng, .methods = two, .nmethods = 2, .trials = trials,
+                        .threads = 0, .seed = 1};
+    sp.solve.restarts = 10;
+    return sp;
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    const double g[] = {0.5};
+    const char *l1[] = {"bin", "l1"}, *beta[] = {"beta"};
+    struct {
+        cs_kind kind;
+        const char **methods;
+        size_t nm;
+        cs_stop stop;
+        const char *want;
+    } cases[] = {
+        {CS_PROB_TER, two, 2, CS_STOP_ORACLE, "not kind=ter"},
+        {CS_PROB_BIN, l1, 2, CS_STOP_ORACLE, "not l1"},
+        {CS_PROB_BIN, beta, 1, CS_STOP_ORACLE, "not beta"},
+        {CS_PROB_BIN, two, 2, CS_STOP_HYBRID, "stop=oracle or stop=maxit, not stop=hybrid"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cs_sweep_spec sp = fig1a_like(g, 1, 2);
+        sp.kind = cases[i].kind;
+        sp.methods = cases[i].methods;
+        sp.nmethods = cases[i].nm;
+        sp.solve.stop = cases[i].stop;
+        sp.device = "cuda";
+        cs_sweep_result *res = NULL;
+        cs_err err;
+        assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
+        print_message("refused: %s\n", err.msg);
+        assert_non_null(strstr(err.msg, cases[i].want));
+        assert_null(res);
+    }
+    cs_sweep_spec sp = fig1a_like(g, 1, 2);
+    sp.device = "tpu";
+    cs_sweep_result *res = NULL;
+    cs_err err;
+    assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "device=tpu: a sweep runs on cpu or cuda"));
+}
+
+/* fig1a's sweep at a few γ around the transition, where trials are
+ * borderline: per trial the same success for >= 99% of trials, and the
+ * success rates within sampling error */
+static void test_gpu_against_cpu(void **state)
+{
+    (void)state;
+    const char *env = getenv("CSREG_GPU_SWEEP_TRIALS");
+    long trials = env && atol(env) > 0 ? atol(env) : 50;
+    const double g[] = {0.36, 0.44, 0.5, 0.56, 0.64, 0.8};
+    cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
+    sweep_trials gpu, cpu;
+    cs_err err;
+    int rc = sweep_trials_run(&sp, "cuda", &gpu, &err);
+    if (rc == CS_EUNSUPPORTED && (strstr(err.msg, "no NVIDIA driver/GPU") ||
+                                  strstr(err.msg, "without CUDA") ||
+                                  strstr(err.msg, "CUDA module"))) {
+        print_message("sweep device=cuda: %s; skipped\n", err.msg);
+        sweep_trials_free(&gpu);
+        skip();
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(sweep_trials_run(&sp, "cpu", &cpu, &err), 0);
+    print_message("%ld trials at %zu γ, methods bin and linf: GPU %.2f s, CPU %.2f s\n", trials,
+                  sp.nvalues, gpu.seconds, cpu.seconds);
+    double ss, si;
+    sweep_trials_compare(&cpu, &gpu, 1, &ss, &si);
+    assert_true(ss >= 0.99);
+    for (size_t r = 0; r < cpu.res->nrows; r++) {
+        const cs_sweep_row *a = &cpu.res->rows[r], *b = &gpu.res->rows[r];
+        double se = a->stderr_ > b->stderr_ ? a->stderr_ : b->stderr_;
+        print_message("%-4s gamma=%.2f success cpu %.3f gpu %.3f\n", a->method, a->gamma,
+                      a->success, b->success);
+        assert_true(fabs(a->success - b->success) <= 3 * se + 1.0 / (double)trials);
+    }
+    sweep_trials_free(&cpu);
+    sweep_trials_free(&gpu);
+}
+
+int main(void)
+{
+    cs_blas_set_threads(1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_gpu_against_cpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
