@@ -211,20 +211,17 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return cs_fail(err, CS_EINVAL, "resume=on needs out=FILE.csv (the journal of finished "
                        "trials is FILE.csv.journal)");
     }
-    if (resume && cs_dist_size() > 1) {
-        free(vals);
-        cs_arg_blame(in, cl, "resume", 0);
-        return cs_fail(err, CS_EUNSUPPORTED, "resume=on is not supported under mpirun yet (the "
-                       "journal is kept by one process)");
-    }
     /* the journal of finished trials beside out= (replaced unless resume=on);
-     * one process only: under mpirun the ranks would share the file */
+     * under mpirun each rank keeps its own, FILE.csv.journal.rR, of the
+     * trials it ran (a lost node loses only what its rank had not written) */
     cs_sweep_journal *jr = NULL;
     cs_sweep_store store;
-    char jpath[4096 + 16];
-    if (path[0] && cs_dist_size() == 1) {
-        if ((rc = cs_sweep_journal_name(path, jpath, sizeof jpath, err)) ||
-            (rc = cs_sweep_journal_open(&jr, jpath, &sp, resume, err))) {
+    char jpath[4096 + 32];
+    if (path[0]) {
+        rc = cs_sweep_journal_name(path, jpath, sizeof jpath - 16, err);
+        if (!rc && cs_dist_size() > 1)
+            snprintf(jpath + strlen(jpath), 16, ".r%d", cs_dist_rank());
+        if (rc || (rc = cs_sweep_journal_open(&jr, jpath, &sp, resume, err))) {
             free(vals);
             cs_arg_blame(in, cl, resume ? "resume" : "out", 0);
             return rc;
@@ -388,9 +385,10 @@ static const cs_key_spec sweep_keys[] = {
     {"partial", "beside", "an interrupted run's results: beside out= as NAME.partial.csv (out= "
      "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
     {"resume", "off", "on: continue an interrupted sweep (Ctrl-C, kill, lost node) from the "
-     "journal beside out= (FILE.csv.journal), running only the missing trials; the CSV is the "
-     "one an uninterrupted run writes. off: an existing journal is replaced. The journal is "
-     "removed once the CSV is written", "on|off", CS_KEY_WORD},
+     "journal beside out= (FILE.csv.journal; under mpirun one per rank, FILE.csv.journal.rR), "
+     "running only the missing trials; the CSV is the one an uninterrupted run writes. off: "
+     "an existing journal is replaced. The journal is removed once the CSV is written",
+     "on|off", CS_KEY_WORD},
     {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
      CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},

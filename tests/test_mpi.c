@@ -2,7 +2,8 @@
  * their trials over 3 ranks × 2 threads and write byte for byte the CSV
  * (and print the text) of one process with one thread; other ranks stay
  * quiet; an error only rank 0 meets (its output cannot be written) fails
- * the command on every rank alike, once reported, without a hang. Skipped
+ * the command on every rank alike, once reported, without a hang; a sweep
+ * killed mid-way resumes under mpirun from the ranks' journals. Skipped
  * when csreg-mpi (make MPI=1) or mpirun is not there. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -135,8 +137,8 @@ static void test_maxcut_csv_as_one_process(void **state)
                         "maxcut graph=toy5 trials=7 threads=2 out=m.csv", "m.csv");
 }
 
-/* out=F/s.csv where F is a file: rank 0 fails to write, the others write
- * nothing and would not; every rank takes rank 0's error, so the job ends
+/* out=F/m.csv where F is a file: rank 0 fails to write, the others write
+ * nothing and would not (maxcut: no journal, which every rank would keep); every rank takes rank 0's error, so the job ends
  * with that error, reported once, exit status 1, and no MPI abort. */
 static void test_rank0_error_everywhere(void **state)
 {
@@ -154,8 +156,8 @@ static void test_rank0_error_everywhere(void **state)
     cli_run r = {0};
     cli_opts o = {.cwd = d, .timeout_s = 120};
     const char *a[] = {"--allow-run-as-root", "--oversubscribe", "-np", "3", mpi_bin,
-                       "--keep-going", "-e", "sweep kind=bin methods=bin N=10 gamma=0.5 "
-                       "trials=3 out=F/s.csv", "-e", "say \"after\"", NULL};
+                       "--keep-going", "-e", "maxcut graph=toy5 trials=3 out=F/m.csv", "-e",
+                       "say \"after\"", NULL};
     cli_run_program(&r, &o, mpirun, a);
     fprintf(stderr, "status %d\n%s%s", r.status, r.out, r.err);
     assert_int_equal(r.status, 1);
@@ -168,34 +170,66 @@ static void test_rank0_error_everywhere(void **state)
     rm_dir(d);
 }
 
-/* The journal of resumable sweeps is one process's: under mpirun no rank
- * keeps one, and resume=on is refused with a message (not a corrupt file). */
-static void test_resume_refused(void **state)
+/* A lost node: the whole mpirun is killed (SIGKILL) in the middle of a
+ * sweep; each rank's journal (s.csv.journal.rR) keeps what it finished,
+ * and the same command with resume=on under mpirun runs only the rest and
+ * writes the CSV of an uninterrupted single process; the journals go. */
+static void test_resume_after_kill(void **state)
 {
     (void)state;
     if (!mpi_bin[0] || access(mpi_bin, X_OK) != 0 || !mpirun[0]) {
         skip();
         return;
     }
-    char *d = make_dir();
-    cli_run r = {0};
-    cli_opts o = {.cwd = d, .timeout_s = 120};
+    const char *sweep = "sweep kind=bin methods=bin,linf N=60 gamma=0.3:0.1:0.9 trials=600 "
+                        "restarts=2 threads=1 out=s.csv";
+    char *d = make_dir(), *d1 = make_dir();
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout -s KILL 3 '%s' --allow-run-as-root "
+             "--oversubscribe -np 2 '%s' -e '%s' >/dev/null 2>&1", d, mpirun, mpi_bin, sweep);
+    double t0 = cli_now();
+    int killed = system(cmd) != 0;
+    print_message("the first run %s after %.1f s\n", killed ? "was killed" : "finished",
+                  cli_now() - t0);
+    size_t kept = 0;
+    for (int r = 0; r < 2; r++) {
+        char j[4300];
+        snprintf(j, sizeof j, "%s/s.csv.journal.r%d", d, r);
+        struct stat st;
+        if (stat(j, &st) == 0)
+            kept += (size_t)st.st_size;
+    }
+    print_message("journals left: %zu bytes\n", kept);
+    if (killed)
+        assert_true(kept > 0);
+    char resume[1024];
+    snprintf(resume, sizeof resume, "%s resume=on", sweep);
+    cli_run r = {0}, r1 = {0};
+    cli_opts o = {.cwd = d, .timeout_s = 240}, o1 = {.cwd = d1, .timeout_s = 240};
     const char *a[] = {"--allow-run-as-root", "--oversubscribe", "-np", "2", mpi_bin, "-e",
-                       "sweep kind=bin methods=bin N=10 gamma=0.5 trials=3 out=s.csv resume=on",
-                       NULL};
+                       resume, NULL};
     cli_run_program(&r, &o, mpirun, a);
-    assert_int_equal(r.status != 0, 1);
-    assert_non_null(strstr(r.err, "resume=on is not supported under mpirun"));
-    cli_run_free(&r);
-    const char *b[] = {"--allow-run-as-root", "--oversubscribe", "-np", "2", mpi_bin, "-e",
-                       "sweep kind=bin methods=bin N=10 gamma=0.5 trials=3 out=s.csv", NULL};
-    cli_run_program(&r, &o, mpirun, b);
+    if (r.status != 0)
+        fprintf(stderr, "%s%s", r.out, r.err);
     assert_int_equal(r.status, 0);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/s.csv.journal", d);
-    assert_int_equal(access(path, F_OK), -1);
+    const char *a1[] = {"-e", sweep, NULL};
+    cli_run_opts(&r1, &o1, a1);
+    assert_int_equal(r1.status, 0);
+    char *c = slurp(d, "s.csv"), *c1 = slurp(d1, "s.csv");
+    assert_non_null(c);
+    assert_non_null(c1);
+    assert_string_equal(c, c1);
+    for (int k = 0; k < 2; k++) {
+        char j[4300];
+        snprintf(j, sizeof j, "%s/s.csv.journal.r%d", d, k);
+        assert_int_equal(access(j, F_OK), -1);
+    }
+    free(c);
+    free(c1);
     cli_run_free(&r);
+    cli_run_free(&r1);
     rm_dir(d);
+    rm_dir(d1);
 }
 
 int main(void)
@@ -204,7 +238,7 @@ int main(void)
         cmocka_unit_test(test_sweep_csv_as_one_process),
         cmocka_unit_test(test_maxcut_csv_as_one_process),
         cmocka_unit_test(test_rank0_error_everywhere),
-        cmocka_unit_test(test_resume_refused),
+        cmocka_unit_test(test_resume_after_kill),
     };
     return cmocka_run_group_tests_name("mpi", tests, setup, NULL);
 }

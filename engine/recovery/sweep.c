@@ -82,6 +82,8 @@ static int sweep_item(void *vctx, size_t idx, cs_err *err)
     sweep_ctx *c = vctx;
     const cs_sweep_spec *sp = c->sp;
     size_t item = c->pending[idx];
+    if (c->finished[item])
+        return 0;   /* preloaded by this rank's journal (mpirun) */
     size_t g = item / (size_t)sp->trials;
     long t = (long)(item % (size_t)sp->trials);
     cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c->Ms[g], .K = c->Ks[g]};
@@ -305,11 +307,15 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
         (rc = sp->store->preload(sp->store->user, c.finished, c.succ, c.iters, c.starts, c.secs,
                                  err)))
         goto out;
-    for (size_t i = 0; i < np * T; i++)
-        if (!c.finished[i])
-            c.pending[c.npending++] = i;
-        else
+    /* under mpirun every item stays pending, so that rank r's share is
+     * still the items i with i % K == r (the gather's rule); sweep_item
+     * skips those a journal preloaded */
+    for (size_t i = 0; i < np * T; i++) {
+        if (c.finished[i])
             report_trial(&c, i, 1);   /* preloaded: the live view counts it */
+        if (!c.finished[i] || cs_dist_size() > 1)
+            c.pending[c.npending++] = i;
+    }
     int threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
     int blas_threads = cs_blas_hold_threads(1);
     double t0 = cs_now();
