@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cs_blas.h"
 #include "cs_interp.h"
@@ -152,6 +153,107 @@ static int run_pair(const char *name, cs_nn_config *cfg, const cs_nn_data *d, cs
     cs_nn_free(a);
     cs_nn_free(b);
     return rc;
+}
+
+/* ------------------------------------------------------------------ PyTorch, side by side */
+
+/* PyTorch's fastest epoch of the same network on the same images
+ * (tests/torch_epoch.py through Debian's /usr/bin/python3): seconds, or NAN
+ * with the reason in why (PyTorch not installed, no data). */
+static double torch_epoch(const char *data, const char *model, size_t images, int threads,
+                          char *why, size_t len)
+{
+    if (!data) {
+        snprintf(why, len, "no Fashion-MNIST (the bench ran on synthetic images)");
+        return NAN;
+    }
+    if (access("tests/torch_epoch.py", R_OK) != 0) {
+        snprintf(why, len, "tests/torch_epoch.py not found (run make bench from the repository)");
+        return NAN;
+    }
+    if (system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+        snprintf(why, len, "PyTorch not installed (/usr/bin/python3 -c 'import torch' failed; "
+                 "apt-get install python3-torch)");
+        return NAN;
+    }
+    char cmd[2048], line[256] = "";
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 tests/torch_epoch.py '%s' %s cpu %zu --threads %d --epochs 4 "
+             "--hidden 256,256 --seconds 2>&1", data, model, images, threads);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(why, len, "cannot run /usr/bin/python3");
+        return NAN;
+    }
+    while (fgets(line, sizeof line, p))
+        ;   /* the last line is the answer */
+    int rc = pclose(p);
+    char *end;
+    double s = strtod(line, &end);
+    if (rc != 0 || end == line || !(s > 0)) {
+        snprintf(why, len, "tests/torch_epoch.py failed: %.120s", line);
+        return NAN;
+    }
+    return s;
+}
+
+/* csreg's fastest of three epochs after a warm-up, on `threads` OpenBLAS
+ * threads (as `--threads N` trains) */
+static int csreg_epoch(cs_nn_config *cfg, const cs_nn_data *d, int threads, double *secs)
+{
+    cs_nn *nn;
+    cs_err err;
+    if (cs_nn_new(&nn, cfg, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    int saved = cs_blas_hold_threads(threads);
+    timing t = {1e30, 0, 0}, warm = {1e30, 0, 0};
+    int rc = epoch(nn, d, NULL, &warm);
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = epoch(nn, d, NULL, &t);
+    cs_blas_restore_threads(saved);
+    cs_nn_free(nn);
+    *secs = t.best;
+    return rc;
+}
+
+/* Both peers on one and two threads: seconds per epoch, the ratio, and
+ * csreg's GFLOP/s as a share of the SGEMM peak of this run. */
+static int peers(cs_nn_config *mlp, const cs_nn_data *mlpd, cs_nn_config *cnn,
+                 const cs_nn_data *cnnd, double peak, const char *data)
+{
+    printf("csreg and PyTorch side by side, the same networks, images and batch (fastest of 3 "
+           "epochs after a warm-up; PyTorch: Debian's python3-torch, torch.set_num_threads):\n");
+    printf("%-20s %7s %10s %10s %12s %9s\n", "network", "threads", "csreg s", "PyTorch s",
+           "csreg/torch", "% peak");
+    struct {
+        const char *name, *model;
+        cs_nn_config *cfg;
+        const cs_nn_data *d;
+    } nets[] = {{"mlp 784-256-256-10", "mlp", mlp, mlpd}, {"cnn (default)", "cnn", cnn, cnnd}};
+    for (size_t i = 0; i < 2; i++)
+        for (int th = 1; th <= 2; th++) {
+            double cs, ts;
+            char why[256] = "";
+            if (csreg_epoch(nets[i].cfg, nets[i].d, th, &cs))
+                return 1;
+            ts = torch_epoch(data, nets[i].model, nets[i].d->n, th, why, sizeof why);
+            cs_nn *nn;
+            cs_err err;
+            if (cs_nn_new(&nn, nets[i].cfg, &err))
+                return 1;
+            double n = (double)(nets[i].d->n / 128 * 128);
+            double gf = flops_per_image(nn) * n / cs * 1e-9;
+            cs_nn_free(nn);
+            if (isnan(ts))
+                printf("%-20s %7d %10.2f %10s %12s %8.1f%%  (PyTorch: %s)\n", nets[i].name, th,
+                       cs, "-", "-", 100 * gf / peak, why);
+            else
+                printf("%-20s %7d %10.2f %10.2f %12.2f %8.1f%%\n", nets[i].name, th, cs, ts,
+                       cs / ts, 100 * gf / peak);
+        }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ watching */
@@ -308,6 +410,9 @@ int main(int argc, char **argv)
                sm, sc);
     }
     cs_reg_free(bin);
+    if (!rc && !only_watch)
+        rc = peers(&mlp, &mlpd, &cnn, &cnnd, peak,
+                   synthetic ? NULL : bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA);
     /* watching (the TUI's frames), through `train` as the TUI runs it */
     if (!rc && !synthetic) {
         printf("watching a run as the TUI does (frames: one layer's histogram, every layer's "
