@@ -128,7 +128,7 @@ static int write_session(cs_interp *in, FILE *f)
     fprintf(f, "# seed %llu, threads %d, device %s\n", (unsigned long long)in->initial_seed,
             in->initial_threads, in->device);
     fprintf(f, "seed %llu\n", (unsigned long long)in->initial_seed);
-    /* network commands round by OpenBLAS's thread count: replay with the same */
+    /* the threads of the recording (results do not depend on them; speed does) */
     if (in->initial_threads > 1)
         fprintf(f, "set threads %d\n", in->initial_threads);
     for (size_t i = 0; i < in->njournal; i++)

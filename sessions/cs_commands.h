@@ -42,9 +42,10 @@ typedef struct cs_cmd_spec {
     const cs_key_spec *keys;  /* terminated by {0} */
     cs_cmd_fn run;
     int journal;           /* 0: not journaled (help, regs, save session, quit) */
-    int blas_threads;      /* 1: runs networks, with OpenBLAS on the session's threads;
-                              0: OpenBLAS on one thread, so the results never depend
-                              on --threads (sweeps run their own workers) */
+    int blas_threads;      /* 1: runs networks, the CPU backend's ops on the session's
+                              threads (cs_par.h: the same bits on any count); 0: one
+                              thread (sweeps run their own workers); OpenBLAS always
+                              runs on one */
 } cs_cmd_spec;
 
 /* Each module of sessions/ contributes a group (cmd_solve.c: cs_group_solve,

@@ -5,6 +5,7 @@
 #include "cs_args.h"
 #include "cs_blas.h"
 #include "cs_dist.h"
+#include "cs_par.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
     in->initial_seed = opts->seed;
     in->initial_threads = opts->threads;
     in->threads = opts->threads;
-    cs_blas_set_threads(1);   /* the program's default; network commands hold more */
+    cs_blas_set_threads(1);   /* always one: network commands hold cs_par threads */
     snprintf(in->device, sizeof in->device, "%s", opts->device ? opts->device : "cpu");
     in->res = cs_result_new("");
     int rc = in->res ? cs_reg_new(&in->reg, "bin", NULL, 0, in->seed, err)
@@ -381,11 +382,12 @@ static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)
         rc = unknown_command(&cl, err);
     } else {
         rc = check_args(in, cmd, &cl, err);
-        /* the program sets OpenBLAS's threads, per command (cs_commands.h) */
-        int blas = cs_blas_hold_threads(cmd->blas_threads && in->threads > 1 ? in->threads : 1);
+        /* network commands run the CPU backend's ops on the session's
+         * threads (cs_commands.h); OpenBLAS stays on one */
+        int par = cs_par_hold_threads(cmd->blas_threads && in->threads > 1 ? in->threads : 1);
         if (!rc)
             rc = cmd->run(in, &cl, in->res, err);
-        cs_blas_restore_threads(blas);
+        cs_par_restore_threads(par);
     }
     in->interrupted = rc == CS_ECANCEL || cs_cancelled(&in->cancel);
     /* read and clear: a nested exec (source) must not leak the request to

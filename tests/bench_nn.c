@@ -21,6 +21,7 @@
 #include "cs_blas.h"
 #include "cs_interp.h"
 #include "cs_nn.h"
+#include "cs_par.h"
 #include "cs_rng.h"
 #include "cs_train_view.h"
 #include "nn_backend.h"
@@ -197,8 +198,8 @@ static double torch_epoch(const char *data, const char *model, size_t images, in
     return s;
 }
 
-/* csreg's fastest of three epochs after a warm-up, on `threads` OpenBLAS
- * threads (as `--threads N` trains) */
+/* csreg's fastest of three epochs after a warm-up, on `threads` threads
+ * (as `--threads N` trains: the CPU backend's tasks, OpenBLAS on one) */
 static int csreg_epoch(cs_nn_config *cfg, const cs_nn_data *d, int threads, double *secs)
 {
     cs_nn *nn;
@@ -207,12 +208,12 @@ static int csreg_epoch(cs_nn_config *cfg, const cs_nn_data *d, int threads, doub
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    int saved = cs_blas_hold_threads(threads);
+    int saved = cs_par_hold_threads(threads);
     timing t = {1e30, 0, 0}, warm = {1e30, 0, 0};
     int rc = epoch(nn, d, NULL, &warm);
     for (int k = 0; k < 3 && !rc; k++)
         rc = epoch(nn, d, NULL, &t);
-    cs_blas_restore_threads(saved);
+    cs_par_restore_threads(saved);
     cs_nn_free(nn);
     *secs = t.best;
     return rc;
@@ -361,10 +362,12 @@ static int watch_cost(const char *name, const char *cmd, int reps, size_t images
     return rc;
 }
 
-/* `bench_nn watch [DEVICE]`: only the cost of watching. */
+/* `bench_nn watch [DEVICE]`: only the cost of watching; `bench_nn peers`:
+ * only csreg beside PyTorch. */
 int main(int argc, char **argv)
 {
     int only_watch = argc > 1 && !strcmp(argv[1], "watch");
+    int only_peers = argc > 1 && !strcmp(argv[1], "peers");
     const char *data = getenv("CSREG_FASHION_MNIST");
     bench_data_dir = data && *data ? data : NULL;
     bench_device = only_watch && argc > 2 ? argv[2] : NULL;
@@ -400,9 +403,9 @@ int main(int argc, char **argv)
     cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1};
     cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1};
     double om, oc, sm, sc;
-    int rc = !only_watch && (run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
+    int rc = !only_watch && !only_peers && (run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
                              run_pair("cnn (default)", &cnn, &cnnd, bin, peak, 5, &oc, &sc));
-    if (!rc && !only_watch) {
+    if (!rc && !only_watch && !only_peers) {
         printf("regularizer overhead (bin vs none, fastest epochs): mlp %+.1f%%, cnn %+.1f%% "
                "(target < 5%%)%s\n",
                om, oc, om < 5 && oc < 5 ? "" : "  WARN: over target (shared machine? rerun)");
@@ -414,7 +417,7 @@ int main(int argc, char **argv)
         rc = peers(&mlp, &mlpd, &cnn, &cnnd, peak,
                    synthetic ? NULL : bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA);
     /* watching (the TUI's frames), through `train` as the TUI runs it */
-    if (!rc && !synthetic) {
+    if (!rc && !synthetic && !only_peers) {
         printf("watching a run as the TUI does (frames: one layer's histogram, every layer's "
                "scales and readiness, a few a second; the test accuracy on 0.5%% of an epoch's "
                "images at the start and at each epoch end), by the watch's own clock:\n");

@@ -467,7 +467,7 @@ static const int conv_shapes[][4] = {{4, 1, 28, 16}, {4, 16, 14, 32}, {2, 3, 6, 
 
 static pbuf conv_scratch(pt *t, int B, int C, int H, int W, int OC)
 {
-    return outf(t, (size_t)(C * 9 + OC) * B * H * W);
+    return outf(t, CS_NN_CONV_SCRATCH(B, C, H, W, OC));
 }
 
 static void row_conv_forward(pt *t)
@@ -542,7 +542,7 @@ static float *positive(pt *t, int n, double base, double sd)
     return x;
 }
 
-static void bn_fwd(pt *t, int train)
+static void bn_fwd(pt *t, int train, int relu)
 {
     for (size_t k = 0; k < NSHAPES(bn_shapes); k++) {
         int B = bn_shapes[k][0], C = bn_shapes[k][1], HW = bn_shapes[k][2];
@@ -553,8 +553,12 @@ static void bn_fwd(pt *t, int train)
              rv = put(t, positive(t, C, 0.5, 0.5), cb);
         if (!ready(t))
             return;
-        SIDES O->bn_forward(S(y), S(x), S(g), S(be), S(mean), S(rstd), S(rm), S(rv), B, C, HW,
-                            train);
+        if (relu)
+            SIDES O->bn_relu_forward(S(y), S(x), S(g), S(be), S(mean), S(rstd), S(rm), S(rv), B, C,
+                                     HW, train);
+        else
+            SIDES O->bn_forward(S(y), S(x), S(g), S(be), S(mean), S(rstd), S(rm), S(rv), B, C,
+                                HW, train);
         CHECKF(y, n, "out B%d C%d HW%d", B, C, HW);
         /* eval: mean and rstd untouched (both still 0xFF), the running ones too */
         CHECKF(mean, C, "mean B%d C%d HW%d", B, C, HW);
@@ -566,15 +570,25 @@ static void bn_fwd(pt *t, int train)
 
 static void row_bn_forward_train(pt *t)
 {
-    bn_fwd(t, 1);
+    bn_fwd(t, 1, 0);
 }
 
 static void row_bn_forward_eval(pt *t)
 {
-    bn_fwd(t, 0);
+    bn_fwd(t, 0, 0);
 }
 
-static void bn_bwd(pt *t, int with_dinp)
+static void row_bn_relu_forward_train(pt *t)
+{
+    bn_fwd(t, 1, 1);
+}
+
+static void row_bn_relu_forward_eval(pt *t)
+{
+    bn_fwd(t, 0, 1);
+}
+
+static void bn_bwd(pt *t, int with_dinp, int relu)
 {
     for (size_t k = 0; k < NSHAPES(bn_shapes); k++) {
         int B = bn_shapes[k][0], C = bn_shapes[k][1], HW = bn_shapes[k][2];
@@ -598,9 +612,28 @@ static void bn_bwd(pt *t, int with_dinp)
         pbuf g = put(t, positive(t, C, 0.8, 0.2), cb), mean = put(t, hm, cb),
              rstd = put(t, hr, cb);
         pbuf dx = with_dinp ? outf(t, n) : NOBUF, dg = outf(t, C), db = outf(t, C);
+        /* relu: β, and the ReLU's output of the forward (its float ops) */
+        float *hg = hmem(t, cb), *hb = hmem(t, cb), *hz = hmem(t, n * sizeof(float));
+        for (int c = 0; c < C; c++) {
+            hg[c] = (float)(0.8 + 0.2 * fabs(cs_rng_normal(&t->rng)));
+            hb[c] = (float)(0.3 * cs_rng_normal(&t->rng));
+        }
+        for (size_t i = 0; i < n; i++) {
+            int c = (int)(i / HW % C);
+            float gs = hg[c] * hr[c], sh = hb[c] - hm[c] * gs, v = hx[i] * gs + sh;
+            hz[i] = v > 0.0f ? v : 0.0f;
+        }
+        pbuf be = put(t, hb, cb), z = put(t, hz, n * sizeof(float));
+        if (relu)
+            g = put(t, hg, cb);
         if (!ready(t))
             return;
-        SIDES O->bn_backward(S(dx), S(dg), S(db), S(dy), S(x), S(g), S(mean), S(rstd), B, C, HW);
+        if (relu)
+            SIDES O->bn_relu_backward(S(dx), S(dg), S(db), S(dy), S(z), S(x), S(g), S(be),
+                                      S(mean), S(rstd), B, C, HW);
+        else
+            SIDES O->bn_backward(S(dx), S(dg), S(db), S(dy), S(x), S(g), S(mean), S(rstd), B, C,
+                                 HW);
         if (with_dinp)
             CHECKF(dx, n, "dinp B%d C%d HW%d", B, C, HW);
         CHECKF(dg, C, "dgamma B%d C%d HW%d", B, C, HW);
@@ -610,12 +643,22 @@ static void bn_bwd(pt *t, int with_dinp)
 
 static void row_bn_backward(pt *t)
 {
-    bn_bwd(t, 1);
+    bn_bwd(t, 1, 0);
 }
 
 static void row_bn_backward_nodinp(pt *t)
 {
-    bn_bwd(t, 0);
+    bn_bwd(t, 0, 0);
+}
+
+static void row_bn_relu_backward(pt *t)
+{
+    bn_bwd(t, 1, 1);
+}
+
+static void row_bn_relu_backward_nodinp(pt *t)
+{
+    bn_bwd(t, 0, 1);
 }
 
 /* ------------------------------------------------------------------ activations, pooling */
@@ -1020,6 +1063,10 @@ static const prow op_rows[] = {
     {"bn_forward eval", 0, row_bn_forward_eval},   /* the same float ops on both */
     {"bn_backward", TOL_BN, row_bn_backward},
     {"bn_backward nodinp", TOL_BN, row_bn_backward_nodinp},
+    {"bn_relu_forward train", TOL_BN, row_bn_relu_forward_train},
+    {"bn_relu_forward eval", 0, row_bn_relu_forward_eval},
+    {"bn_relu_backward", TOL_BN, row_bn_relu_backward},
+    {"bn_relu_backward nodinp", TOL_BN, row_bn_relu_backward_nodinp},
     {"relu_forward", 0, row_relu_forward},
     {"relu_backward", 0, row_relu_backward},
     {"maxpool_forward", 0, row_maxpool_forward},

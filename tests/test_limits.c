@@ -44,12 +44,13 @@ static void test_estimate(void **state)
     assert_true(m.snapshots == 3.0 * 4 * (784 * 512 + 512 * 512 + 512 * 10));
     assert_true(m.total == m.state + m.batch + m.snapshots);
     assert_int_equal(cs_nn_check_memory(&mlp, 128, 3, &err), CS_OK);
-    /* the batch buffers grow with the batch */
+    /* the batch buffers grow with the batch (the activations 32-fold; the
+     * convolutions' scratch stops at CS_NN_CONV_SLOTS images) */
     cs_nn_memory big;
     cs_nn_config cnn = {.kind = CS_NN_CNN};
     assert_int_equal(cs_nn_estimate(&cnn, 128, 0, &m, &err), CS_OK);
     assert_int_equal(cs_nn_estimate(&cnn, 4096, 0, &big, &err), CS_OK);
-    assert_true(big.batch > 30 * m.batch && big.state == m.state);
+    assert_true(big.batch > 20 * m.batch && big.state == m.state);
     /* a wrong configuration is an error, not an estimate */
     cs_nn_config bad = {.kind = CS_NN_MLP, .nhidden = 1, .hidden = {20000}};
     assert_int_equal(cs_nn_estimate(&bad, 128, 0, &m, &err), CS_EINVAL);

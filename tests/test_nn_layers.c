@@ -89,7 +89,7 @@ static void test_grad_dense(void **state)
 #define COC 3
 typedef struct conv_ctx {
     float inp[CB * CC * CH * CH], w[COC * CC * 9], out[CB * COC * CH * CH],
-        R[CB * COC * CH * CH], scratch[(CC * 9 + COC) * CB * CH * CH];
+        R[CB * COC * CH * CH], scratch[CS_NN_CONV_SCRATCH(CB, CC, CH, CH, COC)];
 } conv_ctx;
 
 static double conv_loss(void *p)
@@ -170,6 +170,47 @@ static void test_grad_bn(void **state)
     check_fd(bn_loss, &c, c.inp, 30, dinp, "bn dinp", 2e-3);
     check_fd(bn_loss, &c, c.g, 2, dg, "bn dgamma", 1e-3);
     check_fd(bn_loss, &c, c.b, 2, db, "bn dbeta", 1e-3);
+}
+
+/* bn_relu_forward/backward give the very bits of bn then relu, forward and
+ * backward (37 per row: the 8-lane loops and their tails), in training and
+ * in evaluation */
+static void test_bn_relu_fused(void **state)
+{
+    (void)state;
+    enum { B = 5, C = 3, HW = 37, N = B * C * HW };
+    static float x[N], dout[N], y1[N], z1[N], z2[N], d1[N], dx1[N], dx2[N];
+    float g[C], b[C], m1[C], r1[C], m2[C], r2[C], rm1[C], rv1[C], rm2[C], rv2[C];
+    float dg1[C], db1[C], dg2[C], db2[C];
+    cs_rng r;
+    cs_rng_init(&r, 11, 0);
+    fill(x, N, &r, 2);
+    fill(dout, N, &r, 1);
+    fill(g, C, &r, 1);
+    fill(b, C, &r, 1);
+    for (int train = 1; train >= 0; train--) {
+        for (int c = 0; c < C; c++)
+            rm1[c] = rm2[c] = 0.1f * (float)c, rv1[c] = rv2[c] = 1.0f + 0.5f * (float)c;
+        cpu->bn_forward(y1, x, g, b, m1, r1, rm1, rv1, B, C, HW, train);
+        cpu->relu_forward(z1, y1, N);
+        cpu->bn_relu_forward(z2, x, g, b, m2, r2, rm2, rv2, B, C, HW, train);
+        assert_memory_equal(z1, z2, sizeof z1);
+        assert_memory_equal(rm1, rm2, sizeof rm1);
+        assert_memory_equal(rv1, rv2, sizeof rv1);
+        int zeros = 0;
+        for (int i = 0; i < N; i++)
+            zeros += z1[i] == 0.0f;
+        assert_true(zeros > N / 4 && zeros < 3 * N / 4);   /* the mask matters */
+    }
+    float m[C], rs[C], rm[C], rv[C];
+    cpu->bn_forward(y1, x, g, b, m, rs, rm, rv, B, C, HW, 1);
+    cpu->relu_forward(z1, y1, N);
+    cpu->relu_backward(d1, dout, z1, N);
+    cpu->bn_backward(dx1, dg1, db1, d1, x, g, m, rs, B, C, HW);
+    cpu->bn_relu_backward(dx2, dg2, db2, dout, z1, x, g, b, m, rs, B, C, HW);
+    assert_memory_equal(dx1, dx2, sizeof dx1);
+    assert_memory_equal(dg1, dg2, sizeof dg1);
+    assert_memory_equal(db1, db2, sizeof db1);
 }
 
 typedef struct pool_ctx {
@@ -383,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_grad_dense),
         cmocka_unit_test(test_grad_conv),
         cmocka_unit_test(test_grad_bn),
+        cmocka_unit_test(test_bn_relu_fused),
         cmocka_unit_test(test_grad_pool_relu),
         cmocka_unit_test(test_grad_softmax_ce),
         cmocka_unit_test(test_reg_kernels),

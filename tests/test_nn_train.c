@@ -17,6 +17,7 @@
 
 #include "cs_blas.h"
 #include "cs_nn.h"
+#include "cs_par.h"
 #include "cs_rng.h"
 #include "nn_backend.h"
 #include "nn_util.h"
@@ -225,6 +226,51 @@ static void test_train_determinism(void **state)
     cs_nn_data_free(&d);
 }
 
+/* The CPU backend splits its ops into tasks that do not depend on the thread
+ * count and sums across tasks in task order: the full-size cnn (batch 128
+ * and a ragged last batch of 44: 6 dW chunks) and mlp train to the same bits
+ * on 1, 2 and 3 threads, with a regularizer. */
+static void test_threads_same_bits(void **state)
+{
+    (void)state;
+    cs_nn_data d = nn_synth(300, 3);
+    cs_reg *reg;
+    cs_err err;
+    assert_int_equal(cs_reg_new(&reg, "bin", NULL, 0, 1, &err), 0);
+    float *w[3];
+    for (int kind = 0; kind < 2; kind++) {
+        cs_nn_config cfg = {.kind = (cs_nn_kind)kind, .seed = 7};
+        if (kind == CS_NN_MLP)
+            cfg.nhidden = 2, cfg.hidden[0] = 300, cfg.hidden[1] = 70;
+        cs_nn_train_opts o = {.epochs = 1, .batch = 128, .augment = 1, .reg = reg,
+                              .lambda = 10};
+        cs_nn_train_report r[3];
+        size_t n[3];
+        for (int t = 0; t < 3; t++) {
+            cs_nn *nn;
+            assert_int_equal(cs_nn_new(&nn, &cfg, &err), 0);
+            int saved = cs_par_hold_threads(t + 1);
+            assert_int_equal(cs_nn_train(nn, &d, &o, &r[t], &err), 0);
+            cs_par_restore_threads(saved);
+            w[t] = malloc(cs_nn_param_count(nn) * sizeof(float));
+            get_all(nn, w[t], &n[t]);
+            cs_nn_free(nn);
+        }
+        for (int t = 1; t < 3; t++) {
+            assert_int_equal(n[t], n[0]);
+            if (memcmp(w[t], w[0], n[0] * sizeof(float)) != 0)
+                fail_msg("%s: the weights after %d threads differ from 1 thread's",
+                         kind == CS_NN_MLP ? "mlp" : "cnn", t + 1);
+            assert_true(r[t].loss == r[0].loss && r[t].reg_value == r[0].reg_value);
+        }
+        assert_true(r[0].reg_value > 0);
+        for (int t = 0; t < 3; t++)
+            free(w[t]);
+    }
+    cs_reg_free(reg);
+    cs_nn_data_free(&d);
+}
+
 static void test_learns_and_quantizes(void **state)
 {
     (void)state;
@@ -385,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idx_reader),
         cmocka_unit_test(test_train_determinism),
+        cmocka_unit_test(test_threads_same_bits),
         cmocka_unit_test(test_learns_and_quantizes),
         cmocka_unit_test(test_defined_regularizer),
         cmocka_unit_test(test_save_load),

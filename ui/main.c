@@ -25,7 +25,7 @@ static void usage(FILE *out)
             "options:\n"
             "  --json          one JSON object per command on stdout\n"
             "  --seed N        seed for every random draw (default 1)\n"
-            "  --threads N     sweep workers (default 0: all cores) and OpenBLAS threads\n"
+            "  --threads N     sweep workers (default 0: all cores) and the network ops' threads\n"
             "                  of the network commands (0: one)\n"
             "  --device D      cpu, cuda or auto (cuda when a GPU answers, else cpu)\n"
             "  --repl          the line REPL\n"

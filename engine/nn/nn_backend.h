@@ -57,6 +57,18 @@ typedef struct cs_nn_watch_ops {
     void (*sign_flips)(uint32_t *flips, uint32_t *bits, const float *x, size_t n);
 } cs_nn_watch_ops;
 
+/* The scratch of a convolution: an im2col block (of the input, or of dout
+ * for dinp) for each of up to CS_NN_CONV_SLOTS images in flight, the
+ * flipped weights of dinp's product, and the CPU's dW partial sums, one
+ * per CS_NN_CONV_CHUNK images (fixed, so dW never depends on the thread
+ * count). */
+#define CS_NN_CONV_SLOTS 64
+#define CS_NN_CONV_CHUNK 8
+#define CS_NN_CONV_SCRATCH(B, C, H, W, OC)                                                 \
+    ((size_t)((B) < CS_NN_CONV_SLOTS ? (B) : CS_NN_CONV_SLOTS) *                           \
+         ((C) > (OC) ? (C) : (OC)) * 9 * (H) * (W) +                                       \
+     (size_t)(C) * (OC) * 9 * (1 + ((B) + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK))
+
 typedef struct cs_nn_ops {
     const char *name;
     /* memory (zeroed on allocation); 0 ok, <0 failure */
@@ -73,7 +85,7 @@ typedef struct cs_nn_ops {
     void (*matmul_backward)(float *dinp, float *dw, float *dbias, const float *dout,
                             const float *inp, const float *w, int B, int C, int OC);
     /* 3×3 convolution, stride 1, zero padding 1, no bias; w is OC × C·9;
-     * scratch holds (C·9 + OC)·B·H·W floats (im2col of the batch) */
+     * scratch holds CS_NN_CONV_SCRATCH(B, C, H, W, OC) floats */
     void (*conv_forward)(float *out, const float *inp, const float *w, float *scratch, int B,
                          int C, int H, int W, int OC);
     void (*conv_backward)(float *dinp, float *dw, const float *dout, const float *inp,
@@ -87,6 +99,17 @@ typedef struct cs_nn_ops {
     void (*bn_backward)(float *dinp, float *dgamma, float *dbeta, const float *dout,
                         const float *inp, const float *gamma, const float *mean,
                         const float *rstd, int B, int C, int HW);
+    /* bn_forward then relu_forward in one pass (out: the ReLU's output), and
+     * relu_backward then bn_backward (the mask out > 0, which is also
+     * inp·γ·rstd + β − mean·γ·rstd > 0 in float): the same values as the
+     * two ops apart */
+    void (*bn_relu_forward)(float *out, const float *inp, const float *gamma, const float *beta,
+                            float *mean, float *rstd, float *run_mean, float *run_var, int B,
+                            int C, int HW, int train);
+    void (*bn_relu_backward)(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                             const float *out, const float *inp, const float *gamma,
+                             const float *beta, const float *mean, const float *rstd, int B,
+                             int C, int HW);
     void (*relu_forward)(float *out, const float *inp, size_t n);
     void (*relu_backward)(float *dinp, const float *dout, const float *out, size_t n);
     /* 2×2 max pooling, stride 2 (H, W even); idx: argmax within the window */

@@ -14,7 +14,7 @@ void nn_batch_shape(const cs_nn *nn, int B, size_t *dmax, size_t *scratch)
         const nn_layer *l = &nn->layer[i];
         if (l->out_sz > *dmax)
             *dmax = l->out_sz;
-        size_t sc = ((size_t)l->C * 9 + (size_t)l->OC) * (size_t)B * l->H * l->W;
+        size_t sc = CS_NN_CONV_SCRATCH(B, l->C, l->H, l->W, l->OC);
         if (l->type == NN_CONV && sc > *scratch)
             *scratch = sc;
     }

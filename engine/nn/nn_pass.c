@@ -19,6 +19,14 @@ static const float *layer_in(const cs_nn *nn, int i)
     return i == 0 ? nn->x : nn->layer[i - 1].out;
 }
 
+/* Layer i is a batch norm with a ReLU after it and the backend fuses the
+ * two (the same values, one pass fewer). */
+static int fused_relu(const cs_nn *nn, int i)
+{
+    return nn->ops->bn_relu_forward && nn->ops->bn_relu_backward && i + 1 < nn->nlayers &&
+           nn->layer[i].type == NN_BN && nn->layer[i + 1].type == NN_RELU;
+}
+
 void nn_forward(cs_nn *nn, int B, int train)
 {
     const cs_nn_ops *o = nn->ops;
@@ -36,6 +44,13 @@ void nn_forward(cs_nn *nn, int B, int train)
                             l->OC);
             break;
         case NN_BN:
+            if (fused_relu(nn, i)) {   /* the ReLU's output, and the ReLU skipped */
+                o->bn_relu_forward(nn->layer[i + 1].out, in, P + nn->t[l->tw].off,
+                                   P + nn->t[l->tb].off, l->mean, l->rstd, nn->bufs + l->boff,
+                                   nn->bufs + l->boff + l->C, B, l->C, l->H * l->W, train);
+                i++;
+                break;
+            }
             o->bn_forward(l->out, in, P + nn->t[l->tw].off, P + nn->t[l->tb].off, l->mean,
                           l->rstd, nn->bufs + l->boff, nn->bufs + l->boff + l->C, B, l->C,
                           l->H * l->W, train);
@@ -61,6 +76,20 @@ void nn_backward(cs_nn *nn, int B)
     float *bufs[2] = {nn->d0, nn->d1};
     int which = 0;
     for (int i = nn->nlayers - 1; i >= 0; i--) {
+        if (i > 0 && fused_relu(nn, i - 1)) {   /* the ReLU i and the batch norm i − 1 */
+            nn_layer *bn = &nn->layer[i - 1];
+            float *dinp = i - 1 > 0 ? bufs[which] : NULL;
+            o->bn_relu_backward(dinp, G + nn->t[bn->tw].off, G + nn->t[bn->tb].off, dout,
+                                nn->layer[i].out, layer_in(nn, i - 1), P + nn->t[bn->tw].off,
+                                P + nn->t[bn->tb].off, bn->mean, bn->rstd, B, bn->C,
+                                bn->H * bn->W);
+            i--;
+            if (dinp) {
+                dout = dinp;
+                which ^= 1;
+            }
+            continue;
+        }
         nn_layer *l = &nn->layer[i];
         const float *in = layer_in(nn, i);
         float *dinp = i > 0 ? bufs[which] : NULL;

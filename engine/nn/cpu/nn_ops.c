@@ -1,13 +1,19 @@
 /* cpu/nn_ops.c — the CPU backend of the network code: the reference for
  * engine/nn/cuda/nn_ops.cu, which has the same functions in the same order.
- * Matrix products go to OpenBLAS sgemm (convolutions through im2col, one
- * image at a time); the rest are plain loops. Sums that decide a value
- * (batch-norm statistics, regularizer sums) are accumulated in double. */
+ * Matrix products go to OpenBLAS sgemm on one thread (convolutions through
+ * im2col, one image at a time); the rest are plain loops. Every op is split
+ * into tasks that do not depend on the thread count (images, channels, fixed
+ * blocks) and run by cs_par_for on `--threads` threads; sums across tasks
+ * are taken in task order, so training gives the same bits on any count.
+ * Sums that decide a value (batch-norm statistics, regularizer sums) are
+ * accumulated in double. */
 #include <cblas.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_par.h"
 #include "nn_backend.h"
 #include "nn_cpu.h"
 
@@ -52,33 +58,74 @@ static void copy(void *dst, const void *src, size_t bytes)
 
 /* ------------------------------------------------------------------ dense */
 
+/* Fixed blocks of DENSE_COLS columns of the result a task, each one sgemm
+ * (OpenBLAS on one thread, so every element's sum is the same whatever the
+ * thread count). Columns, not rows: sgemm packs both operands on every
+ * call, and the operand a column block repeats is the small one (the batch
+ * for out, dout for dinp and dw). */
+#define DENSE_COLS 64
+
+typedef struct dense_job {
+    float *out, *dinp, *dw;
+    const float *inp, *dout, *w, *bias;
+    int B, C, OC, dinp_tasks;
+} dense_job;
+
+static int blocks(int n, int per) { return (n + per - 1) / per; }
+
+static int block_len(int n, int per, int t) { return n - t * per < per ? n - t * per : per; }
+
+/* out[:, o0 : o0+n] = inp · w[o0 : o0+n]ᵀ + bias */
+static void dense_forward_cols(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const dense_job *j = ctx;
+    int C = j->C, OC = j->OC, o0 = t * DENSE_COLS, no = block_len(OC, DENSE_COLS, t);
+    float *out = j->out + o0;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, j->B, no, C, 1.0f, j->inp, C,
+                j->w + (size_t)o0 * C, C, 0.0f, out, OC);
+    if (j->bias)
+        for (int b = 0; b < j->B; b++)
+            for (int k = 0; k < no; k++)
+                out[(size_t)b * OC + k] += j->bias[o0 + k];
+}
+
 static void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int B,
                            int C, int OC)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, OC, C, 1.0f, inp, C, w, C, 0.0f, out,
-                OC);
-    if (bias)
-        for (int b = 0; b < B; b++) {
-            float *o = out + (size_t)b * OC;
-            for (int j = 0; j < OC; j++)
-                o[j] += bias[j];
-        }
+    dense_job j = {.out = out, .inp = inp, .w = w, .bias = bias, .B = B, .C = C, .OC = OC};
+    cs_par_for(blocks(OC, DENSE_COLS), dense_forward_cols, &j);
+}
+
+/* tasks 0..dinp_tasks−1: columns c0.. of dinp = dout·w; then columns of
+ * dw = doutᵀ·inp */
+static void dense_backward_cols(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const dense_job *j = ctx;
+    int B = j->B, C = j->C, OC = j->OC;
+    int d = t < j->dinp_tasks, k = d ? t : t - j->dinp_tasks;
+    int c0 = k * DENSE_COLS, nc = block_len(C, DENSE_COLS, k);
+    if (d)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, nc, OC, 1.0f, j->dout, OC,
+                    j->w + c0, C, 0.0f, j->dinp + c0, C);
+    else
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, nc, B, 1.0f, j->dout, OC,
+                    j->inp + c0, C, 0.0f, j->dw + c0, C);
 }
 
 static void matmul_backward(float *dinp, float *dw, float *dbias, const float *dout,
                             const float *inp, const float *w, int B, int C, int OC)
 {
-    if (dinp)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, C, OC, 1.0f, dout, OC, w, C,
-                    0.0f, dinp, C);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, B, 1.0f, dout, OC, inp, C, 0.0f,
-                dw, C);
+    dense_job j = {.dinp = dinp, .dw = dw, .dout = dout, .inp = inp, .w = w, .B = B, .C = C,
+                   .OC = OC, .dinp_tasks = dinp ? blocks(C, DENSE_COLS) : 0};
+    cs_par_for(j.dinp_tasks + blocks(C, DENSE_COLS), dense_backward_cols, &j);
     if (dbias) {
         memset(dbias, 0, (size_t)OC * sizeof *dbias);
         for (int b = 0; b < B; b++) {
-            const float *d = dout + (size_t)b * OC;
-            for (int j = 0; j < OC; j++)
-                dbias[j] += d[j];
+            const float *g = dout + (size_t)b * OC;
+            for (int k = 0; k < OC; k++)
+                dbias[k] += g[k];
         }
     }
 }
@@ -86,89 +133,139 @@ static void matmul_backward(float *dinp, float *dw, float *dbias, const float *d
 /* ------------------------------------------------------------------ convolution */
 
 /* col[(c·9 + ky·3 + kx)·HW + y·W + x] = inp[c, y+ky−1, x+kx−1] (0 outside).
- * Each row of a shifted plane is a memcpy of the valid span plus zeros. */
-static void im2col(float *col, size_t ld, const float *inp, int C, int H, int W)
+ * Each shifted plane is one copy of the plane at offset (ky−1)·W + kx−1,
+ * then the rows and the column that fell outside are zeroed. */
+static void im2col(float *col, const float *inp, int C, int H, int W)
 {
     size_t HW = (size_t)H * W;
     for (int c = 0; c < C; c++)
         for (int ky = 0; ky < 3; ky++)
             for (int kx = 0; kx < 3; kx++) {
-                float *dst = col + ((size_t)c * 9 + ky * 3 + kx) * ld;
+                float *dst = col + ((size_t)c * 9 + ky * 3 + kx) * HW;
                 const float *src = inp + (size_t)c * HW;
-                int dx = kx - 1, x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? W - 1 : W;
-                for (int y = 0; y < H; y++) {
-                    int sy = y + ky - 1;
-                    float *d = dst + (size_t)y * W;
-                    if (sy < 0 || sy >= H) {
-                        memset(d, 0, (size_t)W * sizeof *d);
-                        continue;
-                    }
-                    if (x0)
-                        d[0] = 0.0f;
-                    if (x1 < W)
-                        d[W - 1] = 0.0f;
-                    memcpy(d + x0, src + (size_t)sy * W + x0 + dx, (size_t)(x1 - x0) * sizeof *d);
-                }
+                ptrdiff_t shift = (ptrdiff_t)(ky - 1) * W + (kx - 1);
+                int y0 = ky == 0, y1 = ky == 2 ? H - 1 : H;
+                size_t lo = (size_t)y0 * W + (kx == 0), hi = (size_t)y1 * W - (kx == 2);
+                memset(dst, 0, (size_t)y0 * W * sizeof *dst);
+                memcpy(dst + lo, src + lo + shift, (hi - lo) * sizeof *dst);
+                memset(dst + (size_t)y1 * W, 0, (size_t)(H - y1) * W * sizeof *dst);
+                if (kx != 1)
+                    for (int y = y0; y < y1; y++)
+                        dst[(size_t)y * W + (kx == 0 ? 0 : W - 1)] = 0.0f;
             }
 }
 
-/* inp += col2im(col) */
-CS_VEC static void col2im(float *restrict inp, const float *restrict col, size_t ld, int C, int H,
-                          int W)
+/* The scratch of one convolution (CS_NN_CONV_SCRATCH): per-worker im2col
+ * slots of max(C, OC)·9·HW floats, the flipped weights, the dW partials. */
+typedef struct conv_job {
+    float *out, *dinp, *dw;
+    const float *inp, *dout, *w;
+    float *slots, *wflip, *partial;
+    int B, C, H, W, OC;
+    size_t slot;
+} conv_job;
+
+static conv_job conv_plan(float *scratch, int B, int C, int H, int W, int OC)
 {
-    size_t HW = (size_t)H * W;
-    for (int c = 0; c < C; c++)
-        for (int ky = 0; ky < 3; ky++)
-            for (int kx = 0; kx < 3; kx++) {
-                const float *src = col + ((size_t)c * 9 + ky * 3 + kx) * ld;
-                float *dst = inp + (size_t)c * HW;
-                int dx = kx - 1, x0 = dx < 0 ? 1 : 0, x1 = dx > 0 ? W - 1 : W;
-                for (int y = 0; y < H; y++) {
-                    int sy = y + ky - 1;
-                    if (sy < 0 || sy >= H)
-                        continue;
-                    const float *s = src + (size_t)y * W;
-                    float *d = dst + (size_t)sy * W + dx;
-                    for (int x = x0; x < x1; x++)
-                        d[x] += s[x];
-                }
-            }
+    conv_job j = {.B = B, .C = C, .H = H, .W = W, .OC = OC};
+    int slots = B < CS_NN_CONV_SLOTS ? B : CS_NN_CONV_SLOTS;
+    j.slot = (size_t)(C > OC ? C : OC) * 9 * H * W;
+    j.slots = scratch;
+    j.wflip = scratch + (size_t)slots * j.slot;
+    j.partial = j.wflip + (size_t)C * OC * 9;
+    return j;
 }
 
-/* One image at a time: its K × HW im2col block stays in L2 and the
- * OC × HW product is already the image's NCHW output, so nothing is copied
- * (one sgemm over the whole batch streamed ~60 MB through memory per layer
- * and spent as long in copies as in sgemm). scratch holds K·HW floats. */
+/* One image: its K × HW im2col block stays in L2 and the OC × HW product is
+ * already the image's NCHW output. */
+static void conv_forward_image(void *ctx, int b, int worker)
+{
+    const conv_job *j = ctx;
+    size_t HW = (size_t)j->H * j->W;
+    int K = j->C * 9;
+    float *col = j->slots + (size_t)worker * j->slot;
+    im2col(col, j->inp + (size_t)b * j->C * HW, j->C, j->H, j->W);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, j->OC, (int)HW, K, 1.0f, j->w, K, col,
+                (int)HW, 0.0f, j->out + (size_t)b * j->OC * HW, (int)HW);
+}
+
 static void conv_forward(float *out, const float *inp, const float *w, float *scratch, int B,
                          int C, int H, int W, int OC)
 {
-    size_t HW = (size_t)H * W;
-    int K = C * 9;
-    for (int b = 0; b < B; b++) {
-        im2col(scratch, HW, inp + (size_t)b * C * HW, C, H, W);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, OC, (int)HW, K, 1.0f, w, K,
-                    scratch, (int)HW, 0.0f, out + (size_t)b * OC * HW, (int)HW);
+    conv_job j = conv_plan(scratch, B, C, H, W, OC);
+    j.out = out;
+    j.inp = inp;
+    j.w = w;
+    cs_par_for(B, conv_forward_image, &j);
+}
+
+/* wflip[c, oc·9 + k] = w[oc, c·9 + 8 − k]: dinp = wflip · im2col(dout), the
+ * convolution of dout with the flipped kernel (C × HW, a product as
+ * efficient as the forward one; wᵀ·dout was K × HW with a sum of OC terms
+ * and a col2im after it) */
+static void flip_weights(float *wflip, const float *w, int C, int OC)
+{
+    for (int c = 0; c < C; c++)
+        for (int oc = 0; oc < OC; oc++)
+            for (int k = 0; k < 9; k++)
+                wflip[((size_t)c * OC + oc) * 9 + k] = w[((size_t)oc * C + c) * 9 + 8 - k];
+}
+
+/* A chunk of CS_NN_CONV_CHUNK images: their dW summed in image order into
+ * the chunk's partial, and each image's dinp. The partial is dWᵀ (K × OC):
+ * col·doutᵀ runs 25–35% faster in OpenBLAS than dout·colᵀ at these shapes. */
+static void conv_backward_chunk(void *ctx, int chunk, int worker)
+{
+    const conv_job *j = ctx;
+    size_t HW = (size_t)j->H * j->W;
+    int K = j->C * 9, b0 = chunk * CS_NN_CONV_CHUNK;
+    int b1 = b0 + CS_NN_CONV_CHUNK < j->B ? b0 + CS_NN_CONV_CHUNK : j->B;
+    float *col = j->slots + (size_t)worker * j->slot;
+    float *part = j->partial + (size_t)chunk * j->OC * K;
+    for (int b = b0; b < b1; b++) {
+        const float *db = j->dout + (size_t)b * j->OC * HW;
+        im2col(col, j->inp + (size_t)b * j->C * HW, j->C, j->H, j->W);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, j->OC, (int)HW, 1.0f, col,
+                    (int)HW, db, (int)HW, b > b0 ? 1.0f : 0.0f, part, j->OC);
+        if (!j->dinp)
+            continue;
+        im2col(col, db, j->OC, j->H, j->W);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, j->C, (int)HW, j->OC * 9, 1.0f,
+                    j->wflip, j->OC * 9, col, (int)HW, 0.0f, j->dinp + (size_t)b * j->C * HW,
+                    (int)HW);
     }
+}
+
+/* part[0] = Σ of the partials in chunk order (each K × OC), then dw = its
+ * transpose */
+CS_VEC static void sum_partials(float *restrict part, size_t n, int chunks)
+{
+    for (int c = 1; c < chunks; c++)
+        for (size_t i = 0; i < n; i++)
+            part[i] += part[(size_t)c * n + i];
+}
+
+static void transpose_into(float *dw, const float *t, int K, int OC)
+{
+    for (int oc = 0; oc < OC; oc++)
+        for (int k = 0; k < K; k++)
+            dw[(size_t)oc * K + k] = t[(size_t)k * OC + oc];
 }
 
 static void conv_backward(float *dinp, float *dw, const float *dout, const float *inp,
                           const float *w, float *scratch, int B, int C, int H, int W, int OC)
 {
-    size_t HW = (size_t)H * W;
-    int K = C * 9;
-    for (int b = 0; b < B; b++) {
-        const float *db = dout + (size_t)b * OC * HW;
-        im2col(scratch, HW, inp + (size_t)b * C * HW, C, H, W);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, K, (int)HW, 1.0f, db, (int)HW,
-                    scratch, (int)HW, b ? 1.0f : 0.0f, dw, K);
-        if (!dinp)
-            continue;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)HW, OC, 1.0f, w, K, db,
-                    (int)HW, 0.0f, scratch, (int)HW);
-        float *di = dinp + (size_t)b * C * HW;
-        memset(di, 0, (size_t)C * HW * sizeof *di);
-        col2im(di, scratch, HW, C, H, W);
-    }
+    conv_job j = conv_plan(scratch, B, C, H, W, OC);
+    j.dinp = dinp;
+    j.dout = dout;
+    j.inp = inp;
+    j.w = w;
+    if (dinp)
+        flip_weights(j.wflip, w, C, OC);
+    int chunks = (B + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK;
+    cs_par_for(chunks, conv_backward_chunk, &j);
+    sum_partials(j.partial, (size_t)OC * C * 9, chunks);
+    transpose_into(dw, j.partial, C * 9, OC);
 }
 
 /* ------------------------------------------------------------------ batch norm */
@@ -207,38 +304,125 @@ CS_VEC static void scale_shift(float *restrict y, const float *restrict x, int n
         y[i] = x[i] * g + sh;
 }
 
+/* The fused batch norm + ReLU: the same IEEE operations as scale_shift
+ * then relu_select, and as relu_select then row_sums / bn_dx, in one pass.
+ * Backward recomputes the ReLU's test y = x·g + sh > 0 from the batch norm's
+ * input (the forward's very operations), so it reads no extra array. */
+CS_VEC static void scale_shift_relu(float *restrict y, const float *restrict x, int n, float g,
+                                    float sh)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v;
+        memcpy(&v, x + i, sizeof v);
+        v = v * g + sh;
+        v = (v8f)((v8i)v & (v > (v8f){0}));
+        memcpy(y + i, &v, sizeof v);
+    }
+    for (; i < n; i++) {
+        float v = x[i] * g + sh;
+        y[i] = v > 0.0f ? v : 0.0f;
+    }
+}
+
+/* d[i..i+8) where x·g + sh > 0, else 0 (the ReLU's mask); x[i..i+8) in *X */
+static inline __attribute__((always_inline)) v8f relu_masked8(const float *d, const float *x,
+                                                              int i, float g, float sh, v8f *X)
+{
+    v8f D;
+    memcpy(&D, d + i, sizeof D);
+    memcpy(X, x + i, sizeof *X);
+    return (v8f)((v8i)D & (*X * g + sh > (v8f){0}));
+}
+
+/* row_sums(d masked, x): d_i where x_i·g + sh > 0, else 0 */
+CS_VEC static void row_sums_relu(const float *restrict d, const float *restrict x, int n, float g,
+                                 float sh, double *sd, double *sdx)
+{
+    v8f a = {0}, b = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f X, D = relu_masked8(d, x, i, g, sh, &X);
+        a += D;
+        b += D * X;
+    }
+    double s = 0, t = 0;
+    for (int k = 0; k < 8; k++) {
+        s += a[k];
+        t += b[k];
+    }
+    for (; i < n; i++) {
+        float dm = x[i] * g + sh > 0.0f ? d[i] : 0.0f;
+        s += dm;
+        t += (double)dm * x[i];
+    }
+    *sd += s;
+    *sdx += t;
+}
+
+/* One task per channel: its sums run over the batch in image order, as on
+ * one thread. */
+typedef struct bn_job {
+    float *out, *mean, *rstd, *run_mean, *run_var, *dinp, *dgamma, *dbeta;
+    const float *inp, *dout, *gamma, *beta, *cmean, *crstd;
+    int B, C, HW, train, relu;
+} bn_job;
+
+static void bn_forward_channel(void *ctx, int c, int worker)
+{
+    (void)worker;
+    const bn_job *j = ctx;
+    int B = j->B, C = j->C, HW = j->HW;
+    float mu, rs;
+    if (j->train) {
+        double s = 0, s2 = 0;
+        for (int b = 0; b < B; b++) {
+            const float *x = j->inp + ((size_t)b * C + c) * HW;
+            row_sums(x, x, HW, &s, &s2);
+        }
+        double n = (double)B * HW, m = s / n;
+        double var = s2 / n - m * m;
+        if (var < 0)
+            var = 0;
+        mu = (float)m;
+        rs = (float)(1.0 / sqrt(var + BN_EPS));
+        j->mean[c] = mu;
+        j->rstd[c] = rs;
+        j->run_mean[c] = (float)((1 - BN_MOMENTUM) * j->run_mean[c] + BN_MOMENTUM * m);
+        j->run_var[c] = (float)((1 - BN_MOMENTUM) * j->run_var[c] +
+                                BN_MOMENTUM * (n > 1 ? var * n / (n - 1) : var));
+    } else {
+        mu = j->run_mean[c];
+        rs = (float)(1.0 / sqrt((double)j->run_var[c] + BN_EPS));
+    }
+    float g = j->gamma[c] * rs, sh = j->beta[c] - mu * g;
+    for (int b = 0; b < B; b++) {
+        size_t o = ((size_t)b * C + c) * HW;
+        if (j->relu)
+            scale_shift_relu(j->out + o, j->inp + o, HW, g, sh);
+        else
+            scale_shift(j->out + o, j->inp + o, HW, g, sh);
+    }
+}
+
 static void bn_forward(float *out, const float *inp, const float *gamma, const float *beta,
                        float *mean, float *rstd, float *run_mean, float *run_var, int B, int C,
                        int HW, int train)
 {
-    for (int c = 0; c < C; c++) {
-        float mu, rs;
-        if (train) {
-            double s = 0, s2 = 0;
-            for (int b = 0; b < B; b++) {
-                const float *x = inp + ((size_t)b * C + c) * HW;
-                row_sums(x, x, HW, &s, &s2);
-            }
-            double n = (double)B * HW, m = s / n;
-            double var = s2 / n - m * m;
-            if (var < 0)
-                var = 0;
-            mu = (float)m;
-            rs = (float)(1.0 / sqrt(var + BN_EPS));
-            mean[c] = mu;
-            rstd[c] = rs;
-            run_mean[c] = (float)((1 - BN_MOMENTUM) * run_mean[c] + BN_MOMENTUM * m);
-            run_var[c] = (float)((1 - BN_MOMENTUM) * run_var[c] +
-                                 BN_MOMENTUM * (n > 1 ? var * n / (n - 1) : var));
-        } else {
-            mu = run_mean[c];
-            rs = (float)(1.0 / sqrt((double)run_var[c] + BN_EPS));
-        }
-        float g = gamma[c] * rs, sh = beta[c] - mu * g;
-        for (int b = 0; b < B; b++)
-            scale_shift(out + ((size_t)b * C + c) * HW, inp + ((size_t)b * C + c) * HW, HW, g,
-                        sh);
-    }
+    bn_job j = {.out = out, .inp = inp, .gamma = gamma, .beta = beta, .mean = mean,
+                .rstd = rstd, .run_mean = run_mean, .run_var = run_var, .B = B, .C = C,
+                .HW = HW, .train = train};
+    cs_par_for(C, bn_forward_channel, &j);
+}
+
+static void bn_relu_forward(float *out, const float *inp, const float *gamma, const float *beta,
+                            float *mean, float *rstd, float *run_mean, float *run_var, int B,
+                            int C, int HW, int train)
+{
+    bn_job j = {.out = out, .inp = inp, .gamma = gamma, .beta = beta, .mean = mean,
+                .rstd = rstd, .run_mean = run_mean, .run_var = run_var, .B = B, .C = C,
+                .HW = HW, .train = train, .relu = 1};
+    cs_par_for(C, bn_forward_channel, &j);
 }
 
 CS_VEC static void bn_dx(float *restrict dx, const float *restrict d, const float *restrict x,
@@ -248,28 +432,73 @@ CS_VEC static void bn_dx(float *restrict dx, const float *restrict d, const floa
         dx[i] = g * (d[i] - a - (x[i] - mu) * rs * bq);
 }
 
+/* bn_dx of d masked as in row_sums_relu (g = γ·rstd is also the mask's scale) */
+CS_VEC static void bn_dx_relu(float *restrict dx, const float *restrict d,
+                              const float *restrict x, int n, float g, float a, float mu, float rs,
+                              float bq, float sh)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f X, D = relu_masked8(d, x, i, g, sh, &X);
+        v8f R = g * (D - a - (X - mu) * rs * bq);
+        memcpy(dx + i, &R, sizeof R);
+    }
+    for (; i < n; i++) {
+        float dm = x[i] * g + sh > 0.0f ? d[i] : 0.0f;
+        dx[i] = g * (dm - a - (x[i] - mu) * rs * bq);
+    }
+}
+
+static void bn_backward_channel(void *ctx, int c, int worker)
+{
+    (void)worker;
+    const bn_job *j = ctx;
+    int B = j->B, C = j->C, HW = j->HW;
+    double sd = 0, sdx = 0;
+    float mu = j->cmean[c], rs = j->crstd[c];
+    float gs = j->gamma[c] * rs, sh = j->relu ? j->beta[c] - mu * gs : 0.0f;   /* the forward's */
+    for (int b = 0; b < B; b++) {
+        size_t o = ((size_t)b * C + c) * HW;
+        if (j->relu)
+            row_sums_relu(j->dout + o, j->inp + o, HW, gs, sh, &sd, &sdx);
+        else
+            row_sums(j->dout + o, j->inp + o, HW, &sd, &sdx);
+    }
+    sdx = rs * (sdx - (double)mu * sd);   /* Σ d·(x − μ)·rstd */
+    j->dgamma[c] = (float)sdx;
+    j->dbeta[c] = (float)sd;
+    if (!j->dinp)
+        return;
+    double n = (double)B * HW;
+    float a = (float)(sd / n), bq = (float)(sdx / n), g = j->gamma[c] * rs;
+    for (int b = 0; b < B; b++) {
+        size_t o = ((size_t)b * C + c) * HW;
+        if (j->relu)
+            bn_dx_relu(j->dinp + o, j->dout + o, j->inp + o, HW, g, a, mu, rs, bq, sh);
+        else
+            bn_dx(j->dinp + o, j->dout + o, j->inp + o, HW, g, a, mu, rs, bq);
+    }
+}
+
 static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
                         const float *inp, const float *gamma, const float *mean,
                         const float *rstd, int B, int C, int HW)
 {
-    for (int c = 0; c < C; c++) {
-        double sd = 0, sdx = 0;
-        float mu = mean[c], rs = rstd[c];
-        for (int b = 0; b < B; b++)
-            row_sums(dout + ((size_t)b * C + c) * HW, inp + ((size_t)b * C + c) * HW, HW, &sd,
-                     &sdx);
-        sdx = rs * (sdx - (double)mu * sd);   /* Σ d·(x − μ)·rstd */
-        dgamma[c] = (float)sdx;
-        dbeta[c] = (float)sd;
-        if (!dinp)
-            continue;
-        double n = (double)B * HW;
-        float a = (float)(sd / n), bq = (float)(sdx / n), g = gamma[c] * rs;
-        for (int b = 0; b < B; b++) {
-            size_t o = ((size_t)b * C + c) * HW;
-            bn_dx(dinp + o, dout + o, inp + o, HW, g, a, mu, rs, bq);
-        }
-    }
+    bn_job j = {.dinp = dinp, .dgamma = dgamma, .dbeta = dbeta, .dout = dout, .inp = inp,
+                .gamma = gamma, .cmean = mean, .crstd = rstd, .B = B, .C = C, .HW = HW};
+    cs_par_for(C, bn_backward_channel, &j);
+}
+
+static void bn_relu_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                             const float *out, const float *inp, const float *gamma,
+                             const float *beta, const float *mean, const float *rstd, int B,
+                             int C, int HW)
+{
+    (void)out;   /* out > 0 ⇔ inp·g + sh > 0, recomputed */
+    bn_job j = {.dinp = dinp, .dgamma = dgamma, .dbeta = dbeta, .dout = dout, .inp = inp,
+                .gamma = gamma, .beta = beta, .cmean = mean, .crstd = rstd, .B = B, .C = C,
+                .HW = HW, .relu = 1};
+    cs_par_for(C, bn_backward_channel, &j);
 }
 
 /* ------------------------------------------------------------------ activations, pooling */
@@ -293,34 +522,130 @@ CS_VEC static void relu_select(float *restrict dst, const float *restrict val,
         dst[i] = test[i] > 0.0f ? val[i] : 0.0f;
 }
 
+/* Elementwise ops in fixed blocks of ELEM_BLOCK elements (a multiple of
+ * the vector width), one task each. */
+#define ELEM_BLOCK 16384
+
+static int elem_tasks(size_t n) { return (int)((n + ELEM_BLOCK - 1) / ELEM_BLOCK); }
+
+static size_t elem_len(size_t n, int t)
+{
+    size_t o = (size_t)t * ELEM_BLOCK;
+    return n - o < ELEM_BLOCK ? n - o : ELEM_BLOCK;
+}
+
+typedef struct relu_job {
+    float *dst;
+    const float *val, *test;
+    size_t n;
+} relu_job;
+
+static void relu_block(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const relu_job *j = ctx;
+    size_t o = (size_t)t * ELEM_BLOCK;
+    relu_select(j->dst + o, j->val + o, j->test + o, elem_len(j->n, t));
+}
+
 static void relu_forward(float *out, const float *inp, size_t n)
 {
-    relu_select(out, inp, inp, n);
+    relu_job j = {out, inp, inp, n};
+    cs_par_for(elem_tasks(n), relu_block, &j);
 }
 
 static void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
-    relu_select(dinp, dout, out, n);
+    relu_job j = {dinp, dout, out, n};
+    cs_par_for(elem_tasks(n), relu_block, &j);
+}
+
+/* one task per image */
+typedef struct pool_job {
+    float *out, *dinp;
+    int32_t *idx;
+    const int32_t *cidx;
+    const float *inp, *dout;
+    int C, H, W;
+} pool_job;
+
+/* m, k = v, i where v > m (blends: GCC's C has no vector ?:) */
+#define POOL_TAKE(m, k, v, i)                                                               \
+    do {                                                                                    \
+        v8i gt_ = (v) > (m);                                                                \
+        (m) = (v8f)(((v8i)(v) & gt_) | ((v8i)(m) & ~gt_));                                  \
+        (k) = ((v8i){i, i, i, i, i, i, i, i} & gt_) | ((k) & ~gt_);                         \
+    } while (0)
+
+/* One row of 2×2 windows (rows r0, r1 of the input): the maximum and its
+ * index in the window (0, 1 top; 2, 3 bottom), the first of equals: the
+ * values compared in that order with >, eight windows at a time (the
+ * branchy loop mispredicted on every other window). */
+CS_VEC static void pool_row(float *restrict y, int32_t *restrict ix, const float *restrict r0,
+                            const float *restrict r1, int OW)
+{
+    const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+    int ox = 0;
+    for (; ox + 8 <= OW; ox += 8) {
+        v8f t0, t1, b0, b1;
+        memcpy(&t0, r0 + 2 * ox, sizeof t0);
+        memcpy(&t1, r0 + 2 * ox + 8, sizeof t1);
+        memcpy(&b0, r1 + 2 * ox, sizeof b0);
+        memcpy(&b1, r1 + 2 * ox + 8, sizeof b1);
+        v8f m = __builtin_shuffle(t0, t1, even);
+        v8i k = {0};
+        POOL_TAKE(m, k, __builtin_shuffle(t0, t1, odd), 1);
+        POOL_TAKE(m, k, __builtin_shuffle(b0, b1, even), 2);
+        POOL_TAKE(m, k, __builtin_shuffle(b0, b1, odd), 3);
+        memcpy(y + ox, &m, sizeof m);
+        memcpy(ix + ox, &k, sizeof k);
+    }
+    for (; ox < OW; ox++) {
+        float v[4] = {r0[2 * ox], r0[2 * ox + 1], r1[2 * ox], r1[2 * ox + 1]};
+        int k = 0;
+        k = v[1] > v[k] ? 1 : k;
+        k = v[2] > v[k] ? 2 : k;
+        k = v[3] > v[k] ? 3 : k;
+        y[ox] = v[k];
+        ix[ox] = k;
+    }
+}
+#undef POOL_TAKE
+
+static void maxpool_forward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const pool_job *j = ctx;
+    int H = j->H, W = j->W, OH = H / 2, OW = W / 2;
+    for (size_t bc = (size_t)b * j->C; bc < (size_t)(b + 1) * j->C; bc++) {
+        const float *x = j->inp + bc * H * W;
+        for (int oy = 0; oy < OH; oy++)
+            pool_row(j->out + (bc * OH + oy) * OW, j->idx + (bc * OH + oy) * OW,
+                     x + (size_t)(2 * oy) * W, x + (size_t)(2 * oy + 1) * W, OW);
+    }
 }
 
 static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, int C, int H,
                             int W)
 {
-    int OH = H / 2, OW = W / 2;
-    for (size_t bc = 0; bc < (size_t)B * C; bc++) {
-        const float *x = inp + bc * H * W;
-        float *y = out + bc * OH * OW;
-        int32_t *ix = idx + bc * OH * OW;
+    pool_job j = {.out = out, .idx = idx, .inp = inp, .C = C, .H = H, .W = W};
+    cs_par_for(B, maxpool_forward_image, &j);
+}
+
+static void maxpool_backward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const pool_job *j = ctx;
+    int H = j->H, W = j->W, OH = H / 2, OW = W / 2;
+    memset(j->dinp + (size_t)b * j->C * H * W, 0, (size_t)j->C * H * W * sizeof(float));
+    for (size_t bc = (size_t)b * j->C; bc < (size_t)(b + 1) * j->C; bc++) {
+        float *dx = j->dinp + bc * H * W;
+        const float *dy = j->dout + bc * OH * OW;
+        const int32_t *ix = j->cidx + bc * OH * OW;
         for (int oy = 0; oy < OH; oy++)
             for (int ox = 0; ox < OW; ox++) {
-                const float *p = x + (size_t)(2 * oy) * W + 2 * ox;
-                float v[4] = {p[0], p[1], p[W], p[W + 1]};
-                int k = 0;
-                for (int j = 1; j < 4; j++)
-                    if (v[j] > v[k])
-                        k = j;
-                y[oy * OW + ox] = v[k];
-                ix[oy * OW + ox] = k;
+                int k = ix[oy * OW + ox];
+                dx[(size_t)(2 * oy + (k >> 1)) * W + 2 * ox + (k & 1)] = dy[oy * OW + ox];
             }
     }
 }
@@ -328,18 +653,8 @@ static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, i
 static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx, int B, int C,
                              int H, int W)
 {
-    int OH = H / 2, OW = W / 2;
-    memset(dinp, 0, (size_t)B * C * H * W * sizeof *dinp);
-    for (size_t bc = 0; bc < (size_t)B * C; bc++) {
-        float *dx = dinp + bc * H * W;
-        const float *dy = dout + bc * OH * OW;
-        const int32_t *ix = idx + bc * OH * OW;
-        for (int oy = 0; oy < OH; oy++)
-            for (int ox = 0; ox < OW; ox++) {
-                int k = ix[oy * OW + ox];
-                dx[(size_t)(2 * oy + (k >> 1)) * W + 2 * ox + (k & 1)] = dy[oy * OW + ox];
-            }
-    }
+    pool_job j = {.dinp = dinp, .dout = dout, .cidx = idx, .C = C, .H = H, .W = W};
+    cs_par_for(B, maxpool_backward_image, &j);
 }
 
 /* ------------------------------------------------------------------ loss */
@@ -426,17 +741,36 @@ __attribute__((target("avx2"))) static size_t adam_avx2(float *p, const float *g
 }
 #endif
 
+typedef struct adam_job {
+    float *p, *m, *v;
+    const float *g;
+    size_t n;
+    float lr, beta1, beta2, eps, c1, c2;
+} adam_job;
+
+static void adam_block(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const adam_job *j = ctx;
+    size_t o = (size_t)t * ELEM_BLOCK, n = elem_len(j->n, t), i = 0;
+    float *p = j->p + o, *m = j->m + o, *v = j->v + o;
+    const float *g = j->g + o;
+#ifdef CS_HAVE_AVX2_PATH
+    if (__builtin_cpu_supports("avx2"))
+        i = adam_avx2(p, g, m, v, n, j->lr, j->beta1, j->beta2, j->eps, j->c1, j->c2);
+#endif
+    for (; i < n; i++)
+        p[i] = adam_one(&p[i], g[i], &m[i], &v[i], j->lr, j->beta1, j->beta2, j->eps, j->c1,
+                        j->c2);
+}
+
 static void adam_update(float *p, const float *g, float *m, float *v, size_t n, float lr,
                         float beta1, float beta2, float eps, int t)
 {
-    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-    size_t i = 0;
-#ifdef CS_HAVE_AVX2_PATH
-    if (__builtin_cpu_supports("avx2"))
-        i = adam_avx2(p, g, m, v, n, lr, beta1, beta2, eps, c1, c2);
-#endif
-    for (; i < n; i++)
-        p[i] = adam_one(&p[i], g[i], &m[i], &v[i], lr, beta1, beta2, eps, c1, c2);
+    adam_job j = {.p = p, .g = g, .m = m, .v = v, .n = n, .lr = lr, .beta1 = beta1,
+                  .beta2 = beta2, .eps = eps, .c1 = 1.0f - powf(beta1, (float)t),
+                  .c2 = 1.0f - powf(beta2, (float)t)};
+    cs_par_for(elem_tasks(n), adam_block, &j);
 }
 
 /* ------------------------------------------------------------------ regularizers */
@@ -580,11 +914,11 @@ CS_VEC static void poly_grad(float *restrict g, const float *restrict x, int n, 
         POLY_GRAD_LOOP(X * (a + (X * X) * (b * (X * X) - c)));
 }
 
-static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
-                     float scale)
+static void reg_row_range(float *dw, double *val, const float *w, int r0, int r1, int cols,
+                          int kind, float scale)
 {
     double N = cols;
-    for (int r = 0; r < rows; r++) {
+    for (int r = r0; r < r1; r++) {
         const float *x = w + (size_t)r * cols;
         float *g = dw + (size_t)r * cols;
         double s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
@@ -678,6 +1012,32 @@ static void reg_rows(float *dw, double *val, const float *w, int rows, int cols,
     }
 }
 
+/* REG_ROWS rows a task: each row's sums are its own */
+#define REG_ROWS 8
+
+typedef struct reg_job {
+    float *dw;
+    double *val;
+    const float *w;
+    int rows, cols, kind;
+    float scale;
+} reg_job;
+
+static void reg_block(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const reg_job *j = ctx;
+    int r0 = t * REG_ROWS, r1 = r0 + block_len(j->rows, REG_ROWS, t);
+    reg_row_range(j->dw, j->val, j->w, r0, r1, j->cols, j->kind, j->scale);
+}
+
+static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
+                     float scale)
+{
+    reg_job j = {dw, val, w, rows, cols, kind, scale};
+    cs_par_for(blocks(rows, REG_ROWS), reg_block, &j);
+}
+
 /* ------------------------------------------------------------------ quantized weights */
 
 CS_VEC static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
@@ -718,6 +1078,8 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .conv_backward = conv_backward,
     .bn_forward = bn_forward,
     .bn_backward = bn_backward,
+    .bn_relu_forward = bn_relu_forward,
+    .bn_relu_backward = bn_relu_backward,
     .relu_forward = relu_forward,
     .relu_backward = relu_backward,
     .maxpool_forward = maxpool_forward,

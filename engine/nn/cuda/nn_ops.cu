@@ -405,7 +405,7 @@ __global__ void bn_stats_kernel(const float *inp, float *mean, float *rstd, floa
 __global__ void bn_norm_kernel(float *out, const float *inp, const float *gamma,
                                const float *beta, const float *mean, const float *rstd,
                                const float *run_mean, const float *run_var, int B, int C,
-                               int HW, int train)
+                               int HW, int train, int relu)
 {
     size_t n = (size_t)B * C * HW;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -414,26 +414,48 @@ __global__ void bn_norm_kernel(float *out, const float *inp, const float *gamma,
         float mu = train ? mean[c] : run_mean[c];
         float rs = train ? rstd[c] : (float)(1.0 / sqrt((double)run_var[c] + BN_EPS));
         float g = gamma[c] * rs, sh = beta[c] - mu * g;
-        out[i] = inp[i] * g + sh;
+        float y = inp[i] * g + sh;
+        out[i] = relu ? (y > 0.0f ? y : 0.0f) : y;
     }
+}
+
+static void bn_forward_relu(float *out, const float *inp, const float *gamma,
+                            const float *beta, float *mean, float *rstd, float *run_mean,
+                            float *run_var, int B, int C, int HW, int train, int relu)
+{
+    if (train)
+        bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
+    bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
+                                                        run_mean, run_var, B, C, HW, train,
+                                                        relu);
+    op_done(relu ? "bn_relu_forward" : "bn_forward");
 }
 
 static void bn_forward(float *out, const float *inp, const float *gamma, const float *beta,
                        float *mean, float *rstd, float *run_mean, float *run_var, int B, int C,
                        int HW, int train)
 {
-    if (train)
-        bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
-    bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
-                                                        run_mean, run_var, B, C, HW, train);
-    op_done("bn_forward");
+    bn_forward_relu(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train, 0);
+}
+
+static void bn_relu_forward(float *out, const float *inp, const float *gamma, const float *beta,
+                            float *mean, float *rstd, float *run_mean, float *run_var, int B,
+                            int C, int HW, int train)
+{
+    bn_forward_relu(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train, 1);
+}
+
+/* dout[k], or 0 where a ReLU after the batch norm (its output relu_out) was not positive */
+__device__ static inline float masked(const float *dout, const float *relu_out, size_t k)
+{
+    return !relu_out || relu_out[k] > 0.0f ? dout[k] : 0.0f;
 }
 
 /* One block per channel: the sums Σ dout and Σ dout·x̂ in double, then dx
  * with them, in the same block (no buffer between two kernels). */
 __global__ void bn_backward_kernel(float *dinp, float *dgamma, float *dbeta, const float *dout,
-                                   const float *inp, const float *gamma, const float *mean,
-                                   const float *rstd, int B, int C, int HW)
+                                   const float *relu_out, const float *inp, const float *gamma,
+                                   const float *mean, const float *rstd, int B, int C, int HW)
 {
     __shared__ double sh[NT];
     int c = blockIdx.x;
@@ -442,8 +464,9 @@ __global__ void bn_backward_kernel(float *dinp, float *dgamma, float *dbeta, con
     double sd = 0, sdx = 0;
     for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
         size_t k = ((i / HW) * C + c) * HW + i % HW;
-        sd += dout[k];
-        sdx += (double)dout[k] * ((inp[k] - mu) * rs);
+        float d = masked(dout, relu_out, k);
+        sd += d;
+        sdx += (double)d * ((inp[k] - mu) * rs);
     }
     sd = block_sum(sd, sh);
     sdx = block_sum(sdx, sh);
@@ -456,7 +479,7 @@ __global__ void bn_backward_kernel(float *dinp, float *dgamma, float *dbeta, con
     float m0 = (float)(sd / (double)n), m1 = (float)(sdx / (double)n), g = gamma[c] * rs;
     for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
         size_t k = ((i / HW) * C + c) * HW + i % HW;
-        dinp[k] = g * (dout[k] - m0 - (inp[k] - mu) * rs * m1);
+        dinp[k] = g * (masked(dout, relu_out, k) - m0 - (inp[k] - mu) * rs * m1);
     }
 }
 
@@ -464,8 +487,21 @@ static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *d
                         const float *inp, const float *gamma, const float *mean,
                         const float *rstd, int B, int C, int HW)
 {
-    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, inp, gamma, mean, rstd, B, C, HW);
+    const float *no_relu = NULL;
+    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, no_relu, inp, gamma, mean, rstd, B,
+                                  C, HW);
     op_done("bn_backward");
+}
+
+static void bn_relu_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                             const float *out, const float *inp, const float *gamma,
+                             const float *beta, const float *mean, const float *rstd, int B,
+                             int C, int HW)
+{
+    (void)beta;
+    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, out, inp, gamma, mean, rstd, B, C,
+                                  HW);
+    op_done("bn_relu_backward");
 }
 
 /* ------------------------------------------------------------------ activations, pooling */
@@ -802,6 +838,8 @@ static cs_nn_ops make_ops(void)
     o.conv_backward = conv_backward;
     o.bn_forward = bn_forward;
     o.bn_backward = bn_backward;
+    o.bn_relu_forward = bn_relu_forward;
+    o.bn_relu_backward = bn_relu_backward;
     o.relu_forward = relu_forward;
     o.relu_backward = relu_backward;
     o.maxpool_forward = maxpool_forward;
