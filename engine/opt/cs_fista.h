@@ -139,6 +139,16 @@ void cs_fista_free(cs_fista *s);
  * set (lets the affine fast path start at once). rng draws the two random
  * points of the L estimate (2n normals) unless opts.tau0 > 0. */
 int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, cs_err *err);
+/* cs_fista_start with L given (> 0, finite; opts.tau0 still wins): draws
+ * nothing. For a stepper on other coordinates that keeps the L estimate of
+ * the original variable. */
+int cs_fista_start_L(cs_fista *s, const double *x0, int x0_feasible, double L, cs_err *err);
+/* FASTA's estimate of the Lipschitz constant of ∇f, as cs_fista_start makes
+ * it: ‖∇f(r1) − ∇f(r2)‖/‖r1 − r2‖ at two random points (n normals each from
+ * rng, r1 first), at least 1e-6; 1 where f overflows there. work: four
+ * arrays of n doubles (r1, r2 and the two gradients). */
+int cs_fista_estimate_L(const cs_fista_fns *fns, size_t n, cs_rng *rng, double *const work[4],
+                        double *L, cs_err *err);
 
 /* One iteration. Returns 0 while running, 1 when the run has ended (see
  * cs_fista_end), <0 on error. Stepping an ended run returns 1 again. */

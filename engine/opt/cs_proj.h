@@ -55,6 +55,9 @@ void cs_affine_set_simd(cs_affine *P, int on);
 int cs_affine_simd(const cs_affine *P);
 /* ‖Ax − b‖_F. */
 double cs_affine_residual(cs_affine *P, const double *x);
+/* The stored basis, N×rank row-major (NULL: the null space of A, orthonormal;
+ * RANGE: of range(Aᵀ)); NULL for CHOL. */
+const double *cs_affine_basis(const cs_affine *P);
 /* The minimum-norm solution of Ax = b (N×K). */
 const double *cs_affine_particular(const cs_affine *P);
 

@@ -352,20 +352,19 @@ static void extrap(int avx2, size_t n, double c, const double *x1, const double 
     extrap_body(n, c, x1, x0, y);
 }
 
-/* ∇f at the two random points of FASTA's L estimate. */
-static int estimate_L(cs_fista *s, cs_rng *rng, cs_err *err)
+int cs_fista_estimate_L(const cs_fista_fns *fns, size_t n, cs_rng *rng, double *const work[4],
+                        double *L_out, cs_err *err)
 {
-    size_t n = s->n;
-    double *r1 = s->xa0, *r2 = s->x1, *ga = s->g1, *gb = s->d;
+    double *r1 = work[0], *r2 = work[1], *ga = work[2], *gb = work[3];
     cs_rng_normal_fill(rng, r1, n);
     cs_rng_normal_fill(rng, r2, n);
     double fa, fb;
-    int rc = s->fns.fg(s->fns.ctx, r1, &fa, ga, err);
+    int rc = fns->fg(fns->ctx, r1, &fa, ga, err);
     if (!rc)
-        rc = s->fns.fg(s->fns.ctx, r2, &fb, gb, err);
+        rc = fns->fg(fns->ctx, r2, &fb, gb, err);
     if (rc == CS_ENONFINITE) {
         /* Random points far out overflow some objectives: fall back to L = 1. */
-        s->L = 1.0;
+        *L_out = 1.0;
         return CS_OK;
     }
     if (rc)
@@ -379,34 +378,58 @@ static int estimate_L(cs_fista *s, cs_rng *rng, cs_err *err)
     double L = sqrt(dg) / sqrt(dx);
     if (!(L >= 1e-6) || !isfinite(L))
         L = isfinite(L) ? 1e-6 : 1.0;
-    s->L = L;
+    *L_out = L;
     return CS_OK;
+}
+
+static int start_at(cs_fista *s, const double *x0, int x0_feasible, cs_err *err);
+
+static int start_finite(const double *x0, size_t n, cs_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x0[i])) {
+            cs_fail(err, CS_ENONFINITE, "start point has a non-finite entry at %zu", i + 1);
+            return 0;
+        }
+    return 1;
 }
 
 int cs_fista_start(cs_fista *s, const double *x0, int x0_feasible, cs_rng *rng, cs_err *err)
 {
-    size_t n = s->n;
     s->started = 0;
+    if (s->o.tau0 > 0.0)
+        return cs_fista_start_L(s, x0, x0_feasible, 1.0 / s->o.tau0, err);
+    if (!rng)
+        return cs_fail(err, CS_EINVAL, "FISTA needs a random stream to estimate L");
+    if (!start_finite(x0, s->n, err))
+        return CS_ENONFINITE;
+    double L, *work[4] = {s->xa0, s->x1, s->g1, s->d};
+    int rc = cs_fista_estimate_L(&s->fns, s->n, rng, work, &L, err);
+    if (rc)
+        return rc;
+    return cs_fista_start_L(s, x0, x0_feasible, L, err);
+}
+
+int cs_fista_start_L(cs_fista *s, const double *x0, int x0_feasible, double L, cs_err *err)
+{
+    s->started = 0;
+    if (!(L > 0.0) || !isfinite(L))
+        return cs_fail(err, CS_EINVAL, "L=%g must be positive and finite", L);
+    if (!start_finite(x0, s->n, err))
+        return CS_ENONFINITE;
+    s->L = L;
+    s->tau = s->o.tau0 > 0.0 ? s->o.tau0 : 2.0 / L / 10.0;
+    return start_at(s, x0, x0_feasible, err);
+}
+
+static int start_at(cs_fista *s, const double *x0, int x0_feasible, cs_err *err)
+{
+    size_t n = s->n;
     s->end = CS_END_RUNNING;
     s->it = 0;
     s->total_bt = 0;
     s->oracle_hit = 0;
     s->ntrials = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x0[i]))
-            return cs_fail(err, CS_ENONFINITE, "start point has a non-finite entry at %zu",
-                           i + 1);
-    if (s->o.tau0 > 0.0) {
-        s->tau = s->o.tau0;
-        s->L = 1.0 / s->o.tau0;
-    } else {
-        if (!rng)
-            return cs_fail(err, CS_EINVAL, "FISTA needs a random stream to estimate L");
-        int rc = estimate_L(s, rng, err);
-        if (rc)
-            return rc;
-        s->tau = 2.0 / s->L / 10.0;
-    }
     memcpy(s->x0, x0, n * sizeof *x0);
     memcpy(s->xa1, x0, n * sizeof *x0);
     memcpy(s->best, x0, n * sizeof *x0);

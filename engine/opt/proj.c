@@ -216,6 +216,8 @@ const char *cs_affine_method_name(int method)
 
 int cs_affine_method(const cs_affine *P) { return P->method; }
 size_t cs_affine_rank(const cs_affine *P) { return P->method == CS_AFFINE_CHOL ? P->M : P->r; }
+const double *cs_affine_basis(const cs_affine *P) { return P->U; }
+
 const double *cs_affine_particular(const cs_affine *P) { return P->xp; }
 
 void cs_affine_free(cs_affine *P)

@@ -72,6 +72,7 @@ void cs_solver_free(cs_solver *s)
         return;
     cs_reg_free(s->reg);
     cs_fista_free(s->fista);
+    solver_gram_free(s->gram);
     for (int k = 0; k < s->npool; k++)
         cs_fista_free(s->pool[k]);
     free(s->pool);
@@ -114,6 +115,49 @@ static int use_fast(const cs_solver *s)
     if (s->o.generic_reg || s->kind == CS_PROB_MAXCUT || s->kind == CS_PROB_ORTH)
         return 0;
     return cs_reg_fast_has(s->reg);
+}
+
+/* FISTA's callbacks on x for bin, osb, ter and eig problems: the affine
+ * fast path, with the oracle in the candidate pass where x* allows. */
+static cs_fista_fns affine_fns(cs_solver *s)
+{
+    cs_fista_fns fns = {.ctx = s, .oracle = solver_oracle, .fg = solver_fg_reg,
+                        .prox = solver_prox_affine, .dir = solver_dir_affine};
+    if (s->fast)
+        fns.fg_gnorm = solver_fgn_fast;
+    if (s->xstar && s->xstar_norm > 0.0 && s->n == s->nx) {
+        fns.xstar = s->xstar; /* the oracle, measured in FISTA's own pass */
+        fns.xstar_norm = s->xstar_norm;
+        fns.oracle_tol = s->tol_ok;
+    }
+    return fns;
+}
+
+/* Back to FISTA on x (a caller's start point, a stopping rule that needs
+ * the gradient on x): before the first start only. */
+static int gram_off(cs_solver *s, cs_err *err)
+{
+    if (!s->gram)
+        return CS_OK;
+    if (s->start > 0)
+        return cs_fail(err, CS_ESTATE, "this solve has begun on the affine set's coordinates; "
+                                       "reset it first");
+    cs_fista *f;
+    s->ffns = affine_fns(s);
+    int rc = cs_fista_new(&f, s->n, &s->ffns, &s->fopts, err);
+    if (rc)
+        return rc;
+    cs_fista_free(s->fista);
+    s->fista = f;
+    solver_gram_free(s->gram);
+    s->gram = NULL;
+    return CS_OK;
+}
+
+/* A variable FISTA holds, on x. */
+static const double *on_x(const cs_solver *s, const double *v)
+{
+    return s->gram && v ? solver_gram_var(s, v) : v;
 }
 
 int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
@@ -240,20 +284,19 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             fns.prox = solver_prox_box;
             break;
         default:
-            fns.fg = solver_fg_reg;
-            if (s->fast)
-                fns.fg_gnorm = solver_fgn_fast;
-            fns.prox = solver_prox_affine;
-            fns.dir = solver_dir_affine;
-            if (s->xstar && s->xstar_norm > 0.0 && s->n == s->nx) {
-                fns.xstar = s->xstar; /* the oracle, measured in FISTA's own pass */
-                fns.xstar_norm = s->xstar_norm;
-                fns.oracle_tol = s->tol_ok;
+            if (solver_gram_eligible(s, mode)) {
+                rc = solver_gram_new(&s->gram, s, err);
+                if (rc)
+                    goto fail;
             }
+            if (s->gram)
+                fns = (cs_fista_fns){.ctx = s, .fg = solver_fg_gram, .oracle = solver_oracle_gram};
+            else
+                fns = affine_fns(s);
         }
         s->ffns = fns;
         s->fopts = fo;
-        rc = cs_fista_new(&s->fista, s->n, &fns, &fo, err);
+        rc = cs_fista_new(&s->fista, s->gram ? solver_gram_len(s->gram) : s->n, &fns, &fo, err);
     }
     if (rc)
         goto fail;
@@ -348,6 +391,8 @@ static int begin_start_point(cs_solver *s, cs_err *err)
         } else {
             cs_affine_project(cs_problem_affine(s->prob), x0, x0);
         }
+        if (s->gram)
+            return solver_gram_start(s, x0, err);
     }
     }
     if (s->kind == CS_PROB_MAXCUT)
@@ -453,7 +498,7 @@ int solver_judge(cs_solver *s, const double *v, cs_solve_result *r)
 /* The finished start's solution, success and result fields. */
 void solver_finish_start(cs_solver *s)
 {
-    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
+    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_best(s->fista));
     cs_solve_result *r = &s->res;
     s->success = solver_judge(s, v, r);
     if (s->algo == CS_ALGO_DR) {
@@ -501,7 +546,8 @@ static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_e
             rc = st;
             break;
         }
-        push_path(s, cs_solver_iterate(s, NULL));
+        if (s->o.path)
+            push_path(s, cs_solver_iterate(s, NULL));
         k++;
         s->iters++;
         s->last_iters++;
@@ -566,7 +612,7 @@ const double *cs_solver_x(cs_solver *s, size_t *n)
         *n = s->nx;
     if (s->start == 0)
         return NULL;
-    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_best(s->fista);
+    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_best(s->fista));
     return solver_x_part(s, v);
 }
 
@@ -576,7 +622,7 @@ const double *cs_solver_iterate(const cs_solver *s, size_t *n)
         *n = s->n;
     if (s->start == 0)
         return NULL;
-    return s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : cs_fista_current(s->fista);
+    return s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_current(s->fista));
 }
 
 const double *cs_solver_start_point(const cs_solver *s, size_t *n)
@@ -627,6 +673,9 @@ int cs_solver_set_start(cs_solver *s, const double *x, size_t len, cs_err *err)
         s->start_x = NULL;
         return CS_OK;
     }
+    int rc = gram_off(s, err);
+    if (rc)
+        return rc;
     if (len != s->n && (len != s->nx || s->kind == CS_PROB_2BIT))
         return cs_fail(err, CS_EDIM, "start point: %zu entries, the variable has %zu", len,
                        s->n);
@@ -691,7 +740,9 @@ int cs_solver_set_stop(cs_solver *s, long maxit, cs_stop stop, double tol, cs_er
                                "stop=oracle: this Douglas-Rachford run measures no error");
         rc = cs_dr_set_stop(s->dr, maxit, stop, tol, err);
     } else {
-        rc = cs_fista_set_stop(s->fista, maxit, stop, tol, err);
+        rc = solver_gram_stop_needs_x(stop) ? gram_off(s, err) : CS_OK;
+        if (!rc)
+            rc = cs_fista_set_stop(s->fista, maxit, stop, tol, err);
         for (int k = 0; !rc && k < s->npool; k++)
             rc = cs_fista_set_stop(s->pool[k], maxit, stop, tol, err);
         s->fopts.maxit = maxit;

@@ -10,6 +10,8 @@
 #include "cs_rng.h"
 #include "cs_solver.h"
 
+typedef struct solver_gram solver_gram;
+
 struct cs_solver {
     cs_problem *prob;
     cs_kind kind;
@@ -27,7 +29,8 @@ struct cs_solver {
     int fast;             /* the objective is the regularizer's fused kernel */
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
-    cs_fista *fista;
+    cs_fista *fista;      /* on x, or on z with gram */
+    solver_gram *gram;    /* eig, mu, ns on the affine set's coordinates, else NULL */
     cs_fista **pool;      /* starts 2.. run in lockstep (lockstep_starts) */
     int npool;
     cs_fista_fns ffns;
@@ -73,6 +76,19 @@ const double *solver_x_part(cs_solver *s, const double *v);
 int solver_begin_start(cs_solver *s, cs_err *err);
 void solver_finish_start(cs_solver *s);
 int solver_judge(cs_solver *s, const double *v, cs_solve_result *r);
+
+/* solver_gram.c: eig, mu and ns on z, where x = xp + Zz (see there). */
+int solver_gram_eligible(const cs_solver *s, cs_mode mode);
+int solver_gram_stop_needs_x(cs_stop stop);
+/* *out NULL when the problem has no room to gain (M = N). */
+int solver_gram_new(solver_gram **out, cs_solver *s, cs_err *err);
+void solver_gram_free(solver_gram *g);
+size_t solver_gram_len(const solver_gram *g);
+int solver_gram_start(cs_solver *s, const double *x0, cs_err *err);
+int solver_fg_gram(void *ctx, const double *v, double *f, double *grad, cs_err *err);
+int solver_oracle_gram(void *ctx, const double *v, double *metric);
+/* The variable v on z mapped to x (n entries, in the object's buffer). */
+const double *solver_gram_var(const cs_solver *s, const double *v);
 
 /* solver_lock.c: the remaining starts in lockstep, when allowed. */
 int solver_lockstep_ok(const cs_solver *s);
