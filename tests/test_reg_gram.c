@@ -6,8 +6,9 @@
  *   symmetric C, a random non-symmetric C and a wide C for ns;
  *   the solver on z against the solver on x (generic_reg): the same
  *   iterates to 1e-9 over the first 40 steps, the same outcome on whole
- *   solves; and when it steps back to x (trace, a start point of the
- *   caller's, a stopping rule normalized by the gradient). */
+ *   solves; and when it stays on x (trace, a start point of the caller's,
+ *   a stopping rule normalized by the gradient, a sliver of constraints,
+ *   osb problems). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -268,6 +269,12 @@ static void test_solver_back_to_x(void **state)
     assert_int_equal(cs_solver_set_stop(s, 100, CS_STOP_RESIDUAL, 1e-8, &err), CS_OK);
     assert_non_null(s->gram);
     cs_solver_free(s);
+    /* a sliver of constraints leaves z nearly as long as x: cheaper on x */
+    cs_problem *wide = problem(CS_PROB_EIG, 40, 2, 2);
+    s = solver(wide, "eig", 0, CS_STOP_ORACLE);
+    assert_null(s->gram);
+    cs_solver_free(s);
+    cs_problem_free(wide);
     /* osb problems start off the set: never on z */
     cs_problem *q = problem(CS_PROB_OSB, 30, 15, 2);
     s = solver(q, "eig C=random", 0, CS_STOP_ORACLE);

@@ -18,6 +18,11 @@
  * take their first start unprojected; 2bit randn; orth the singular vectors
  * of a Gaussian matrix; maxcut sign(randn); DR x0 = randn, z0 = 0.
  *
+ * eig, mu and ns on bin and eig problems run FISTA on the affine set's
+ * coordinates z (x = xp + Zz; solver_gram.c) unless a trace, a path, a
+ * start point of the caller's, adaptive steps or a stop rule normalized by
+ * ‖∇f‖ asks for x: the same points to rounding, at a fraction of the cost.
+ *
  * `solve` is a loop of `step`s; a failed start is followed by the next one
  * until success or the start budget is spent. All randomness comes from the
  * stream (seed, stream): reset + solve reproduces a run exactly. */
@@ -70,7 +75,8 @@ typedef struct cs_solve_opts {
     int sequential_starts; /* 1: restarts one after another, never in lockstep
                               (same results; for tests and benchmarks) */
     int generic_reg;    /* 1: always evaluate through cs_reg_eval (no built-in
-                           fast kernel for bin/osb/ter, no cs_reg_eval_fast) */
+                           fast kernel for bin/osb/ter, no cs_reg_eval_fast,
+                           eig/mu/ns on x) */
     const cs_cancel *cancel; /* solve returns CS_ECANCEL when set */
 } cs_solve_opts;
 

@@ -68,8 +68,14 @@ int solver_gram_new(solver_gram **out, cs_solver *s, cs_err *err)
     *out = NULL;
     cs_problem *p = s->prob;
     size_t N = s->N, M = cs_problem_M(p);
+    /* per value: 2(r+1)² multiply-adds on z, against 3N² and the projection's
+     * 2N·min(M, r) per iteration on x: z wins unless M is a sliver of N
+     * (and M = N leaves a single point) */
     if (M >= N)
-        return CS_OK; /* a single point: nothing to gain */
+        return CS_OK;
+    double R = (double)(N - M + 1), n = (double)N, rank = (double)(M < N - M ? M : N - M);
+    if (4.0 * R * R > 3.0 * n * n + 2.0 * n * rank)
+        return CS_OK;
     solver_gram *g = calloc(1, sizeof *g);
     if (!g)
         return cs_fail(err, CS_ENOMEM, "out of memory");
