@@ -9,6 +9,10 @@
  *               rounds, methods interleaved, the fastest round of each
  *               counts (this machine is shared: the slowest rounds measure
  *               the neighbours).
+ *               Defined regularizers: myter (g = x, h = x³, ter's twin),
+ *               mycubic (g = x(x²−1), h = x² + 0.5), both by Horner's rule,
+ *               and mywave (g = e^(−x²), h = 1 + 0.1 sin x), by the
+ *               interpreter.
  *   defined     a regularizer defined at run time (reg define myter g=x
  *               h=x^3) against ter through the library (cs_reg_eval), µs
  *               per value and gradient at N = 100 (issue 16: at most 3×). */
@@ -104,6 +108,9 @@ int main(void)
     cs_err err;
     if (cs_reg_define(&d, NULL, NULL, &err))
         die("reg define", &err);
+    d.name = "mycubic", d.g = "x*(x^2 - 1)", d.h = "x^2 + 0.5";
+    if (cs_reg_define(&d, NULL, NULL, &err))
+        die("reg define", &err);
     d.name = "mywave", d.g = "exp(-x^2)", d.h = "1 + 0.1*sin(x)";
     if (cs_reg_define(&d, NULL, NULL, &err))
         die("reg define", &err);
@@ -122,6 +129,7 @@ int main(void)
         {"beta:beta=1", "beta (beta=1)", CS_PROB_BIN, INFINITY},
         {"beta:beta=learn", "beta (learned)", CS_PROB_BIN, INFINITY},
         {"myter", "defined g=x h=x^3", CS_PROB_BIN, INFINITY},
+        {"mycubic", "defined x(x^2-1)", CS_PROB_BIN, INFINITY},
         {"mywave", "defined exp, sin", CS_PROB_BIN, INFINITY},
         {"linf", "linf (DR)", CS_PROB_BIN, INFINITY},
         {"bin", "bin", CS_PROB_EIG, INFINITY},

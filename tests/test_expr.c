@@ -3,7 +3,8 @@
  * operator against libm and central finite differences (vector path at odd
  * lengths and the scalar path), determinism over lengths and offsets,
  * constants and folding, homogeneity degrees, every parse error with its
- * column, and the NaN/Inf reports. */
+ * column, the NaN/Inf reports, and expressions as polynomials (the
+ * coefficients by hand, their values against the interpreter's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -666,6 +667,107 @@ static void test_nonfinite(void **state)
 
 /* ----------------------------------------------------------------- main */
 
+/* ------------------------------------------------------------------ polynomials */
+
+/* cs_expr_poly's coefficients, hand-expanded (want[k] of x^k, deg given). */
+static void expect_poly(const char *text, int deg, const double *want)
+{
+    cs_expr *e = parse_ok(text);
+    cs_poly p;
+    memset(&p, 0x7f, sizeof p);
+    if (!cs_expr_poly(e, &p))
+        fail_msg("%s: not taken as a polynomial", text);
+    if (p.deg != deg)
+        fail_msg("%s: degree %d, want %d", text, p.deg, deg);
+    for (int k = 0; k <= deg; k++)
+        if (p.c[k] != want[k])
+            fail_msg("%s: c[%d] = %.17g, want %.17g", text, k, p.c[k], want[k]);
+    cs_expr_free(e);
+}
+
+static void expect_not_poly(const char *text)
+{
+    cs_expr *e = parse_ok(text);
+    cs_poly p;
+    if (cs_expr_poly(e, &p))
+        fail_msg("%s: taken as a polynomial of degree %d", text, p.deg);
+    cs_expr_free(e);
+}
+
+static void test_poly_coefficients(void **state)
+{
+    (void)state;
+    expect_poly("x", 1, (double[]){0, 1});
+    expect_poly("x^3", 3, (double[]){0, 0, 0, 1});
+    expect_poly("x*(x^2 - 1)", 3, (double[]){0, -1, 0, 1});
+    expect_poly("(x - 1)*(x + 1)", 2, (double[]){-1, 0, 1});
+    expect_poly("2*x^2/4 - 3", 2, (double[]){-3, 0, 0.5});
+    expect_poly("-(x - 2)^2", 2, (double[]){-4, 4, -1});
+    expect_poly("3 - x", 1, (double[]){3, -1});
+    expect_poly("a*x + b", 1, (double[]){-1, 0.5});   /* constants a = 0.5, b = -1 */
+    expect_poly("5", 0, (double[]){5});
+    expect_poly("x - x", 0, (double[]){0});
+    expect_poly("x^2 - x^2 + x", 1, (double[]){0, 1});   /* the top cancels: degree 1 */
+    expect_poly("(x^2 - 1)*(x^2 - 9)", 4, (double[]){9, 0, -10, 0, 1});
+    expect_poly("x^0 + x^1", 1, (double[]){1, 1});
+    /* degree 16 is the limit: binomial coefficients of (x^2 + 1)^8 */
+    expect_poly("(x^2 + 1)^8", 16,
+                (double[]){1, 0, 8, 0, 28, 0, 56, 0, 70, 0, 56, 0, 28, 0, 8, 0, 1});
+    expect_not_poly("(x^2 + 1)^9");
+    expect_not_poly("x^17");
+    expect_not_poly("x^9*x^9 - x^18");   /* degree 18 on the way, though 0 at the end */
+    expect_not_poly("exp(x)");
+    expect_not_poly("1/x");
+    expect_not_poly("x/x");
+    expect_not_poly("x^-1");
+    expect_not_poly("x^0.5");
+    expect_not_poly("abs(x)");
+    expect_not_poly("sqrt(x^2)");
+    expect_not_poly("x^2 + sin(x)");
+    expect_not_poly("min(x, 1)");
+    expect_not_poly("2^x");
+    cs_poly d, p = {.deg = 3, .c = {4, 1, 2, 3}};
+    cs_poly_deriv(&p, &d);
+    assert_int_equal(d.deg, 2);
+    assert_true(d.c[0] == 1 && d.c[1] == 4 && d.c[2] == 9);
+    p = (cs_poly){.deg = 0, .c = {7}};
+    cs_poly_deriv(&p, &d);
+    assert_true(d.deg == 0 && d.c[0] == 0);
+}
+
+/* The coefficients evaluate to the interpreter's values and derivatives,
+ * to the rounding of Horner's rule: |p(x) − f(x)| <= 1e-13·Σ|c_k||x|^k. */
+static void test_poly_values(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "x*(x^2 - 1)", "(x - 1)*(x + 1)^2 - 0.3*x", "(2*x - 0.1)^5 / 7", "-(x + a)^3*(x - b)",
+        "(x^2 - 1)*(x^2 - 9)*x", "1 + x + x^2/2 + x^3/6 + x^4/24", "(x^2 + 1)^8 - x^16",
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+        cs_expr *e = parse_ok(texts[k]);
+        cs_poly p, dp;
+        assert_true(cs_expr_poly(e, &p));
+        cs_poly_deriv(&p, &dp);
+        for (int i = 0; i <= 400; i++) {
+            double x = -4.0 + 0.02 * i + 1e-3, df, f = cs_expr_eval1(e, x, &df);
+            double v = 0, dv = 0, scale = 0, dscale = 0;
+            for (int j = p.deg; j >= 0; j--) {
+                v = v * x + p.c[j];
+                scale = scale * fabs(x) + fabs(p.c[j]);
+            }
+            for (int j = dp.deg; j >= 0; j--) {
+                dv = dv * x + dp.c[j];
+                dscale = dscale * fabs(x) + fabs(dp.c[j]);
+            }
+            if (fabs(v - f) > 1e-13 * scale || fabs(dv - df) > 1e-13 * dscale)
+                fail_msg("%s at x = %g: poly %.17g (%.17g), interpreter %.17g (%.17g)",
+                         texts[k], x, v, dv, f, df);
+        }
+        cs_expr_free(e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -673,7 +775,8 @@ int main(void)
         cmocka_unit_test(test_determinism),  cmocka_unit_test(test_misc_api),
         cmocka_unit_test(test_constants),    cmocka_unit_test(test_homogeneity),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_nonfinite),
+        cmocka_unit_test(test_nonfinite),    cmocka_unit_test(test_poly_coefficients),
+        cmocka_unit_test(test_poly_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,10 @@
  *   the bits of cs_reg_eval_fast where they share its arithmetic (all but
  *   bin, osb, ter), the gradient's norm in the FISTA stepper's order; the
  *   library's value and gradient to 1e-12; on the target set and 1e-8 from
- *   it, the library's relative accuracy (a long-double reference). */
+ *   it, the library's relative accuracy (a long-double reference);
+ *   defined entries in the CS form (Horner's rule for polynomials, else the
+ *   interpreter): the library's value and gradient to 1e-12, central
+ *   differences, exact zeros on the target set, NaN and overflow. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,6 +162,18 @@ static void fused_ok(cs_reg *r, const char *spec, const double *x, size_t n, dou
         fail_msg("%s (n = %zu): fused kernel failed (%d)", spec, n, rc);
 }
 
+/* The kernel's norm is that of its own gradient in the stepper's order, and
+ * its value alone is the bits of its value with the gradient. */
+static void check_norm_value(cs_reg *a, const char *spec, const double *x, size_t n,
+                             const double *ga, double va, double gn)
+{
+    double want = stepper_norm(ga, n), vc;
+    if (memcmp(&gn, &want, sizeof gn))
+        fail_msg("%s (n = %zu): norm %.17g, the stepper's %.17g", spec, n, gn, want);
+    fused_ok(a, spec, x, n, &vc, NULL, NULL);
+    assert_memory_equal(&vc, &va, sizeof va);
+}
+
 /* The bits of cs_reg_eval_fast: value, gradient, value alone; the norm in
  * the stepper's order. Points: normal, scaled by 3, on the target set. */
 static void test_fused_bits(void **state)
@@ -176,7 +191,7 @@ static void test_fused_bits(void **state)
                 fill_normal(&rng, x, n);
                 for (size_t i = 0; i < n; i++)
                     x[i] = t == 0 ? x[i] : t == 1 ? 3.0 * x[i] : (x[i] > 0 ? 1.5 : -1.5);
-                double va, vb, vc, gn;
+                double va, vb, gn;
                 cs_err err;
                 int ra = cs_reg_fast_eval(a, x, n, &va, ga, &gn);
                 int rb = cs_reg_eval_fast(b, x, 1, n, &vb, gb, &err);
@@ -188,12 +203,7 @@ static void test_fused_bits(void **state)
                 if (memcmp(&va, &vb, sizeof va) || memcmp(ga, gb, n * sizeof *ga))
                     fail_msg("%s (n = %zu, t = %d): not the bits of cs_reg_eval_fast "
                              "(%.17g vs %.17g)", fused[k], n, t, va, vb);
-                double want = stepper_norm(ga, n);
-                if (memcmp(&gn, &want, sizeof gn))
-                    fail_msg("%s (n = %zu): norm %.17g, the stepper's %.17g", fused[k], n, gn,
-                             want);
-                fused_ok(a, fused[k], x, n, &vc, NULL, NULL);
-                assert_memory_equal(&vc, &va, sizeof va);
+                check_norm_value(a, fused[k], x, n, ga, va, gn);
             }
         cs_reg_free(a);
         cs_reg_free(b);
@@ -228,13 +238,17 @@ static void test_fused_library(void **state)
 }
 
 /* The kernel is picked from the instance's data: not for other exponents,
- * defined entries, or regularizers without one. */
+ * defined entries in a Hölder form, or regularizers without one. */
 static void test_fused_pick(void **state)
 {
     (void)state;
-    define_ok("fbin", "x^2", "1");
+    cs_reg_def_spec d;
+    cs_reg_def_spec_init(&d);
+    d.name = "fphold", d.g = "x^2", d.h = "1", d.form = CS_FORM_HOLDER, d.r = 2;
+    cs_err err;
+    assert_int_equal(cs_reg_define(&d, NULL, NULL, &err), 0);
     static const char *const none[] = {"holder p=3 q=1.5", "si p=1.5 q=3 base=osb", "beta",
-                                       "beta beta=learn", "eig C=random", "fbin", "linf"};
+                                       "beta beta=learn", "eig C=random", "fphold", "linf"};
     double x[4] = {1, -2, 0.5, 3}, v, g[4];
     for (size_t k = 0; k < sizeof none / sizeof *none; k++) {
         cs_reg *r = reg_ok(none[k]);
@@ -374,6 +388,118 @@ static void test_fused_near_zero_set(void **state)
     }
 }
 
+/* ---- defined entries in the CS form (reg_fast_defined.c) ----
+ * Polynomial g and h by Horner's rule (h constant or not, degree up to 16),
+ * the others by the interpreter (h constant or not). */
+static const char *const defd[] = {"fdter", "fdbin", "fdpoly", "fd16", "fdwave", "fdflat",
+                                   "fdcos"};
+#define NDEFD (sizeof defd / sizeof *defd)
+
+static void define_fd(void)
+{
+    define_ok("fdter", "x", "x^3");
+    define_ok("fdbin", "x^2", "1");
+    define_ok("fdpoly", "x*(x^2 - 1)", "x^2 + 0.5");
+    define_ok("fd16", "(x^2 + 1)^8/1000", "x");
+    define_ok("fdwave", "exp(-x^2) + 0.1*sin(3*x)", "1 + x^2/4");
+    define_ok("fdflat", "exp(-x^2)", "2");
+    define_ok("fdcos", "cos(x)", "x");
+}
+
+/* The library's value and gradient to 1e-12; the norm is that of the
+ * kernel's own gradient in the stepper's order; the value alone is the
+ * same bits. */
+static void test_fused_defined(void **state)
+{
+    (void)state;
+    define_fd();
+    cs_rng rng;
+    cs_rng_init(&rng, 24, 3);
+    double x[203], ga[203], gb[203];
+    for (size_t k = 0; k < NDEFD; k++) {
+        cs_reg *a = reg_ok(defd[k]), *b = reg_ok(defd[k]);
+        if (!cs_reg_fast_has(a))
+            fail_msg("%s has no fused kernel", defd[k]);
+        for (size_t n = 2; n <= 203; n += (n < 20 ? 1 : 23)) {   /* n = 1: ℓ = 0 */
+            fill_normal(&rng, x, n);
+            double va, vb, gn;
+            fused_ok(a, defd[k], x, n, &va, ga, &gn);
+            vb = eval_ok(b, x, 1, n, gb);
+            close_to(va, vb, 1e-12, 0.0, defd[k], n, (size_t)-1);
+            double gmax = maxabs(gb, n);
+            for (size_t i = 0; i < n; i++)
+                close_to(ga[i], gb[i], 1e-12, gmax, defd[k], n, i);
+            check_norm_value(a, defd[k], x, n, ga, va, gn);
+        }
+        cs_reg_free(a);
+        cs_reg_free(b);
+    }
+}
+
+/* The gradient against central differences of the kernel's own value. */
+static void test_fused_defined_fd(void **state)
+{
+    (void)state;
+    define_fd();
+    cs_rng rng;
+    cs_rng_init(&rng, 25, 3);
+    double x[13], g[13];
+    const size_t n = 13;
+    for (size_t k = 0; k < NDEFD; k++) {
+        cs_reg *r = reg_ok(defd[k]);
+        fill_normal(&rng, x, n);
+        double v, gn;
+        fused_ok(r, defd[k], x, n, &v, g, &gn);
+        double gmax = maxabs(g, n);
+        for (size_t i = 0; i < n; i++) {
+            double h = 1e-6 * fmax(1.0, fabs(x[i])), xi = x[i], vp, vm;
+            x[i] = xi + h;
+            fused_ok(r, defd[k], x, n, &vp, NULL, NULL);
+            x[i] = xi - h;
+            fused_ok(r, defd[k], x, n, &vm, NULL, NULL);
+            x[i] = xi;
+            double fd = (vp - vm) / (2.0 * h);
+            if (fabs(fd - g[i]) > 1e-6 * (gmax + fabs(v)))
+                fail_msg("%s entry %zu: gradient %.12g, central difference %.12g", defd[k], i,
+                         g[i], fd);
+        }
+        cs_reg_free(r);
+    }
+}
+
+/* On the target set ℓ and ∇ℓ are exactly 0 (the levels ±1.5, 0 and their
+ * powers are exact, and so are the sums); NaN, and overflow to Inf, are
+ * reported. */
+static void test_fused_defined_edges(void **state)
+{
+    (void)state;
+    define_fd();
+    cs_rng rng;
+    cs_rng_init(&rng, 26, 3);
+    double x[101], g[101], u[101], v, gn;
+    fill_normal(&rng, u, 101);
+    for (int ter = 0; ter < 2; ter++) {
+        const char *spec = ter ? "fdter" : "fdbin";
+        for (size_t i = 0; i < 101; i++)
+            x[i] = u[i] > 0.5 ? 1.5 : (u[i] < -0.5 || !ter) ? -1.5 : 0.0;
+        cs_reg *r = reg_ok(spec);
+        fused_ok(r, spec, x, 101, &v, g, &gn);
+        if (v != 0.0 || gn != 0.0 || maxabs(g, 101) != 0.0)
+            fail_msg("%s on the target set: value %.17g, gradient norm %.17g", spec, v, gn);
+        cs_reg_free(r);
+    }
+    double bad[9] = {1, 2, NAN, 3, 4, 5, 6, 7, 8}, huge[5] = {1, 2, 1e200, 3, 4};
+    for (size_t k = 0; k < NDEFD; k++) {
+        cs_reg *r = reg_ok(defd[k]);
+        assert_int_equal(cs_reg_fast_eval(r, bad, 9, &v, g, &gn), CS_ENONFINITE);
+        assert_int_equal(cs_reg_fast_eval(r, bad, 9, &v, NULL, NULL), CS_ENONFINITE);
+        cs_reg_free(r);
+    }
+    cs_reg *r = reg_ok("fdter");   /* h = x^3 overflows */
+    assert_int_equal(cs_reg_fast_eval(r, huge, 5, &v, g, &gn), CS_ENONFINITE);
+    cs_reg_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +511,9 @@ int main(void)
         cmocka_unit_test(test_fused_pick),
         cmocka_unit_test(test_fused_nonfinite),
         cmocka_unit_test(test_fused_near_zero_set),
+        cmocka_unit_test(test_fused_defined),
+        cmocka_unit_test(test_fused_defined_fd),
+        cmocka_unit_test(test_fused_defined_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

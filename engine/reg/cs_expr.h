@@ -100,4 +100,18 @@ int cs_expr_eval_unchecked(const cs_expr *e, const double *x, size_t n, double *
  * bytecode semantics; NaN/Inf is returned, not an error. Thread-safe. */
 double cs_expr_eval1(const cs_expr *e, double x, double *df);
 
+/* A polynomial in x: c[k] is the coefficient of x^k, c[deg] != 0 (or deg 0). */
+#define CS_POLY_MAX 16
+typedef struct cs_poly {
+    int deg;
+    double c[CS_POLY_MAX + 1];
+} cs_poly;
+/* 1 when e is a polynomial of degree <= CS_POLY_MAX, built from x, constants,
+ * + - *, division by a constant and powers by integers >= 0; *p (may be NULL)
+ * gets its expanded coefficients (each rounded once per operation of the
+ * expansion). 0 for anything else (exp(x), 1/x, x^0.5, abs(x)). */
+int cs_expr_poly(const cs_expr *e, cs_poly *p);
+/* d = p' */
+void cs_poly_deriv(const cs_poly *p, cs_poly *d);
+
 #endif

@@ -10,6 +10,10 @@
  *   bbin, binexp,   Hölder forms at p = q = 2 (reg_fast_holder.c): the
  *   holder, si,     arithmetic of cs_reg_eval_fast, so the same bits
  *   l2l1h
+ *   defined         in the CS form (reg_fast_defined.c): g, g', h, h' by
+ *                   Horner's rule when g and h are polynomials, else by the
+ *                   interpreter, then one fused pass; the library's values
+ *                   to rounding
  *
  * Written once on 4-wide vectors and compiled for AVX2 (picked at run time)
  * and the baseline ISA; one process uses one of them throughout, so results
@@ -24,14 +28,16 @@
 
 /* 1 when the instance has a fused kernel: bin, osb, ter, l2l1, l2l1h, bbin,
  * binexp (no parameters), fixed (any alpha), holder and si built on bin,
- * osb or ter with p = q = 2 (any r, eps). */
+ * osb or ter with p = q = 2 (any r, eps), and defined entries in the CS
+ * form. */
 int cs_reg_fast_has(const cs_reg *reg);
 /* f = ℓ(x) (n entries), grad (may be NULL) = ∇ℓ(x), gnorm (may be NULL; with
  * grad only) = ‖∇ℓ(x)‖ in the summation order of the FISTA stepper's norm
  * (two 4-wide accumulators over blocks of 8, then the scalar tail: the bits
  * the stepper would compute). CS_ENONFINITE when f or the gradient is not
  * finite (si: also where Q + ε = 0); CS_EUNSUPPORTED without a kernel.
- * Not thread-safe on one instance (bbin and binexp use its scratch). */
+ * Not thread-safe on one instance (bbin, binexp and the defined entries use
+ * its scratch). */
 int cs_reg_fast_eval(cs_reg *reg, const double *x, size_t n, double *f, double *grad,
                      double *gnorm);
 

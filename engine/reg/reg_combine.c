@@ -5,22 +5,8 @@
 
 #include "cs_simd.h"
 #include "reg_gh.h"
+#include "reg_gh4.h"
 #include "reg_internal.h"
-
-/* a·b − c·d with one rounding error in total (Kahan's fma trick). */
-static inline double diff_of_products(double a, double b, double c, double d)
-{
-    double w = c * d;
-    double e = fma(c, d, -w);
-    return fma(a, b, -w) - e;
-}
-
-CS_AI v4d vdiff_of_products(v4d a, v4d b, v4d c, v4d d)
-{
-    v4d w = c * d;
-    v4d e = vfma(c, d, -w);
-    return vfma(a, b, -w) - e;
-}
 
 /* The CS form over a. seq: every sum entry by entry in index order (the
  * library's order, what cs_reg_eval has always given); else 4-wide, the
@@ -69,7 +55,7 @@ CS_AI void cs_body(const cs_gh *a, size_t n, const double *tail, double *value, 
         double Rt = hh * *tail - gh;
         RR += Rt * Rt;
     }
-    *value = hh > 0.0 ? RR / hh : 0.0;
+    *value = hh == 0.0 ? 0.0 : RR / hh;   /* a NaN in h reaches the value */
     if (!grad || flat)
         return;
     v4d GG = splat(gg), zero = splat(0.0);

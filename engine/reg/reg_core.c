@@ -234,6 +234,7 @@ void cs_reg_free(cs_reg *reg)
     free(reg->work);
     cs_expr_free(reg->ge);
     cs_expr_free(reg->he);
+    free(reg->poly);
     free(reg);
 }
 

@@ -270,6 +270,11 @@ int cs_reg_def_instance(cs_reg *reg, cs_err *err)
     if (!rc)
         rc = cs_expr_clone(d->he, &reg->he, err);
     reg->p = d->p, reg->q = d->q, reg->r = d->r, reg->eps = d->eps;
+    if (!rc && d->info.form == CS_FORM_NONE) {
+        cs_poly P[4];
+        if (cs_reg_poly_of(reg->ge, reg->he, P) && (reg->poly = malloc(sizeof P)))
+            memcpy(reg->poly, P, sizeof P);
+    }
     return rc;
 }
 

@@ -195,12 +195,13 @@ static int fast_osb_ter(const double *x, size_t n, int p3, double *f, double *gr
 /* The fused kernel of an instance, from its table entry (kernel, form) and
  * parameters: the entry's kernel when the instance has no parameters, and
  * fixed with any alpha; holder and si built on bin, osb or ter at
- * p = q = 2 (any r and eps). Defined entries take the FILL/COMBINE path. */
+ * p = q = 2 (any r and eps); defined entries in the CS form (the Hölder
+ * forms of defined entries take the library's path). */
 int cs_reg_fast_pick(const cs_reg *reg)
 {
     const cs_reg_info *info = reg->info;
     if (cs_reg_info_defined(info))
-        return CS_FAST_NONE;
+        return info->form == CS_FORM_NONE ? CS_FAST_DEFINED : CS_FAST_NONE;
     if (info->form != CS_FORM_NONE) {
         if (reg->p != 2.0 || reg->q != 2.0)
             return CS_FAST_NONE;
@@ -238,6 +239,7 @@ int cs_reg_fast_eval(cs_reg *reg, const double *x, size_t n, double *f, double *
     case CS_FAST_L2L1H:
     case CS_FAST_HOLDER:
     case CS_FAST_SI: return cs_fast_holder(reg, x, n, f, grad, gnorm);
+    case CS_FAST_DEFINED: return cs_fast_defined(reg, x, n, f, grad, gnorm);
     default: return CS_EUNSUPPORTED;
     }
 }

@@ -23,7 +23,8 @@ enum cs_fast_kind {
     CS_FAST_BINEXP,
     CS_FAST_L2L1H,    /* reg_fast_holder.c: the Hölder forms at p = q = 2 */
     CS_FAST_HOLDER,
-    CS_FAST_SI
+    CS_FAST_SI,
+    CS_FAST_DEFINED   /* reg_fast_defined.c: defined in the CS form */
 };
 
 /* The kernels of a family: f, grad (may be NULL), gn (may be NULL; only
@@ -31,6 +32,8 @@ enum cs_fast_kind {
 int cs_fast_flat(cs_reg *reg, const double *x, size_t n, double *f, double *grad, double *gn);
 int cs_fast_holder(cs_reg *reg, const double *x, size_t n, double *f, double *grad,
                    double *gn);
+int cs_fast_defined(cs_reg *reg, const double *x, size_t n, double *f, double *grad,
+                    double *gn);
 
 /* ‖grad‖ in the FISTA stepper's order (cs_fista.h, fg_gnorm): n0 and n1
  * have summed the squares of the first and second half of every whole

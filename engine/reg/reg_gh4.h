@@ -48,6 +48,21 @@ CS_AI double negsq_zero1(double x, double g) { return -x * x < NEGSQ_MIN ? 0.0 :
 CS_AI v4d dg_binexp(v4d x, v4d g) { return -2.0 * x * g; }
 CS_AI double dg_binexp1(double x, double g) { return -2.0 * x * g; }
 
+/* a·b − c·d with one rounding error in total (Kahan's fma trick); the CS
+ * form's R_n = ‖h‖²g_n − ⟨g,h⟩h_n (reg_combine.c, reg_fast_poly.c) */
+CS_AI double diff_of_products(double a, double b, double c, double d)
+{
+    double w = c * d;
+    double e = fma(c, d, -w);
+    return fma(a, b, -w) - e;
+}
+CS_AI v4d vdiff_of_products(v4d a, v4d b, v4d c, v4d d)
+{
+    v4d w = c * d;
+    v4d e = vfma(c, d, -w);
+    return vfma(a, b, -w) - e;
+}
+
 /* The m <= 4 entries at p as 4 lanes, padded with the last one (a last
  * partial group goes through the lane formulas like a whole one). */
 CS_AI v4d ld_pad(const double *p, size_t m)

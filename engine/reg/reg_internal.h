@@ -33,9 +33,13 @@ struct cs_reg {
     int vector;            /* inside cs_reg_eval_fast: sums in 4-wide order (else the
                               library's entry-by-entry order) */
     int fast;              /* the solver's fused kernel (reg_fast_internal.h), 0: none */
+    cs_poly *poly;         /* a defined entry in the CS form with polynomial g and h:
+                              g, g', h, h' (reg_fast_defined.c), else NULL */
 };
 
 /* The fused kernel of an instance (reg_fast.c), once its parameters are set. */
+/* out = g, g', h, h' when g and h are polynomials (cs_expr_poly); else 0. */
+int cs_reg_poly_of(const cs_expr *g, const cs_expr *h, cs_poly out[4]);
 int cs_reg_fast_pick(const cs_reg *reg);
 
 /* The built-in table (reg_table.c). */
