@@ -342,13 +342,14 @@ static void test_lockstep_equals_sequential(void **state)
 }
 
 /* The same for every method of the solver (issue 23): each CS
- * regularizer, the baselines with FISTA, a defined one, and the eig
+ * regularizer, the baselines with FISTA, two defined ones, and the eig
  * kind's; lockstep covers every FISTA method on the affine problems (DR
  * methods run one start). */
 static void test_lockstep_every_method(void **state)
 {
     (void)state;
-    define_ok("lsdef", "exp(-x^2)", "1 + x^2/8");
+    define_ok("lsdef", "exp(-x^2)", "1 + x^2/8");   /* the interpreter */
+    define_ok("lspoly", "x", "x^3");                 /* Horner's rule */
     int lockstep = 0;
     static const struct {
         const char *kind, *method;
@@ -357,7 +358,7 @@ static void test_lockstep_every_method(void **state)
         {"bin", "binexp"},   {"bin", "holder"},      {"bin", "si"},      {"bin", "l2l1"},
         {"bin", "l2l1h"},    {"bin", "fixed"},       {"bin", "beta"},    {"bin", "lsdef"},
         {"bin", "beta:beta=learn"}, {"bin", "holder:p=3:q=1.5"}, {"bin", "holder:r=2"},
-        {"bin", "fixed:alpha=0.5"}, {"ter", "si:base=ter"}, {"osb", "osb"},      {"ter", "ter"},         {"eig", "eig"},     {"eig", "mu"},
+        {"bin", "fixed:alpha=0.5"}, {"ter", "si:base=ter"}, {"ter", "lspoly"}, {"osb", "osb"},      {"ter", "ter"},         {"eig", "eig"},     {"eig", "mu"},
         {"eig", "ns"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
