@@ -13,6 +13,11 @@
  *               mycubic (g = x(x²−1), h = x² + 0.5), both by Horner's rule,
  *               and mywave (g = e^(−x²), h = 1 + 0.1 sin x), by the
  *               interpreter.
+ *   kernels     the fused kernels alone (cs_reg_fast.h): ns per FISTA
+ *               iteration's two evaluations at N = 100 (value, gradient and
+ *               norm at one point, the value at another), the fastest of
+ *               5 interleaved rounds, against bin's: what a method adds to an iteration before
+ *               the projection and the stepper, which all methods share.
  *   defined     a regularizer defined at run time (reg define myter g=x
  *               h=x^3) against ter through the library (cs_reg_eval), µs
  *               per value and gradient at N = 100 (issue 16: at most 3×). */
@@ -24,6 +29,7 @@
 #include <time.h>
 
 #include "cs_reg.h"
+#include "cs_reg_fast.h"
 #include "cs_solver.h"
 #include "cs_sweep.h"
 
@@ -93,6 +99,56 @@ static double per_eval(const char *name, size_t n)
     return best;
 }
 
+/* ns per pair of fused-kernel calls: value, gradient and norm at x, the
+ * value at a nearby point y (one FISTA iteration's evaluations). */
+static double per_pair(cs_reg *r, const char *name)
+{
+    enum { N = 100 };
+    double x[N], y[N], g[N], f, gn;
+    for (size_t i = 0; i < N; i++) {
+        x[i] = sin(1.0 + (double)i);
+        y[i] = x[i] + 0.01 * cos((double)i);
+    }
+    long reps = 100000;
+    double t0 = now_s();
+    for (long k = 0; k < reps; k++) {
+        x[k % N] += 1e-15;
+        if (cs_reg_fast_eval(r, x, N, &f, g, &gn) || cs_reg_fast_eval(r, y, N, &f, NULL, NULL)) {
+            fprintf(stderr, "bench: %s: no fused kernel, or a non-finite value\n", name);
+            exit(1);
+        }
+    }
+    return 1e9 * (now_s() - t0) / (double)reps;
+}
+
+/* the kernels table: 5 rounds, methods interleaved, the fastest of each */
+static void kernels_table(void)
+{
+    const char *kern[] = {"bin",    "osb", "ter",   "l2l1",  "fixed",   "bbin",  "binexp",
+                          "holder", "si",  "l2l1h", "myter", "mycubic", "mywave"};
+    enum { NK = sizeof kern / sizeof kern[0] };
+    cs_reg *r[NK];
+    double best[NK];
+    for (size_t i = 0; i < NK; i++) {
+        cs_err err;
+        if (cs_reg_new(&r[i], kern[i], NULL, 0, 1, &err))
+            die(kern[i], &err);
+        best[i] = INFINITY;
+    }
+    for (int round = 0; round < 5; round++)
+        for (size_t i = 0; i < NK; i++)
+            best[i] = fmin(best[i], per_pair(r[i], kern[i]));
+    printf("\nthe fused kernels alone (cs_reg_fast_eval), N = 100: ns per iteration's two "
+           "evaluations\n(value, gradient and norm at one point, the value at another), the "
+           "fastest of 5 rounds;\n+ bin = ns a method adds to an iteration\n");
+    printf("%-10s %8s %7s %8s\n", "method", "ns", "x bin", "+ bin");
+    for (size_t i = 0; i < NK; i++) {
+        printf("%-10s %8.1f %7.2f %8.1f\n", kern[i], best[i], best[i] / best[0],
+               best[i] - best[0]);
+        cs_reg_free(r[i]);
+    }
+}
+
 typedef struct row {
     const char *method, *label;
     cs_kind kind;
@@ -153,6 +209,7 @@ int main(void)
         printf("%-20s %-5s %9.3f %7.2f\n", rows[i].label, cs_problem_kind_name(rows[i].kind),
                rows[i].best, rows[i].best / ref);
     }
+    kernels_table();
     double a = per_eval("myter", 100), b = per_eval("ter", 100);
     printf("\ndefined regularizer (reg define myter g=x h=x^3) against ter, value and "
            "gradient through cs_reg_eval, N = 100:\n  myter %.3f us, ter %.3f us, "
