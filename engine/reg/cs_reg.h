@@ -14,6 +14,7 @@
 
 #include "cs_error.h"
 #include "cs_expr.h"
+#include "cs_reg_kernel.h"
 
 /* A parameter as the user wrote it: key=text. The regularizer parses text
  * itself (numbers, words like `learn`, matrices like `1,2;3,4`, file names). */
@@ -22,10 +23,26 @@ typedef struct cs_param {
     const char *text;
 } cs_param;
 
+/* How a parameter's text is read, and what it sets (reg_table.c's lists,
+ * read by one function, reg_core.c's apply_param, and printed by one,
+ * cs_reg_describe). */
+typedef enum cs_param_type {
+    CS_PARAM_REAL = 0,  /* a number in [lo, hi] */
+    CS_PARAM_POSITIVE,  /* a number in (lo, hi], lo = 0 */
+    CS_PARAM_INT,       /* an integer in [lo, hi] */
+    CS_PARAM_BASE,      /* a base's name: bin, osb or ter */
+    CS_PARAM_LEARN,     /* a number in [lo, hi], or `learn` (sets the flag at flag_offset) */
+    CS_PARAM_MATRIX     /* a matrix: inline, random or FILE.csv */
+} cs_param_type;
+
 typedef struct cs_reg_param_info {
     const char *key;
     const char *def;   /* default as text, NULL when the key is required */
     const char *help;
+    cs_param_type type;
+    double lo, hi;     /* bounds of REAL, POSITIVE, INT, LEARN */
+    size_t offset;     /* the field of the instance it sets (double, or int for INT and BASE) */
+    size_t flag_offset; /* LEARN: the int field set to 1 by `learn` */
 } cs_reg_param_info;
 
 typedef struct cs_reg cs_reg;
@@ -46,21 +63,10 @@ typedef enum cs_target_family {
                             scale-free level set other than those above */
 } cs_target_family;
 
-/* Hand-written elementwise kernels: the network backends switch on these
- * (parameter-free instances only, cs_reg_kernel_of), the recovery solver's
- * fused kernels too (cs_reg_fast.h; they also take fixed with its alpha). */
-typedef enum cs_reg_kernel {
-    CS_REG_KERNEL_NONE = 0,
-    CS_REG_KERNEL_BIN,
-    CS_REG_KERNEL_OSB,
-    CS_REG_KERNEL_TER,
-    CS_REG_KERNEL_BBIN,
-    CS_REG_KERNEL_BINEXP,
-    CS_REG_KERNEL_L2L1,
-    CS_REG_KERNEL_L2L1H,
-    CS_REG_KERNEL_FIXED   /* (N+1)(Σx⁴ + α⁴) − (Σx² + α²)², with the instance's alpha */
-} cs_reg_kernel;
-
+/* Hand-written elementwise kernels (cs_reg_kernel.h, from reg_builtins.def):
+ * the network backends switch on these (parameter-free instances only,
+ * cs_reg_kernel_of), the recovery solver's fused kernels too (cs_reg_fast.h;
+ * they also take fixed with its alpha). */
 /* How the recovery solver treats the entry: a smooth (or subgradient)
  * objective for FISTA, or a norm whose prox Douglas–Rachford applies. */
 typedef enum cs_reg_prox {

@@ -81,50 +81,58 @@ static int parse_matrix_param(cs_reg *reg, const char *text, cs_err *err)
     return CS_OK;
 }
 
-/* Apply one key=text to the instance; the key is known to be declared. */
-static int apply_param(cs_reg *reg, const char *key, const char *text, cs_err *err)
+/* The words of a BASE parameter for a message: "bin, osb or ter". */
+static void base_words(char *buf, size_t len)
 {
-    if (strcmp(key, "p") == 0)
-        return parse_number(key, text, 1.0, 1e6, &reg->p, err);
-    if (strcmp(key, "q") == 0)
-        return parse_number(key, text, 1.0, 1e6, &reg->q, err);
-    if (strcmp(key, "r") == 0) {
-        int rc = parse_number(key, text, 0.0, 1e6, &reg->r, err);
-        if (!rc && reg->r <= 0.0)
-            return cs_fail(err, CS_EINVAL, "r=%s must be positive", text);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int b = 0; b < CS_BASE_COUNT && used < len; b++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 b == 0 ? "" : b == CS_BASE_COUNT - 1 ? " or " : ", ",
+                                 cs_reg_base_name[b]);
+}
+
+/* Apply one key=text to the instance: the parameter's type says how to
+ * read it, its offset which field it sets. */
+static int apply_param(cs_reg *reg, const cs_reg_param_info *pi, const char *text, cs_err *err)
+{
+    char *field = (char *)reg + pi->offset;
+    switch (pi->type) {
+    case CS_PARAM_REAL: return parse_number(pi->key, text, pi->lo, pi->hi, (double *)field, err);
+    case CS_PARAM_POSITIVE: {
+        int rc = parse_number(pi->key, text, pi->lo, pi->hi, (double *)field, err);
+        if (!rc && *(double *)field <= 0.0)
+            return cs_fail(err, CS_EINVAL, "%s=%s must be positive", pi->key, text);
         return rc;
     }
-    if (strcmp(key, "eps") == 0)
-        return parse_number(key, text, 0.0, 1e300, &reg->eps, err);
-    if (strcmp(key, "alpha") == 0)
-        return parse_number(key, text, -1e150, 1e150, &reg->alpha, err);
-    if (strcmp(key, "base") == 0) {
-        for (int b = 0; b < CS_BASE_COUNT; b++)
-            if (strcmp(text, cs_reg_base_name[b]) == 0) {
-                reg->base = b;
-                return CS_OK;
-            }
-        return cs_fail(err, CS_EINVAL, "base=%s: expected bin, osb or ter", text);
-    }
-    if (strcmp(key, "beta") == 0) {
-        if (strcmp(text, "learn") == 0) {
-            reg->learn_beta = 1;
-            return CS_OK;
-        }
-        reg->learn_beta = 0;
-        return parse_number(key, text, -1e150, 1e150, &reg->beta, err);
-    }
-    if (strcmp(key, "B") == 0) {
-        long b;
+    case CS_PARAM_INT: {
+        long v;
         cs_err sub;
-        if (cs_parse_long(text, 1, 16, &b, &sub))
-            return cs_fail(err, CS_EINVAL, "B=%s: %s", text, sub.msg);
-        reg->B = (int)b;
+        if (cs_parse_long(text, (long)pi->lo, (long)pi->hi, &v, &sub))
+            return cs_fail(err, CS_EINVAL, "%s=%s: %s", pi->key, text, sub.msg);
+        *(int *)field = (int)v;
         return CS_OK;
     }
-    if (strcmp(key, "C") == 0)
-        return parse_matrix_param(reg, text, err);
-    return cs_fail(err, CS_EINVAL, "key '%s' is declared but not handled", key);
+    case CS_PARAM_BASE: {
+        for (int b = 0; b < CS_BASE_COUNT; b++)
+            if (strcmp(text, cs_reg_base_name[b]) == 0) {
+                *(int *)field = b;
+                return CS_OK;
+            }
+        char words[64];
+        base_words(words, sizeof words);
+        return cs_fail(err, CS_EINVAL, "%s=%s: expected %s", pi->key, text, words);
+    }
+    case CS_PARAM_LEARN: {
+        int *learn = (int *)((char *)reg + pi->flag_offset);
+        *learn = strcmp(text, "learn") == 0;
+        if (*learn)
+            return CS_OK;
+        return parse_number(pi->key, text, pi->lo, pi->hi, (double *)field, err);
+    }
+    case CS_PARAM_MATRIX: return parse_matrix_param(reg, text, err);
+    }
+    return cs_fail(err, CS_EINVAL, "key '%s' has no type", pi->key);
 }
 
 /* Degree, family and auxiliary coordinates follow from the entry and the
@@ -190,15 +198,16 @@ int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t np
     int rc = CS_OK;
     for (size_t i = 0; i < info->nparams && !rc; i++)
         if (info->params[i].def)
-            rc = apply_param(reg, info->params[i].key, info->params[i].def, err);
+            rc = apply_param(reg, &info->params[i], info->params[i].def, err);
     for (size_t i = 0; i < nparams && !rc; i++) {
-        if (!find_param(info, params[i].key)) {
+        const cs_reg_param_info *pi = find_param(info, params[i].key);
+        if (!pi) {
             char keys[256];
             list_keys(info, keys, sizeof keys);
             rc = cs_fail(err, CS_EINVAL, "unknown key '%s' for regularizer %s (valid: %s)",
                          params[i].key, name, keys);
         } else {
-            rc = apply_param(reg, params[i].key, params[i].text, err);
+            rc = apply_param(reg, pi, params[i].text, err);
         }
     }
     for (size_t i = 0; i < info->nparams && !rc; i++) {
@@ -314,34 +323,33 @@ void cs_reg_describe(const cs_reg *reg, char *buf, size_t len)
     const cs_reg_info *info = reg->info;
     size_t used = (size_t)snprintf(buf, len, "%s", info->name);
     for (size_t i = 0; i < info->nparams && used < len; i++) {
-        const char *k = info->params[i].key;
+        const cs_reg_param_info *pi = &info->params[i];
+        const char *field = (const char *)reg + pi->offset;
         char val[64];
-        if (!strcmp(k, "p"))
-            snprintf(val, sizeof val, "%.17g", reg->p);
-        else if (!strcmp(k, "q"))
-            snprintf(val, sizeof val, "%.17g", reg->q);
-        else if (!strcmp(k, "r"))
-            snprintf(val, sizeof val, "%.17g", reg->r);
-        else if (!strcmp(k, "eps"))
-            snprintf(val, sizeof val, "%.17g", reg->eps);
-        else if (!strcmp(k, "alpha"))
-            snprintf(val, sizeof val, "%.17g", reg->alpha);
-        else if (!strcmp(k, "base"))
-            snprintf(val, sizeof val, "%s", cs_reg_base_name[reg->base]);
-        else if (!strcmp(k, "beta"))
-            snprintf(val, sizeof val, reg->learn_beta ? "learn" : "%.17g", reg->beta);
-        else if (!strcmp(k, "B"))
-            snprintf(val, sizeof val, "%d", reg->B);
-        else if (!strcmp(k, "C")) {
+        switch (pi->type) {
+        case CS_PARAM_INT: snprintf(val, sizeof val, "%d", *(const int *)field); break;
+        case CS_PARAM_BASE:
+            snprintf(val, sizeof val, "%s", cs_reg_base_name[*(const int *)field]);
+            break;
+        case CS_PARAM_LEARN:
+            if (*(const int *)((const char *)reg + pi->flag_offset)) {
+                snprintf(val, sizeof val, "learn");
+                break;
+            }
+            /* fall through */
+        case CS_PARAM_REAL:
+        case CS_PARAM_POSITIVE: snprintf(val, sizeof val, "%.17g", *(const double *)field); break;
+        case CS_PARAM_MATRIX:
             if (reg->C_random)
                 snprintf(val, sizeof val, "random");
             else if (reg->C)
                 snprintf(val, sizeof val, "[%zux%zu]", reg->Crows, reg->Ccols);
             else
                 snprintf(val, sizeof val, "unset");
-        } else
-            snprintf(val, sizeof val, "?");
-        used += (size_t)snprintf(buf + used, len - used, " %s=%s", k, val);
+            break;
+        default: snprintf(val, sizeof val, "?"); break;
+        }
+        used += (size_t)snprintf(buf + used, len - used, " %s=%s", pi->key, val);
     }
 }
 

@@ -44,37 +44,38 @@ CS_AI void store(cs_gh *a, size_t i, size_t m, const gh4 *r, int d)
     }
 }
 
-/* binexp after −x²: g = e^(−x²) (SLEEF, 1 ULP; 0 where subnormal), g' = −2x·g */
-CS_AI void binexp_finish(const double *x, size_t n, cs_gh *a, int d)
+/* An EXP kernel after its lanes: g = e^(lanes) (SLEEF, 1 ULP; 0 where
+ * subnormal), then g' from x and g */
+CS_AI void exp_finish(int k, const double *x, size_t n, cs_gh *a, int d)
 {
     cs_vm_exp_any(a->g, a->g, n, cs_cpu_avx2_fma());
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        v4d xv = ld4(x + i), g = negsq_zero(xv, ld4(a->g + i));
+        v4d xv = ld4(x + i), g = exp_zero(lane_e(k, xv), ld4(a->g + i));
         st4(a->g + i, g);
         if (d)
-            st4(a->dg + i, dg_binexp(xv, g));
+            st4(a->dg + i, lane_dg(k, xv, g));
     }
     for (; i < n; i++) {
-        a->g[i] = negsq_zero1(x[i], a->g[i]);
+        a->g[i] = exp_zero1(lane_e(k, splat(x[i]))[0], a->g[i]);
         if (d)
-            a->dg[i] = dg_binexp1(x[i], a->g[i]);
+            a->dg[i] = lane_dg1(k, x[i], a->g[i]);
     }
 }
 
-/* The fill of kernel k (flat_h set by the caller). */
+/* The fill of kernel k (flat_h set by the caller); one case per kernel, so
+ * each loop is that kernel's own. */
 CS_AI void fill_body(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
 {
     switch (k) {
-    case CS_REG_KERNEL_OSB: FILL_LOOP(gh_osb); break;
-    case CS_REG_KERNEL_TER: FILL_LOOP(gh_ter); break;
-    case CS_REG_KERNEL_BBIN: FILL_LOOP(gh_bbin); break;
-    case CS_REG_KERNEL_BINEXP:
-        FILL_LOOP(gh_negsq);
-        binexp_finish(x, n, a, d);
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
+    case CS_REG_KERNEL_##ID:                                                                       \
+        FILL_LOOP(lane_##name);                                                                    \
+        if ((FLAGS) & CS_KF_EXP)                                                                   \
+            exp_finish(k, x, n, a, d);                                                             \
         break;
-    case CS_REG_KERNEL_L2L1: FILL_LOOP(gh_l2l1); break;
-    default: FILL_LOOP(gh_bin); break;
+#include "reg_builtins.def"
+    default: FILL_LOOP(lane_bin); break;
     }
 }
 
@@ -91,7 +92,7 @@ static void fill_base(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int 
 
 void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d)
 {
-    a->flat_h = k != CS_REG_KERNEL_OSB && k != CS_REG_KERNEL_TER;
+    a->flat_h = !(cs_reg_kernel_flags(k) & CS_KF_H);
 #ifdef CS_AVX2_CLONE
     if (cs_cpu_avx2())
         fill_avx2(k, x, n, a, d);
@@ -124,20 +125,10 @@ static int plain(cs_reg *reg, const double *x, size_t rows, size_t cols, cs_reg_
     return CS_OK;
 }
 
-CS_REG_EVAL_DECL(bin) { return plain(reg, x, rows, cols, CS_REG_KERNEL_BIN, value, grad, err); }
-CS_REG_EVAL_DECL(osb) { return plain(reg, x, rows, cols, CS_REG_KERNEL_OSB, value, grad, err); }
-CS_REG_EVAL_DECL(ter) { return plain(reg, x, rows, cols, CS_REG_KERNEL_TER, value, grad, err); }
-CS_REG_EVAL_DECL(bbin)
+/* every entry with an elementwise kernel of the CS form (bin, osb, ...) */
+CS_REG_EVAL_DECL(elem)
 {
-    return plain(reg, x, rows, cols, CS_REG_KERNEL_BBIN, value, grad, err);
-}
-CS_REG_EVAL_DECL(binexp)
-{
-    return plain(reg, x, rows, cols, CS_REG_KERNEL_BINEXP, value, grad, err);
-}
-CS_REG_EVAL_DECL(l2l1)
-{
-    return plain(reg, x, rows, cols, CS_REG_KERNEL_L2L1, value, grad, err);
+    return plain(reg, x, rows, cols, reg->info->kernel, value, grad, err);
 }
 
 /* fixed: g = [x², α²], h = 1_{N+1}; the constant pair is the tail. */

@@ -8,13 +8,9 @@
     int cs_reg_eval_##name(cs_reg *reg, const double *x, size_t rows, size_t cols,         \
                            double *value, double *grad, cs_err *err)
 
-/* reg_cs.c: elementwise CS regularizers (Lemma-1 residual kernel) */
-CS_REG_EVAL_DECL(bin);
-CS_REG_EVAL_DECL(osb);
-CS_REG_EVAL_DECL(ter);
-CS_REG_EVAL_DECL(bbin);
-CS_REG_EVAL_DECL(binexp);
-CS_REG_EVAL_DECL(l2l1);
+/* reg_cs.c: elementwise CS regularizers (Lemma-1 residual kernel): every
+ * entry whose kernel (reg_builtins.def) is of the CS form, by its kernel */
+CS_REG_EVAL_DECL(elem);
 CS_REG_EVAL_DECL(fixed);
 CS_REG_EVAL_DECL(equ);
 

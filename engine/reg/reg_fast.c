@@ -207,16 +207,14 @@ int cs_reg_fast_pick(const cs_reg *reg)
             return CS_FAST_NONE;
         return info->form == CS_FORM_HOLDER ? CS_FAST_HOLDER : CS_FAST_SI;
     }
-    if (info->kernel == CS_REG_KERNEL_FIXED)
-        return CS_FAST_FIXED;
-    switch (cs_reg_kernel_of(reg)) {
-    case CS_REG_KERNEL_BIN: return CS_FAST_BIN;
-    case CS_REG_KERNEL_OSB: return CS_FAST_OSB;
-    case CS_REG_KERNEL_TER: return CS_FAST_TER;
-    case CS_REG_KERNEL_BBIN: return CS_FAST_BBIN;
-    case CS_REG_KERNEL_BINEXP: return CS_FAST_BINEXP;
-    case CS_REG_KERNEL_L2L1: return CS_FAST_L2L1;
-    case CS_REG_KERNEL_L2L1H: return CS_FAST_L2L1H;
+    /* fixed has a parameter (alpha) and still its kernel */
+    cs_reg_kernel k = info->kernel == CS_REG_KERNEL_FIXED ? info->kernel : cs_reg_kernel_of(reg);
+    switch (cs_reg_kernel_class(k)) {
+    case CS_KC_POLY:
+        return k == CS_REG_KERNEL_BIN ? CS_FAST_BIN : k == CS_REG_KERNEL_OSB ? CS_FAST_OSB
+                                                                            : CS_FAST_TER;
+    case CS_KC_FLAT: return CS_FAST_FLAT;
+    case CS_KC_HOLDER: return CS_FAST_KHOLDER;
     default: return CS_FAST_NONE;
     }
 }
@@ -232,11 +230,8 @@ int cs_reg_fast_eval(cs_reg *reg, const double *x, size_t n, double *f, double *
     case CS_FAST_BIN: return fast_bin(x, n, f, grad, gnorm);
     case CS_FAST_OSB:
     case CS_FAST_TER: return fast_osb_ter(x, n, reg->fast == CS_FAST_TER, f, grad, gnorm);
-    case CS_FAST_L2L1:
-    case CS_FAST_FIXED:
-    case CS_FAST_BBIN:
-    case CS_FAST_BINEXP: return cs_fast_flat(reg, x, n, f, grad, gnorm);
-    case CS_FAST_L2L1H:
+    case CS_FAST_FLAT: return cs_fast_flat(reg, x, n, f, grad, gnorm);
+    case CS_FAST_KHOLDER:
     case CS_FAST_HOLDER:
     case CS_FAST_SI: return cs_fast_holder(reg, x, n, f, grad, gnorm);
     case CS_FAST_DEFINED: return cs_fast_defined(reg, x, n, f, grad, gnorm);

@@ -1,6 +1,6 @@
 /* reg_fast_flat.c — the solver's fused kernels of the CS regularizers with
- * h = 1: l2l1 (g = |x|), fixed (g = x² and the constant pair (α², 1)), bbin
- * (g = 1/(1+x²)) and binexp (g = e^(−x²)).
+ * h = 1: the FLAT kernels of reg_builtins.def (g = |x|, 1/(1+x²), e^(−x²),
+ * and fixed's g = x² with the constant pair (α², 1)).
  *
  * ℓ = Σ R_n²/‖h‖², R_n = ‖h‖²g_n − ⟨g,h⟩ = N·g_n − Σg (one rounding: fma),
  * ∂ℓ/∂x_n = 2g'_n R_n, in two passes over x: Σg, then R, ΣR², the gradient
@@ -9,45 +9,30 @@
  * same 4-wide sums in the same order), so the results are the bits of
  * cs_reg_eval_fast; gone are the four arrays, the passes over them and the
  * stepper's separate pass for the norm. l2l1 and fixed compute g again in
- * the second pass; bbin and binexp (a division, an exponential per entry)
- * keep it in the instance's scratch. */
+ * the second pass; STORED kernels (a division, an exponential per entry)
+ * keep it in the instance's scratch. k, the kernel's id, is a constant in
+ * each instance of flat_body (FLAT_FNS), so its switches fold. */
 #include "reg_fast_internal.h"
 #include "reg_gh4.h"
 #include "vmath.h"
 
-/* g stored by pass 1 (bbin, binexp), or computed from x in each pass */
-#define STORED(k) ((k) == CS_FAST_BBIN || (k) == CS_FAST_BINEXP)
+#define STORED(k) ((cs_reg_kernel_flags(k) & CS_KF_STORED) != 0)
+#define IS_EXP(k) ((cs_reg_kernel_flags(k) & CS_KF_EXP) != 0)
 
-/* g at 4 entries (not for binexp, whose exponential runs over the array) */
-CS_AI v4d flat_g(int k, v4d x)
-{
-    switch (k) {
-    case CS_FAST_L2L1: return gh_l2l1(x).g;
-    case CS_FAST_BBIN: return g_bbin(x);
-    default: return gh_bin(x).g;
-    }
-}
-
+/* g at 4 entries (not for an EXP kernel, whose exponential runs over the array) */
+CS_AI v4d flat_g(int k, v4d x) { return lane_gh(k, x).g; }
 /* g' at 4 entries, from x and g */
-CS_AI v4d flat_dg(int k, v4d x, v4d g)
-{
-    switch (k) {
-    case CS_FAST_L2L1: return gh_l2l1(x).dg;
-    case CS_FAST_BBIN: return dg_bbin(x, g);
-    case CS_FAST_BINEXP: return dg_binexp(x, g);
-    default: return gh_bin(x).dg;
-    }
-}
+CS_AI v4d flat_dg(int k, v4d x, v4d g) { return lane_dg(k, x, g); }
 
-/* binexp's g into w: e^(−x²) by SLEEF over the array (reg_cs.c's fill), 0
- * where −x² was clamped; the zeroing comes in pass 1. */
-CS_AI void binexp_exp(const double *x, size_t n, double *w)
+/* An EXP kernel's g into w: e^(e) by SLEEF over the array (reg_cs.c's
+ * fill), with e clamped; the zeroing where it was clamped comes in pass 1. */
+CS_AI void flat_exp(int k, const double *x, size_t n, double *w)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4)
-        st4(w + i, gh_negsq(ld4(x + i)).g);
+        st4(w + i, lane_gh(k, ld4(x + i)).g);
     if (i < n) {
-        v4d t = gh_negsq(ld_pad(x + i, n - i)).g;
+        v4d t = lane_gh(k, ld_pad(x + i, n - i)).g;
         for (size_t q = 0; q < n - i; q++)
             w[i + q] = t[q];
     }
@@ -68,19 +53,19 @@ CS_AI v4d flat_lane(int k, const double *x, const double *w, size_t i, v4d HH, v
     return d;
 }
 
-/* tail: the fixed pair (α², 1) or NULL; w: n doubles (bbin, binexp) */
+/* tail: the fixed pair (α², 1) or NULL; w: n doubles (STORED kernels) */
 CS_AI void flat_body(int k, const double *restrict x, size_t n, const double *tail,
                      double *restrict w, double *f, double *restrict grad, double *gn)
 {
     size_t nv = n & ~(size_t)3, n8 = n & ~(size_t)7, i;
-    if (k == CS_FAST_BINEXP)
-        binexp_exp(x, n, w);
+    if (IS_EXP(k))
+        flat_exp(k, x, n, w);
     /* pass 1: Σg (Σ g·h: h = 1, and ‖h‖² = n exactly) */
     v4d G = z4();
     for (i = 0; i < nv; i += 4) {
         v4d xv = ld4(x + i), g;
-        if (k == CS_FAST_BINEXP)
-            g = negsq_zero(xv, ld4(w + i));
+        if (IS_EXP(k))
+            g = exp_zero(lane_e(k, xv), ld4(w + i));
         else
             g = flat_g(k, xv);
         if (STORED(k))
@@ -91,7 +76,7 @@ CS_AI void flat_body(int k, const double *restrict x, size_t n, const double *ta
     if (i < n) {
         size_t m = n - i;
         v4d xv = ld_pad(x + i, m);
-        v4d g = k == CS_FAST_BINEXP ? negsq_zero(xv, ld_pad(w + i, m)) : flat_g(k, xv);
+        v4d g = IS_EXP(k) ? exp_zero(lane_e(k, xv), ld_pad(w + i, m)) : flat_g(k, xv);
         for (size_t q = 0; q < m; q++) {
             if (STORED(k))
                 w[i + q] = g[q];
@@ -156,32 +141,36 @@ typedef void (*flat_fn)(const double *, size_t, const double *, double *, double
 #define FLAT_AVX2(NAME, K)
 #define PICK(NAME) NAME##_base
 #endif
-FLAT_FNS(l2l1, CS_FAST_L2L1)
-FLAT_FNS(fixed, CS_FAST_FIXED)
-FLAT_FNS(bbin, CS_FAST_BBIN)
-FLAT_FNS(binexp, CS_FAST_BINEXP)
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH) FLAT_FNS_##CLASS(name, CS_REG_KERNEL_##ID)
+#define FLAT_FNS_FLAT(name, K) FLAT_FNS(name, K)
+#define FLAT_FNS_POLY(name, K)
+#define FLAT_FNS_HOLDER(name, K)
+#include "reg_builtins.def"
 
 int cs_fast_flat(cs_reg *reg, const double *x, size_t n, double *f, double *grad, double *gn)
 {
     flat_fn fn;
     double a2 = 0.0, *w = NULL;
-    switch (reg->fast) {
-    case CS_FAST_L2L1: fn = PICK(l2l1); break;
-    case CS_FAST_FIXED:
+    int k = reg->info->kernel, tail = (cs_reg_kernel_flags(k) & CS_KF_TAIL) != 0;
+    switch (k) {
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH) PICK_##CLASS(name, CS_REG_KERNEL_##ID)
+#define PICK_FLAT(name, K)                                                                         \
+    case K: fn = PICK(name); break;
+#define PICK_POLY(name, K)
+#define PICK_HOLDER(name, K)
+#include "reg_builtins.def"
+    default: return CS_EUNSUPPORTED;
+    }
+    if (tail) {
         a2 = reg->alpha * reg->alpha;
         if (!isfinite(a2 * a2))
             return CS_ENONFINITE;
-        fn = PICK(fixed);
-        break;
-    case CS_FAST_BBIN: fn = PICK(bbin); break;
-    case CS_FAST_BINEXP: fn = PICK(binexp); break;
-    default: return CS_EUNSUPPORTED;
     }
-    if (STORED(reg->fast)) {
+    if (STORED(k)) {
         cs_err err;
         if (!(w = cs_reg_work(reg, n, &err)))
             return CS_ENOMEM;
     }
-    fn(x, n, reg->fast == CS_FAST_FIXED ? &a2 : NULL, w, f, grad, gn);
+    fn(x, n, tail ? &a2 : NULL, w, f, grad, gn);
     return fast_status(*f, grad, n, gn);
 }

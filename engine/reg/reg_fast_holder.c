@@ -24,10 +24,10 @@ enum { HB_BIN, HB_OSB, HB_TER, HB_ABS };
 CS_AI gh4 base_gh(int b, v4d x)
 {
     switch (b) {
-    case HB_OSB: return gh_osb(x);
-    case HB_TER: return gh_ter(x);
-    case HB_ABS: return gh_l2l1(x);
-    default: return gh_bin(x);
+    case HB_OSB: return lane_osb(x);
+    case HB_TER: return lane_ter(x);
+    case HB_ABS: return lane_l2l1h(x);
+    default: return lane_bin(x);
     }
 }
 
@@ -186,8 +186,8 @@ static const int base_of[CS_BASE_COUNT] = {HB_BIN, HB_OSB, HB_TER};
 
 int cs_fast_holder(cs_reg *reg, const double *x, size_t n, double *f, double *grad, double *gn)
 {
-    int b = reg->fast == CS_FAST_L2L1H ? HB_ABS : base_of[reg->base];
-    double r = reg->fast == CS_FAST_L2L1H ? 1.0 : reg->r;
+    int b = reg->fast == CS_FAST_KHOLDER ? HB_ABS : base_of[reg->base];
+    double r = reg->fast == CS_FAST_KHOLDER ? 1.0 : reg->r;
     int rc = holder_fns[b][cs_cpu_avx2() != 0](x, n, r, reg->fast == CS_FAST_SI, reg->eps, f,
                                                  grad, gn);
     return rc ? rc : fast_status(*f, grad, n, gn);

@@ -17,12 +17,9 @@ enum cs_fast_kind {
     CS_FAST_BIN,      /* reg_fast.c: bin, osb, ter without parameters */
     CS_FAST_OSB,
     CS_FAST_TER,
-    CS_FAST_L2L1,     /* reg_fast_flat.c: the CS form with h = 1 */
-    CS_FAST_FIXED,
-    CS_FAST_BBIN,
-    CS_FAST_BINEXP,
-    CS_FAST_L2L1H,    /* reg_fast_holder.c: the Hölder forms at p = q = 2 */
-    CS_FAST_HOLDER,
+    CS_FAST_FLAT,     /* reg_fast_flat.c: a FLAT kernel (reg_builtins.def), by its id */
+    CS_FAST_KHOLDER,  /* reg_fast_holder.c: a HOLDER kernel (l2l1h), and the */
+    CS_FAST_HOLDER,   /* Hölder forms at p = q = 2 */
     CS_FAST_SI,
     CS_FAST_DEFINED   /* reg_fast_defined.c: defined in the CS form */
 };

@@ -30,9 +30,8 @@ typedef int (*cs_fill_fn)(cs_reg *reg, const double *x, size_t n, cs_gh *a, int 
 int cs_gh_scratch(cs_reg *reg, size_t n, size_t more, cs_gh *a, double **more_out,
                   cs_err *err);
 
-/* FILL for the elementwise built-ins, by their kernel id: bin (x², 1), osb
- * (x², x), ter (x³, x), bbin (1/(1+x²), 1), binexp (e^(−x²), 1), l2l1 (|x|,
- * 1, with sign(0) = 0); d: also g' and h'. */
+/* FILL for the elementwise built-ins, by their kernel id (the g and h of
+ * reg_builtins.def); d: also g' and h'. */
 void cs_fill_builtin(cs_reg_kernel k, const double *x, size_t n, cs_gh *a, int d);
 
 /* The CS form ℓ = ‖g‖²‖h‖² − ⟨g,h⟩² over a (n entries) as the Lemma-1

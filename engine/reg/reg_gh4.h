@@ -1,6 +1,6 @@
 /* reg_gh4.h — the elementwise built-ins on 4 lanes (engine/reg only): g,
- * g', h, h' of bin, osb, ter, bbin, l2l1 and binexp's −x², and the lane
- * formula of the Hölder gradient. The FILL step (reg_cs.c), the Hölder
+ * g', h, h' of every kernel of reg_builtins.def, and the lane formula of
+ * the Hölder gradient. The FILL step (reg_cs.c), the Hölder
  * form (reg_holder.c) and the solver's fused kernels (reg_fast_*.c) all
  * use these, so the fused kernels give the bits of the FILL/COMBINE path. */
 #ifndef CS_REG_GH4_H
@@ -15,38 +15,68 @@ typedef struct gh4 {
     v4d g, dg, h, dh;
 } gh4;
 
-/* bin: g = x², h = 1 */
-CS_AI gh4 gh_bin(v4d v) { return (gh4){v * v, 2.0 * v, splat(1.0), z4()}; }
-/* osb: g = x², h = x */
-CS_AI gh4 gh_osb(v4d v) { return (gh4){v * v, 2.0 * v, v, splat(1.0)}; }
-/* ter: g = x³, h = x */
-CS_AI gh4 gh_ter(v4d v) { return (gh4){v * v * v, 3.0 * v * v, v, splat(1.0)}; }
-/* bbin: g = 1/(1+x²), h = 1. For huge |x|, 1+x² is Inf and g, g' go to 0. */
-CS_AI v4d g_bbin(v4d v) { return 1.0 / (1.0 + v * v); }
-CS_AI v4d dg_bbin(v4d v, v4d b) { return -2.0 * v * b * b; }
-CS_AI gh4 gh_bbin(v4d v)
-{
-    v4d b = g_bbin(v);
-    return (gh4){b, dg_bbin(v, b), splat(1.0), z4()};
-}
-/* l2l1: g = |x|, h = 1; subgradient with sign(0) = 0 */
-CS_AI gh4 gh_l2l1(v4d v) { return (gh4){vabs(v), vsgn(v), splat(1.0), z4()}; }
-/* binexp before the exponential: g = −x², h = 1. Below −708.25 the
- * exponential is subnormal (no precision left, and a hundred cycles per
- * operation that meets it): the argument is clamped there and the result
- * set to 0 afterwards (negsq_zero). */
+/* Every kernel of reg_builtins.def on 4 lanes: lane_NAME(v) = g, g', h, h'
+ * (lane_dg_NAME(x, g): g' from x and g). An EXP kernel's lanes hold the
+ * exponent e, clamped below at NEGSQ_MIN (below it the exponential is
+ * subnormal: no precision left, and a hundred cycles per operation that
+ * meets it), and g' is left for after the exponential (exp_finish,
+ * reg_cs.c; the fused kernels likewise); lane_e_NAME(v) gives e unclamped,
+ * where the result is set to 0 (exp_zero). */
 #define NEGSQ_MIN -708.25
-CS_AI gh4 gh_negsq(v4d v)
+CS_AI v4d exp_clamp(v4d e) { return vsel(e < splat(NEGSQ_MIN), splat(NEGSQ_MIN), e); }
+CS_AI v4d exp_zero(v4d e, v4d g) { return vsel(e < splat(NEGSQ_MIN), z4(), g); }
+CS_AI double exp_zero1(double e, double g) { return e < NEGSQ_MIN ? 0.0 : g; }
+
+#define K(c) splat(c)
+#define ABS(v) vabs(v)
+#define SGN(v) vsgn(v)
+#define EXP(v) (v)
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
+    CS_AI v4d lane_e_##name(v4d x) { return G; }                                                  \
+    CS_AI v4d lane_dg_##name(v4d x, v4d g) { (void)g; return DG; }                                 \
+    CS_AI gh4 lane_##name(v4d x)                                                                   \
+    {                                                                                              \
+        if ((FLAGS) & CS_KF_EXP)                                                                   \
+            return (gh4){exp_clamp(G), z4(), H, DH};                                               \
+        v4d g = G;                                                                                 \
+        return (gh4){g, DG, H, DH};                                                                \
+    }
+#include "reg_builtins.def"
+#undef K
+#undef ABS
+#undef SGN
+#undef EXP
+
+/* The lanes of kernel k (a constant where it is used: the switch folds). */
+CS_AI gh4 lane_gh(int k, v4d x)
 {
-    v4d t = -v * v, lo = splat(NEGSQ_MIN);
-    return (gh4){vsel(t < lo, lo, t), z4(), splat(1.0), z4()};
+    switch (k) {
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
+    case CS_REG_KERNEL_##ID: return lane_##name(x);
+#include "reg_builtins.def"
+    default: return lane_bin(x);
+    }
 }
-/* binexp after the exponential g = e^(−x²): 0 where −x² was clamped */
-CS_AI v4d negsq_zero(v4d x, v4d g) { return vsel(-x * x < splat(NEGSQ_MIN), z4(), g); }
-CS_AI double negsq_zero1(double x, double g) { return -x * x < NEGSQ_MIN ? 0.0 : g; }
-/* binexp's g' from x and g */
-CS_AI v4d dg_binexp(v4d x, v4d g) { return -2.0 * x * g; }
-CS_AI double dg_binexp1(double x, double g) { return -2.0 * x * g; }
+CS_AI v4d lane_dg(int k, v4d x, v4d g)
+{
+    switch (k) {
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
+    case CS_REG_KERNEL_##ID: return lane_dg_##name(x, g);
+#include "reg_builtins.def"
+    default: return lane_dg_bin(x, g);
+    }
+}
+/* e of an EXP kernel, unclamped */
+CS_AI v4d lane_e(int k, v4d x)
+{
+    switch (k) {
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
+    case CS_REG_KERNEL_##ID: return lane_e_##name(x);
+#include "reg_builtins.def"
+    default: return x;
+    }
+}
+CS_AI double lane_dg1(int k, double x, double g) { return cs_reg_kernel_dg(k, x, g); }
 
 /* a·b − c·d with one rounding error in total (Kahan's fma trick); the CS
  * form's R_n = ‖h‖²g_n − ⟨g,h⟩h_n (reg_combine.c, reg_fast_poly.c) */
