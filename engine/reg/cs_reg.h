@@ -104,6 +104,7 @@ typedef struct cs_reg_info {
     cs_reg_matrix takes_C;
     cs_reg_form form;
     int extra;                 /* trailing auxiliary coordinates (mu: 1; beta=learn adds 1) */
+    int defined;               /* 1: made at run time by cs_reg_define */
     const char *label, *label_plain; /* legend label in the paper's notation
                                         (gnuplot enhanced text, and plain) */
     const cs_reg_param_info *params;

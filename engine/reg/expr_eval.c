@@ -57,6 +57,16 @@ static double s_powk(double a, int k)
 
 static double s_sign(double a) { return a > 0 ? 1.0 : (a < 0 ? -1.0 : a + a); }
 
+/* Text of [a, b) for messages, shortened in the middle when long. */
+void cs_expr_span_text(const char *s, int a, int b, char *buf, size_t len)
+{
+    int n = b - a;
+    if (n <= 60)
+        snprintf(buf, len, "%.*s", n, s + a);
+    else
+        snprintf(buf, len, "%.*s...%.*s", 28, s + a, 28, s + b - 28);
+}
+
 /* One instruction on scalar slots V[], D[]. */
 void cs_expr_step1(const ins *in, double *V, double *D, double x)
 {

@@ -116,16 +116,6 @@ static void tok_desc(const parser *p, int pos, char *buf, size_t len)
         snprintf(buf, len, "'%.*s'", end - pos, p->s + pos);
 }
 
-/* Text of [a, b) for messages, shortened in the middle when long. */
-void cs_expr_span_text(const char *s, int a, int b, char *buf, size_t len)
-{
-    int n = b - a;
-    if (n <= 60)
-        snprintf(buf, len, "%.*s", n, s + a);
-    else
-        snprintf(buf, len, "%.*s...%.*s", 28, s + a, 28, s + b - 28);
-}
-
 static int new_node(parser *p, int kind, int s0, int s1)
 {
     if (p->nn >= p->cap)

@@ -8,6 +8,40 @@
 
 #include "reg_internal.h"
 
+/* The part of the line p + t·d inside the box (cs_landscape.h); the
+ * lowest file of the landscapes, so landscape.c calls down to it. */
+int cs_landscape_clip(double px, double py, double dx, double dy, double x0, double x1,
+                      double y0, double y1, cs_landscape_curve *c)
+{
+    double tlo = -INFINITY, thi = INFINITY;
+    const double p[2] = {px, py}, d[2] = {dx, dy}, lo[2] = {x0 - px, y0 - py},
+                 hi[2] = {x1 - px, y1 - py};
+    if (!isfinite(px) || !isfinite(py) || !isfinite(dx) || !isfinite(dy) || (dx == 0 && dy == 0))
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0) {
+            if (lo[k] > 0 || hi[k] < 0)
+                return 0;
+            continue;
+        }
+        double a = lo[k] / d[k], b = hi[k] / d[k];
+        if (a > b) {
+            double t = a;
+            a = b;
+            b = t;
+        }
+        if (a > tlo)
+            tlo = a;
+        if (b < thi)
+            thi = b;
+    }
+    if (!(tlo < thi))
+        return 0;
+    *c = (cs_landscape_curve){{p[0] + tlo * dx, p[0] + thi * dx}, {p[1] + tlo * dy, p[1] + thi * dy},
+                              2};
+    return 1;
+}
+
 /* The real eigenvectors of the 2×2 matrix C (row-major): 0, 1 or 2
  * directions; a multiple of I has every direction (none returned). */
 static size_t eig2_dirs(const double *C, double d[2][2])

@@ -1,4 +1,5 @@
-/* reg_core.c — instances of regularizers: parameters, scratch, and the
+/* reg_core.c — the public face of the regularizer library: instances made
+ * from a name and parameters (read as data), their description, and the
  * evaluation wrapper that rejects non-finite input and rescales by powers
  * of two so that homogeneous regularizers never overflow needlessly. */
 #include "reg_internal.h"
@@ -12,10 +13,6 @@
 #include "cs_rng.h"
 #include "cs_vec.h"
 
-const cs_reg_info *cs_reg_get_info(const cs_reg *reg) { return reg->info; }
-size_t cs_reg_extra(const cs_reg *reg) { return reg->extra; }
-cs_target_family cs_reg_family(const cs_reg *reg) { return reg->family; }
-
 const double *cs_reg_target_levels(const cs_reg *reg, size_t *n)
 {
     const cs_reg_info *info = reg->info;
@@ -23,11 +20,6 @@ const double *cs_reg_target_levels(const cs_reg *reg, size_t *n)
         info = cs_reg_lookup(cs_reg_base_name[reg->base]);
     *n = info->levels ? info->nlevels : 0;
     return info->levels;
-}
-
-cs_reg_kernel cs_reg_kernel_of(const cs_reg *reg)
-{
-    return reg->info->nparams == 0 ? reg->info->kernel : CS_REG_KERNEL_NONE;
 }
 
 static const cs_reg_param_info *find_param(const cs_reg_info *info, const char *key)
@@ -247,29 +239,6 @@ void cs_reg_free(cs_reg *reg)
     free(reg);
 }
 
-double *cs_reg_work(cs_reg *reg, size_t n, cs_err *err)
-{
-    if (n > reg->nwork) {
-        double *w = realloc(reg->work, n * sizeof *w);
-        if (!w) {
-            cs_fail(err, CS_ENOMEM, "out of memory (%zu doubles of scratch)", n);
-            return NULL;
-        }
-        reg->work = w;
-        reg->nwork = n;
-    }
-    return reg->work;
-}
-
-int cs_reg_vector_len(const cs_reg *reg, size_t rows, size_t cols, size_t *n, cs_err *err)
-{
-    if (rows != 1 && cols != 1)
-        return cs_fail(err, CS_EDIM, "%s takes a vector, got a %zux%zu matrix", reg->info->name,
-                       rows, cols);
-    *n = rows * cols;
-    return CS_OK;
-}
-
 int cs_reg_set_matrix(cs_reg *reg, const double *C, size_t rows, size_t cols, cs_err *err)
 {
     if (rows == 0 || cols == 0)
@@ -290,31 +259,6 @@ int cs_reg_set_matrix(cs_reg *reg, const double *C, size_t rows, size_t cols, cs
     reg->Crows = rows;
     reg->Ccols = cols;
     reg->C_random = 0;
-    return CS_OK;
-}
-
-int cs_reg_need_matrix(cs_reg *reg, size_t n, cs_err *err)
-{
-    if (reg->C_random && (!reg->C || reg->Ccols != n)) {
-        if (n == 0)
-            return cs_fail(err, CS_EDIM, "empty argument");
-        if (n > 20000)
-            return cs_fail(err, CS_ENOMEM, "C=random of size %zux%zu is too large", n, n);
-        free(reg->C);
-        reg->C = malloc(n * n * sizeof *reg->C);
-        if (!reg->C)
-            return cs_fail(err, CS_ENOMEM, "out of memory");
-        cs_rng rng;
-        cs_rng_init(&rng, reg->seed, 0xC0FFEEull);
-        cs_rng_normal_fill(&rng, reg->C, n * n);
-        reg->Crows = reg->Ccols = n;
-    }
-    if (!reg->C)
-        return cs_fail(err, CS_ESTATE, "%s needs C= (inline, random or FILE.csv)",
-                       reg->info->name);
-    if (reg->Ccols != n)
-        return cs_fail(err, CS_EDIM, "C is %zux%zu but x has %zu entries", reg->Crows,
-                       reg->Ccols, n);
     return CS_OK;
 }
 

@@ -230,6 +230,7 @@ int cs_reg_def_new(cs_reg_def **out, const cs_reg_def_spec *s, int *col, cs_err 
         .degree = degree_of(d, s->form),
         .form = s->form,
         .label_plain = d->name,
+        .defined = 1,
         .eval = cs_reg_eval_defined,
     };
     *out = d;
@@ -251,7 +252,6 @@ void cs_reg_def_free(cs_reg_def *d)
 
 const cs_reg_info *cs_reg_def_info(const cs_reg_def *d) { return &d->info; }
 
-int cs_reg_info_defined(const cs_reg_info *info) { return info && info->eval == cs_reg_eval_defined; }
 
 const cs_expr *cs_reg_info_g(const cs_reg_info *info)
 {

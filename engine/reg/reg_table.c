@@ -48,8 +48,6 @@ static const cs_reg_param_info equ_params[] = {
 #define PARAMS(a) .params = (a), .nparams = COUNT(a)
 #define LEVELS(a) .levels = (a), .nlevels = COUNT(a)
 
-const char *const cs_reg_base_name[CS_BASE_COUNT] = {"bin", "osb", "ter"};
-
 static const double lv_bin[] = {-1, 1}, lv_osb[] = {0, 1}, lv_ter[] = {-1, 0, 1};
 
 static const cs_reg_info table[] = {
