@@ -834,7 +834,7 @@ static void reg(pt *t, int kind)
         pbuf wb = put(t, w, n * 4), dw = rnd(t, n, 1), val = put(t, NULL, rows * sizeof(double));
         if (!ready(t))
             return;
-        SIDES O->reg_rows(S(dw), S(val), S(wb), rows, cols, kind, 0.5f);
+        SIDES O->reg->rows(S(dw), S(val), S(wb), rows, cols, kind, 0.5f);
         check(t, val, rows, PT_F64, TOL_REG_VAL, "value %dx%d", rows, cols);
         CHECKF(dw, n, "grad %dx%d", rows, cols);
     }
@@ -886,7 +886,7 @@ static void row_quant_apply(pt *t)
          w = outf(t, R * C);
     if (!ready(t))
         return;
-    SIDES O->quant_apply(S(w), S(sg), S(a), R, C);
+    SIDES O->reg->quant_apply(S(w), S(sg), S(a), R, C);
     CHECKF(w, R * C, "w %dx%d", R, C);
 }
 
@@ -896,7 +896,7 @@ static void row_quant_scale_grad(pt *t)
     pbuf sg = put(t, signs(t, R * C), R * C * 4), dw = rnd(t, R * C, 1), da = outf(t, R);
     if (!ready(t))
         return;
-    SIDES O->quant_scale_grad(S(da), S(dw), S(sg), R, C);
+    SIDES O->reg->quant_scale_grad(S(da), S(dw), S(sg), R, C);
     CHECKF(da, R, "dalpha %dx%d", R, C);
 }
 
@@ -1237,7 +1237,7 @@ static void row_train_cnn(pt *t)
             O->bn_backward(S(dconv), S(p[1].g), S(p[2].g), S(dbn), S(conv), S(p[1].w), S(mean),
                            S(rstd), B, OC, HW);
             O->conv_backward(NULL, S(p[0].g), S(dconv), S(x), S(p[0].w), S(scr), B, 1, H, H, OC);
-            O->reg_rows(S(p[3].g), S(val), S(p[3].w), K, F, CS_NN_REGK_BIN, 1e-3f);
+            O->reg->rows(S(p[3].g), S(val), S(p[3].w), K, F, CS_NN_REGK_BIN, 1e-3f);
         }
         adam_all(t, p, NSHAPES(p), step);
         CHECKF(loss, B, "losses, step %d", step);

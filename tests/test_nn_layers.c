@@ -299,7 +299,7 @@ static void test_reg_kernels(void **state)
         float w[R * N], g[R * N] = {0};
         double val[R];
         fill(w, R * N, &r, 0.7);
-        cpu->reg_rows(g, val, w, R, N, kinds[k], 1.0f);
+        cpu->reg->rows(g, val, w, R, N, kinds[k], 1.0f);
         for (int i = 0; i < R; i++) {
             double x[N], gd[N], v;
             for (int j = 0; j < N; j++)

@@ -116,7 +116,7 @@ static void hist_shifted(uint32_t *counts, const float *x, size_t n, float lo, f
 static void reg_rows_sloppy(float *dw, double *val, const float *w, int rows, int cols, int kind,
                             float scale)
 {
-    ok->reg_rows(dw, val, w, rows, cols, kind, kind == CS_NN_REGK_BINEXP ? scale * 1.01f : scale);
+    ok->reg->rows(dw, val, w, rows, cols, kind, kind == CS_NN_REGK_BINEXP ? scale * 1.01f : scale);
 }
 
 /* an error kept once: reported after the next row */
@@ -133,6 +133,7 @@ static void test_parity_detects_faults(void **state)
 {
     (void)state;
     cs_nn_ops bad = cs_nn_cpu_ops;
+    cs_nn_reg_ops br = cs_nn_cpu_reg_ops;
     cs_nn_watch_ops bw = cs_nn_cpu_watch_ops;
     bad.name = "faulty";
     bad.relu_forward = relu_ulp;
@@ -141,7 +142,8 @@ static void test_parity_detects_faults(void **state)
     bad.maxpool_forward = maxpool_last;
     bad.bn_forward = bn_eval_updates;
     bad.copy = copy_forward;
-    bad.reg_rows = reg_rows_sloppy;
+    br.rows = reg_rows_sloppy;
+    bad.reg = &br;
     bw.hist = hist_shifted;
     bad.watch = &bw;
     print_message("planted faults: the FAILED lines below are expected\n");

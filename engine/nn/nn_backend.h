@@ -3,14 +3,16 @@
  * One op table per device, in the spirit of ggml's backend table and of
  * llm.c's CPU reference beside the CUDA file: engine/nn/cpu/nn_ops.c and
  * engine/nn/cuda/nn_ops.cu define the same static functions (matmul_forward,
- * conv_backward, adam_update, reg_rows, ...) in the same order, each
- * exporting its table. Every pointer argument is device memory of that
- * backend (host memory for the CPU); shapes are per batch, row-major, NCHW.
+ * conv_backward, adam_update, ...) in the same order, each exporting its
+ * table; so do the two files of the regularizer's ops (nn_reg_ops) and of
+ * the watch ops (nn_watch_ops), whose tables the main one points to. Every
+ * pointer argument is device memory of that backend (host memory for the
+ * CPU); shapes are per batch, row-major, NCHW.
  * Bad shapes are programmer errors. The allocation and copy ops return
  * status; the others return nothing and a device that can fail (CUDA: a
  * launch, a cuBLAS call) keeps its first error, which `error` hands over
  * (and clears): the engine asks after each training step and before it
- * trusts a download (nn_device_check in nn_pass.c). Included from C and
+ * trusts a download (nn_device_check in nn_device.c). Included from C and
  * from CUDA C++. */
 #ifndef CS_NN_BACKEND_H
 #define CS_NN_BACKEND_H
@@ -56,6 +58,22 @@ typedef struct cs_nn_watch_ops {
      * the signs of x (bit i%32 of word i/32: x_i < 0) */
     void (*sign_flips)(uint32_t *flips, uint32_t *bits, const float *x, size_t n);
 } cs_nn_watch_ops;
+
+/* The ops of the regularizer term (nn_pass.c) and of quantized weights
+ * (nn_quant.c, nn_train.c): engine/nn/cpu/nn_reg_ops.c and
+ * engine/nn/cuda/nn_reg_ops.cu define the same functions in the same
+ * order. */
+typedef struct cs_nn_reg_ops {
+    /* per row r of w (rows×cols): val[r] = ℓ(w_r) (double), and
+     * dw_r += scale·∇ℓ(w_r) for kind (enum cs_nn_regk); sums in double */
+    void (*rows)(float *dw, double *val, const float *w, int rows, int cols, int kind,
+                 float scale);
+    /* w = α_r · s (quantized weights from signs s ∈ {−1,0,1}) */
+    void (*quant_apply)(float *w, const float *sign, const float *alpha, int rows, int cols);
+    /* dα_r = Σ_j dw_rj s_rj */
+    void (*quant_scale_grad)(float *dalpha, const float *dw, const float *sign, int rows,
+                             int cols);
+} cs_nn_reg_ops;
 
 /* The scratch of a convolution: an im2col block (of the input, or of dout
  * for dinp) for each of up to CS_NN_CONV_SLOTS images in flight, the
@@ -126,15 +144,8 @@ typedef struct cs_nn_ops {
     /* Adam with bias correction, step t >= 1 */
     void (*adam_update)(float *p, const float *g, float *m, float *v, size_t n, float lr,
                         float beta1, float beta2, float eps, int t);
-    /* per row r of w (rows×cols): val[r] = ℓ(w_r) (double), and
-     * dw_r += scale·∇ℓ(w_r); sums in double */
-    void (*reg_rows)(float *dw, double *val, const float *w, int rows, int cols, int kind,
-                     float scale);
-    /* w = α_r · s (quantized weights from signs s ∈ {−1,0,1}) */
-    void (*quant_apply)(float *w, const float *sign, const float *alpha, int rows, int cols);
-    /* dα_r = Σ_j dw_rj s_rj */
-    void (*quant_scale_grad)(float *dalpha, const float *dw, const float *sign, int rows,
-                             int cols);
+    /* the regularizer's rows and quantized weights (nn_reg_ops) */
+    const struct cs_nn_reg_ops *reg;
     /* y += a·x */
     void (*axpy)(float *y, const float *x, float a, size_t n);
     /* watching a run and the histograms of `hist` (nn_watch_ops) */
@@ -148,6 +159,7 @@ typedef struct cs_nn_ops {
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
+extern const cs_nn_reg_ops cs_nn_cpu_reg_ops;
 extern const cs_nn_watch_ops cs_nn_cpu_watch_ops;
 
 /* The bin of v ∈ [lo, hi] among `bins` uniform bins with the edges
@@ -183,7 +195,7 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
  * loads its backends), so ./csreg itself links no CUDA library and runs on
  * the CPU where there is none. The module exports one function,
  * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
-#define CS_NN_CUDA_ABI 1
+#define CS_NN_CUDA_ABI 2
 #define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
 typedef struct cs_nn_cuda_module {
     int abi;               /* CS_NN_CUDA_ABI */

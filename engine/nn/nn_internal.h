@@ -1,6 +1,8 @@
 /* nn_internal.h — the network's state and the functions the engine/nn
- * files share (nn_model.c, nn_pass.c, nn_train.c, nn_quant.c,
- * nn_snapshot.c, nn_io.c); engine only. */
+ * files share; engine only. The files call down, never in a circle:
+ * nn_plan.c and nn_device.c (leaves, over the backends) < nn_memory.c <
+ * nn_model.c < nn_pass.c, nn_quant.c, nn_snapshot.c, nn_watch.c, nn_io.c
+ * < nn_train.c. */
 #ifndef CS_NN_INTERNAL_H
 #define CS_NN_INTERNAL_H
 
@@ -86,15 +88,28 @@ struct cs_nn {
  * from cfg.seed. */
 int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err);
 
-/* nn_model.c */
+/* nn_plan.c */
 /* The shapes alone: cfg checked, its defaults filled in, layers and
  * tensors laid out in a zeroed nn; nothing of the network's size is
  * allocated. */
 int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err);
-/* Batch buffers for up to B examples (grows; contents are not kept). */
-int nn_ensure_cap(cs_nn *nn, int B, cs_err *err);
 /* Whether weight layer i is regularized / quantized under `ex`. */
 int nn_selected(const cs_nn *nn, int i, cs_nn_exclude ex);
+
+/* nn_device.c */
+/* The op table of a resolved device name ("cpu", "cuda"). */
+const cs_nn_ops *nn_ops_for(const char *device);
+/* The device's first error since the last check (a failed kernel launch or
+ * cuBLAS call, see cs_nn_ops.error) as a cs_fail: "device=cuda: <op>: <what>";
+ * CS_OK when there is none. */
+int nn_device_check(cs_nn *nn, cs_err *err);
+/* A failed upload or download (`what`): the device's own error when it has
+ * one, else "<device>: <what> failed". */
+int nn_device_fail(cs_nn *nn, const char *what, cs_err *err);
+
+/* nn_model.c */
+/* Batch buffers for up to B examples (grows; contents are not kept). */
+int nn_ensure_cap(cs_nn *nn, int B, cs_err *err);
 
 /* nn_memory.c */
 /* The batch size the budget is checked with when a network is built (the
@@ -129,13 +144,6 @@ int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_r
                   cs_err *err);
 /* Sum of the losses and number correct of the last forward. */
 int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err);
-/* The device's first error since the last check (a failed kernel launch or
- * cuBLAS call, see cs_nn_ops.error) as a cs_fail: "device=cuda: <op>: <what>";
- * CS_OK when there is none. */
-int nn_device_check(cs_nn *nn, cs_err *err);
-/* A failed upload or download (`what`): the device's own error when it has
- * one, else "<device>: <what> failed". */
-int nn_device_fail(cs_nn *nn, const char *what, cs_err *err);
 
 /* nn_snapshot.c */
 /* Whether the newest snapshot holds the weights as they are now. */

@@ -166,7 +166,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     if (kind != CS_NN_REGK_NONE) {
         if (!grad)
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
-        o->reg_rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
+        o->reg->rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
         if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
             return nn_device_fail(nn, "download", err);
         for (size_t r = 0; r < w->rows; r++)
@@ -264,20 +264,6 @@ int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_r
         nn->ops->upload(nn->y, nn->hy, (size_t)B * sizeof(int32_t)))
         return nn_device_fail(nn, "upload of a batch", err);
     return CS_OK;
-}
-
-int nn_device_check(cs_nn *nn, cs_err *err)
-{
-    char msg[CS_ERR_MAX - 64];
-    if (nn->ops->error && nn->ops->error(msg, sizeof msg) != 0)
-        return cs_fail(err, CS_EIO, "device=%s: %s", nn->device, msg);
-    return CS_OK;
-}
-
-int nn_device_fail(cs_nn *nn, const char *what, cs_err *err)
-{
-    int rc = nn_device_check(nn, err);
-    return rc ? rc : cs_fail(err, CS_EIO, "%s: %s failed", nn->device, what);
 }
 
 /* Sum of losses and number correct of the last forward. */

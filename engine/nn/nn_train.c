@@ -64,8 +64,8 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
             nn_wlayer *w = &nn->wl[t->wl];
             if (!o->finetune || !w->quant)
                 continue;
-            ops->quant_scale_grad(nn->grads + t->off, nn->grads + nn->t[w->tw].off, w->sign,
-                                  (int)w->rows, (int)w->cols);
+            ops->reg->quant_scale_grad(nn->grads + t->off, nn->grads + nn->t[w->tw].off,
+                                       w->sign, (int)w->rows, (int)w->cols);
         } else if (t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant) {
             continue;   /* signs fixed */
         }
@@ -76,8 +76,9 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
         for (int i = 0; i < nn->nwl; i++) {
             nn_wlayer *w = &nn->wl[i];
             if (w->quant)
-                ops->quant_apply(nn->params + nn->t[w->tw].off, w->sign,
-                                 nn->params + nn->t[w->talpha].off, (int)w->rows, (int)w->cols);
+                ops->reg->quant_apply(nn->params + nn->t[w->tw].off, w->sign,
+                                      nn->params + nn->t[w->talpha].off, (int)w->rows,
+                                      (int)w->cols);
         }
     return nn_device_check(nn, err);
 }

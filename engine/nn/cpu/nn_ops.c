@@ -1,5 +1,7 @@
 /* cpu/nn_ops.c — the CPU backend of the network code: the reference for
- * engine/nn/cuda/nn_ops.cu, which has the same functions in the same order.
+ * engine/nn/cuda/nn_ops.cu, which has the same functions in the same order
+ * (the regularizer's and quantized weights' ops are in nn_reg_ops.c, the
+ * watch ops in nn_watch_ops.c).
  * Matrix products go to OpenBLAS sgemm on one thread (convolutions through
  * im2col, one image at a time); the rest are plain loops. Every op is split
  * into tasks that do not depend on the thread count (images, channels, fixed
@@ -71,10 +73,6 @@ typedef struct dense_job {
     const float *inp, *dout, *w, *bias;
     int B, C, OC, dinp_tasks;
 } dense_job;
-
-static int blocks(int n, int per) { return (n + per - 1) / per; }
-
-static int block_len(int n, int per, int t) { return n - t * per < per ? n - t * per : per; }
 
 /* out[:, o0 : o0+n] = inp · w[o0 : o0+n]ᵀ + bias */
 static void dense_forward_cols(void *ctx, int t, int worker)
@@ -596,7 +594,6 @@ typedef struct pool_job {
 CS_VEC static void pool_row(float *restrict y, int32_t *restrict ix, const float *restrict r0,
                             const float *restrict r1, int OW)
 {
-    const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
     int ox = 0;
     for (; ox + 8 <= OW; ox += 8) {
         v8f t0, t1, b0, b1;
@@ -604,11 +601,11 @@ CS_VEC static void pool_row(float *restrict y, int32_t *restrict ix, const float
         memcpy(&t1, r0 + 2 * ox + 8, sizeof t1);
         memcpy(&b0, r1 + 2 * ox, sizeof b0);
         memcpy(&b1, r1 + 2 * ox + 8, sizeof b1);
-        v8f m = __builtin_shuffle(t0, t1, even);
+        v8f m = v8f_even(t0, t1);
         v8i k = {0};
-        POOL_TAKE(m, k, __builtin_shuffle(t0, t1, odd), 1);
-        POOL_TAKE(m, k, __builtin_shuffle(b0, b1, even), 2);
-        POOL_TAKE(m, k, __builtin_shuffle(b0, b1, odd), 3);
+        POOL_TAKE(m, k, v8f_odd(t0, t1), 1);
+        POOL_TAKE(m, k, v8f_even(b0, b1), 2);
+        POOL_TAKE(m, k, v8f_odd(b0, b1), 3);
         memcpy(y + ox, &m, sizeof m);
         memcpy(ix + ox, &k, sizeof k);
     }
@@ -785,290 +782,7 @@ static void adam_update(float *p, const float *g, float *m, float *v, size_t n, 
     cs_par_for(elem_tasks(n), adam_block, &j);
 }
 
-/* ------------------------------------------------------------------ regularizers */
-
-/* Σx², Σx³, Σx⁴, Σx⁶ of one row in double, two sets of four-lane partial sums
- * (the adds' latency, not the loads, bounds the loop): the polynomial
- * regularizers' only reduction, and it must not dominate an epoch. Only the
- * powers a regularizer uses are summed (bin: x², x⁴; osb: x², x³, x⁴; ter:
- * x², x⁴, x⁶); each sum's order is the same in every variant and in both
- * builds. Named accumulators, not an array: GCC kept an indexed s[h][k] in
- * memory and every add waited on a store. */
-
-/* lanes[k] = the two sets of partial sums of power k added; reduces them and
- * adds the elements from i on */
-static inline __attribute__((always_inline)) void
-pow_sums_finish(const double lanes[4][4], const float *x, int i, int n, double out[4])
-{
-    for (int k = 0; k < 4; k++)
-        out[k] = (lanes[k][0] + lanes[k][1]) + (lanes[k][2] + lanes[k][3]);
-    for (; i < n; i++) {
-        double a = x[i], a2 = a * a;
-        out[0] += a2;
-        out[1] += a2 * a;
-        out[2] += a2 * a2;
-        out[3] += a2 * a2 * a2;
-    }
-}
-
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
-static void pow_sums_generic(const float *x, int n, int use3, int use6, double out[4])
-{
-    v4d p2 = {0}, p3 = {0}, p4 = {0}, p6 = {0}, q2 = {0}, q3 = {0}, q4 = {0}, q6 = {0};
-    int i = 0;
-#define POW_SUMS_HALF(S, OFF)                                                                  \
-    do {                                                                                       \
-        v4f f;                                                                                 \
-        memcpy(&f, x + i + (OFF), sizeof f);                                                   \
-        v4d a = __builtin_convertvector(f, v4d), a2 = a * a, a4 = a2 * a2;                     \
-        S##2 += a2;                                                                            \
-        if (use3)                                                                              \
-            S##3 += a2 * a;                                                                    \
-        S##4 += a4;                                                                            \
-        if (use6)                                                                              \
-            S##6 += a4 * a2;                                                                   \
-    } while (0)
-    for (; i + 8 <= n; i += 8) {
-        POW_SUMS_HALF(p, 0);
-        POW_SUMS_HALF(q, 4);
-    }
-#undef POW_SUMS_HALF
-    v4d t[4] = {p2 + q2, p3 + q3, p4 + q4, p6 + q6};
-    double lanes[4][4];
-    memcpy(lanes, t, sizeof lanes);
-    pow_sums_finish(lanes, x, i, n, out);
-}
-
-#ifdef CS_HAVE_AVX2_PATH
-/* The same with intrinsics, inlined with constant flags: GCC 12 converts a v4f
- * to v4d as two halves and an insert, twice the loop's uops; vcvtps2pd ymm
- * takes the four floats from memory in one. */
-static inline __attribute__((always_inline, target("avx2"))) void
-pow_sums_avx2_body(const float *x, int n, int use3, int use6, double out[4])
-{
-    __m256d p2 = _mm256_setzero_pd(), p3 = p2, p4 = p2, p6 = p2, q2 = p2, q3 = p2, q4 = p2, q6 = p2;
-    int i = 0;
-#define POW_SUMS_HALF(S, OFF)                                                                  \
-    do {                                                                                       \
-        __m256d a = _mm256_cvtps_pd(_mm_loadu_ps(x + i + (OFF))), a2 = _mm256_mul_pd(a, a);    \
-        __m256d a4 = _mm256_mul_pd(a2, a2);                                                    \
-        S##2 = _mm256_add_pd(S##2, a2);                                                        \
-        if (use3)                                                                              \
-            S##3 = _mm256_add_pd(S##3, _mm256_mul_pd(a2, a));                                  \
-        S##4 = _mm256_add_pd(S##4, a4);                                                        \
-        if (use6)                                                                              \
-            S##6 = _mm256_add_pd(S##6, _mm256_mul_pd(a4, a2));                                 \
-    } while (0)
-    for (; i + 8 <= n; i += 8) {
-        POW_SUMS_HALF(p, 0);
-        POW_SUMS_HALF(q, 4);
-    }
-#undef POW_SUMS_HALF
-    double lanes[4][4];
-    _mm256_storeu_pd(lanes[0], _mm256_add_pd(p2, q2));
-    _mm256_storeu_pd(lanes[1], _mm256_add_pd(p3, q3));
-    _mm256_storeu_pd(lanes[2], _mm256_add_pd(p4, q4));
-    _mm256_storeu_pd(lanes[3], _mm256_add_pd(p6, q6));
-    pow_sums_finish((const double(*)[4])lanes, x, i, n, out);
-}
-
-__attribute__((target("avx2"))) static void pow_sums_avx2(const float *x, int n, int use3,
-                                                          int use6, double out[4])
-{
-    if (use3)
-        pow_sums_avx2_body(x, n, 1, 0, out);
-    else if (use6)
-        pow_sums_avx2_body(x, n, 0, 1, out);
-    else
-        pow_sums_avx2_body(x, n, 0, 0, out);
-}
-#endif
-
-static void pow_sums(const float *x, int n, int kind, double out[4])
-{
-    int use3 = kind == CS_NN_REGK_OSB, use6 = kind == CS_NN_REGK_TER;
-#ifdef CS_HAVE_AVX2_PATH
-    if (__builtin_cpu_supports("avx2")) {
-        pow_sums_avx2(x, n, use3, use6, out);
-        return;
-    }
-#endif
-    pow_sums_generic(x, n, use3, use6, out);
-}
-
-/* The polynomial regularizers' gradient rows: g += x·(b·x² − c) (bin),
- * x·(a + x·(b·x − c)) (osb), x·(a + q·(b·q − c)) with q = x² (ter). */
-#define POLY_GRAD_LOOP(EXPR)                                                                \
-    do {                                                                                    \
-        int i = 0;                                                                          \
-        for (; i + 8 <= n; i += 8) {                                                        \
-            v8f X, G;                                                                       \
-            memcpy(&X, x + i, sizeof X);                                                    \
-            memcpy(&G, g + i, sizeof G);                                                    \
-            G += (EXPR);                                                                    \
-            memcpy(g + i, &G, sizeof G);                                                    \
-        }                                                                                   \
-        for (; i < n; i++) {                                                                \
-            float X = x[i];                                                                 \
-            g[i] += (EXPR);                                                                 \
-        }                                                                                   \
-    } while (0)
-
-CS_VEC static void poly_grad(float *restrict g, const float *restrict x, int n, int kind,
-                             float a, float b, float c)
-{
-    if (kind == CS_NN_REGK_BIN)
-        POLY_GRAD_LOOP(X * (b * X * X - c));
-    else if (kind == CS_NN_REGK_OSB)
-        POLY_GRAD_LOOP(X * (a + X * (b * X - c)));
-    else
-        POLY_GRAD_LOOP(X * (a + (X * X) * (b * (X * X) - c)));
-}
-
-static void reg_row_range(float *dw, double *val, const float *w, int r0, int r1, int cols,
-                          int kind, float scale)
-{
-    double N = cols;
-    for (int r = r0; r < r1; r++) {
-        const float *x = w + (size_t)r * cols;
-        float *g = dw + (size_t)r * cols;
-        double s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
-        switch (kind) {
-        case CS_NN_REGK_BIN:
-        case CS_NN_REGK_OSB:
-        case CS_NN_REGK_TER: {
-            double p[4];
-            pow_sums(x, cols, kind, p);
-            s2 = p[0], s3 = p[1], s4 = p[2], s6 = p[3];
-            break;
-        }
-        case CS_NN_REGK_BBIN:
-            for (int i = 0; i < cols; i++) {
-                double u = 1.0 / (1.0 + (double)x[i] * x[i]);
-                s1 += u;
-                s2 += u * u;
-            }
-            break;
-        case CS_NN_REGK_BINEXP:
-            for (int i = 0; i < cols; i++) {
-                double e = exp(-(double)x[i] * x[i]);
-                s1 += e;
-                s2 += e * e;
-            }
-            break;
-        default: /* l2l1, l2l1h */
-            for (int i = 0; i < cols; i++) {
-                s1 += fabs((double)x[i]);
-                s2 += (double)x[i] * x[i];
-            }
-            break;
-        }
-        switch (kind) {
-        case CS_NN_REGK_BIN: {
-            val[r] = N * s4 - s2 * s2;
-            float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
-            poly_grad(g, x, cols, kind, 0.0f, a, c);
-            break;
-        }
-        case CS_NN_REGK_OSB: {
-            val[r] = s2 * s4 - s3 * s3;
-            float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
-                  c = (float)(6 * s3) * scale;
-            poly_grad(g, x, cols, kind, a, b, c);
-            break;
-        }
-        case CS_NN_REGK_TER: {
-            val[r] = s2 * s6 - s4 * s4;
-            float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
-                  c = (float)(8 * s4) * scale;
-            poly_grad(g, x, cols, kind, a, b, c);
-            break;
-        }
-        case CS_NN_REGK_BBIN: {
-            val[r] = N * s2 - s1 * s1;
-            for (int i = 0; i < cols; i++) {
-                float u = 1.0f / (1.0f + x[i] * x[i]);
-                float du = -2.0f * x[i] * u * u;
-                g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
-            }
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            val[r] = N * s2 - s1 * s1;
-            for (int i = 0; i < cols; i++) {
-                float e = expf(-x[i] * x[i]);
-                g[i] += scale * -4.0f * x[i] * e * ((float)N * e - (float)s1);
-            }
-            break;
-        }
-        case CS_NN_REGK_L2L1: {
-            val[r] = N * s2 - s1 * s1;
-            float a = (float)(2 * N) * scale, c = (float)(2 * s1) * scale;
-            for (int i = 0; i < cols; i++)
-                g[i] += a * x[i] - c * (float)((x[i] > 0) - (x[i] < 0));
-            break;
-        }
-        case CS_NN_REGK_L2L1H: {
-            double nrm = sqrt(s2);
-            val[r] = sqrt(N) * nrm - s1;
-            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
-            for (int i = 0; i < cols; i++)
-                g[i] += a * x[i] - scale * (float)((x[i] > 0) - (x[i] < 0));
-            break;
-        }
-        default:
-            val[r] = 0;
-            break;
-        }
-    }
-}
-
-/* REG_ROWS rows a task: each row's sums are its own */
-#define REG_ROWS 8
-
-typedef struct reg_job {
-    float *dw;
-    double *val;
-    const float *w;
-    int rows, cols, kind;
-    float scale;
-} reg_job;
-
-static void reg_block(void *ctx, int t, int worker)
-{
-    (void)worker;
-    const reg_job *j = ctx;
-    int r0 = t * REG_ROWS, r1 = r0 + block_len(j->rows, REG_ROWS, t);
-    reg_row_range(j->dw, j->val, j->w, r0, r1, j->cols, j->kind, j->scale);
-}
-
-static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
-                     float scale)
-{
-    reg_job j = {dw, val, w, rows, cols, kind, scale};
-    cs_par_for(blocks(rows, REG_ROWS), reg_block, &j);
-}
-
-/* ------------------------------------------------------------------ quantized weights */
-
-CS_VEC static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
-{
-    for (int r = 0; r < rows; r++)
-        for (int i = 0; i < cols; i++)
-            w[(size_t)r * cols + i] = alpha[r] * sign[(size_t)r * cols + i];
-}
-
-static void quant_scale_grad(float *dalpha, const float *dw, const float *sign, int rows,
-                             int cols)
-{
-    for (int r = 0; r < rows; r++) {
-        double s = 0;
-        for (int i = 0; i < cols; i++)
-            s += (double)dw[(size_t)r * cols + i] * sign[(size_t)r * cols + i];
-        dalpha[r] = (float)s;
-    }
-}
+/* ------------------------------------------------------------------ vectors */
 
 CS_VEC static void axpy(float *y, const float *x, float a, size_t n)
 {
@@ -1099,9 +813,7 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .softmax_ce_forward = softmax_ce_forward,
     .softmax_ce_backward = softmax_ce_backward,
     .adam_update = adam_update,
-    .reg_rows = reg_rows,
-    .quant_apply = quant_apply,
-    .quant_scale_grad = quant_scale_grad,
+    .reg = &cs_nn_cpu_reg_ops,
     .axpy = axpy,
     .watch = &cs_nn_cpu_watch_ops,
     .sync = NULL,

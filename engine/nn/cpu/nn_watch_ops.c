@@ -77,7 +77,7 @@ static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi,
 
 /* ------------------------------------------------------------------ scales, readiness, signs */
 
-/* The quantizers themselves (nn_quant.c), one row at a time. */
+/* The quantizers themselves (nn_quant_math.c), one row at a time. */
 static void row_abs_mean(float *alpha, const float *w, int rows, int cols)
 {
     for (int r = 0; r < rows; r++)

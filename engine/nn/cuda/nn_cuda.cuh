@@ -1,13 +1,13 @@
 /* cuda/nn_cuda.cuh — what the CUDA backend's files (nn_ops.cu,
- * nn_watch_ops.cu) share: the block size, grid sizes, a block's sum in
- * double, and the error checks.
+ * nn_reg_ops.cu, nn_watch_ops.cu) share: the block size, grid sizes, a
+ * block's sum in double, and the error checks.
  *
  * Errors: every op ends with op_done(name), which asks cudaGetLastError
  * (a launch that failed: bad configuration, no kernel image for this GPU)
  * and, in the debug mode CSREG_CUDA_SYNC=1, synchronizes and asks again
  * (a kernel that faulted, with the op that launched it); every cuBLAS call
- * goes through blas_ok. The first error is kept (sticky) until the
- * engine fetches it through cs_nn_ops.error. */
+ * goes through blas_ok. The first error is kept (sticky, nn_cuda_err.cu)
+ * until the engine fetches it through cs_nn_ops.error. */
 #ifndef CS_NN_CUDA_CUH
 #define CS_NN_CUDA_CUH
 
@@ -17,10 +17,14 @@
 
 #include "nn_backend.h"
 
-/* nn_watch_ops.cu's table, in nn_ops.cu's */
+/* nn_reg_ops.cu's and nn_watch_ops.cu's tables, in nn_ops.cu's */
+extern const cs_nn_reg_ops cs_nn_cuda_reg_ops;
 extern const cs_nn_watch_ops cs_nn_cuda_watch_ops;
 
-/* nn_ops.cu: record the first error of op (later ones are dropped) */
+/* nn_cuda_err.cu: init's reset (no error kept; sync_ops: op_done
+ * synchronizes, CSREG_CUDA_SYNC=1) */
+void cuda_err_reset(int sync_ops);
+/* record the first error of op (later ones are dropped) */
 void cuda_note(const char *op, const char *what);
 /* the end of every op: launch errors, and with CSREG_CUDA_SYNC=1 the
  * kernels' own */
@@ -29,6 +33,9 @@ void op_done(const char *op);
 int blas_ok(cublasStatus_t s, const char *op);
 /* a CUDA runtime call's status: 1 ok, else 0 (and noted) */
 int cuda_ok(cudaError_t e, const char *op);
+/* the first error since the last call, cleared: <0 with msg, 0 none
+ * (cs_nn_ops.error) */
+int cuda_take_error(char *msg, size_t len);
 
 #define NT 256
 static inline unsigned nblocks(size_t n)
@@ -38,7 +45,7 @@ static inline unsigned nblocks(size_t n)
 }
 
 /* the sum of v over the block (blockDim.x = NT threads), in every thread */
-static __device__ double block_sum(double v, double *sh)
+static inline __device__ double block_sum(double v, double *sh)
 {
     sh[threadIdx.x] = v;
     __syncthreads();

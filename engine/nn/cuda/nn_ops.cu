@@ -1,12 +1,13 @@
 /* cuda/nn_ops.cu — the CUDA backend of the network code. The same
- * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c:
- * cuBLAS sgemm for the dense layers and (through im2col) the convolutions,
- * kernels for the rest. Sums that decide a value are reduced in double.
+ * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c
+ * (the regularizer's and quantized weights' ops in nn_reg_ops.cu, the
+ * watch ops in nn_watch_ops.cu): cuBLAS sgemm for the dense layers and
+ * (through im2col) the convolutions, kernels for the rest. Sums that decide a value are reduced in double.
  * Built only with CUDA=1, as the shared module libcsreg_cuda.so that the
  * engine loads with dlopen (nn_cuda_load.c); the table is used only when
  * device=cuda and cs_nn_cuda_init found a GPU. Every op checks its
- * launches and cuBLAS calls (nn_cuda.cuh); the engine fetches the first
- * error through the table's `error`. */
+ * launches and cuBLAS calls (nn_cuda.cuh, nn_cuda_err.cu); the engine
+ * fetches the first error through the table's `error`. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -18,57 +19,9 @@
 #include "nn_cuda.cuh"
 
 static cublasHandle_t g_blas;
-static int g_ready, g_device, g_sync_ops;
-static char g_err[256];
-static int g_has_err;
+static int g_ready, g_device;
 static void *g_scratch;   /* for copies between overlapping regions */
 static size_t g_scratch_cap;
-
-/* ------------------------------------------------------------------ errors */
-
-void cuda_note(const char *op, const char *what)
-{
-    if (g_has_err)
-        return;
-    snprintf(g_err, sizeof g_err, "%s: %s", op, what);
-    g_has_err = 1;
-}
-
-int cuda_ok(cudaError_t e, const char *op)
-{
-    if (e == cudaSuccess)
-        return 1;
-    char b[192];
-    snprintf(b, sizeof b, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
-    cuda_note(op, b);
-    return 0;
-}
-
-int blas_ok(cublasStatus_t s, const char *op)
-{
-    if (s == CUBLAS_STATUS_SUCCESS)
-        return 1;
-    char b[192];
-    snprintf(b, sizeof b, "cuBLAS sgemm: %s", cublasGetStatusString(s));
-    cuda_note(op, b);
-    return 0;
-}
-
-void op_done(const char *op)
-{
-    cuda_ok(cudaGetLastError(), op);
-    if (g_sync_ops)
-        cuda_ok(cudaDeviceSynchronize(), op);
-}
-
-static int op_error(char *msg, size_t len)
-{
-    if (!g_has_err)
-        return 0;
-    snprintf(msg, len, "%s", g_err);
-    g_has_err = 0;
-    return -1;
-}
 
 /* ------------------------------------------------------------------ the device */
 
@@ -149,8 +102,7 @@ static int init(int device, int sync_ops, char *why, size_t len)
         return -1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
-    g_sync_ops = sync_ops;
-    g_has_err = 0;
+    cuda_err_reset(sync_ops);
     g_ready = 1;
     return 0;
 }
@@ -657,150 +609,7 @@ static void adam_update(float *p, const float *g, float *m, float *v, size_t n, 
     op_done("adam_update");
 }
 
-/* ------------------------------------------------------------------ regularizers */
-
-/* one block per row: the sums in double, then the gradient elementwise */
-__global__ void reg_rows_kernel(float *dw, double *val, const float *w, int cols, int kind,
-                                float scale)
-{
-    __shared__ double sh[NT];
-    const float *x = w + (size_t)blockIdx.x * cols;
-    float *g = dw + (size_t)blockIdx.x * cols;
-    double N = cols, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
-    for (int i = threadIdx.x; i < cols; i += blockDim.x) {
-        double a = x[i], a2 = a * a;
-        switch (kind) {
-        case CS_NN_REGK_BIN:
-        case CS_NN_REGK_OSB:
-        case CS_NN_REGK_TER:
-            s2 += a2;
-            s3 += a2 * a;
-            s4 += a2 * a2;
-            s6 += a2 * a2 * a2;
-            break;
-        case CS_NN_REGK_BBIN: {
-            double u = 1.0 / (1.0 + a2);
-            s1 += u;
-            s2 += u * u;
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            double e = exp(-a2);
-            s1 += e;
-            s2 += e * e;
-            break;
-        }
-        default:
-            s1 += fabs(a);
-            s2 += a2;
-            break;
-        }
-    }
-    s1 = block_sum(s1, sh);
-    s2 = block_sum(s2, sh);
-    s3 = block_sum(s3, sh);
-    s4 = block_sum(s4, sh);
-    s6 = block_sum(s6, sh);
-    double v = 0;
-    switch (kind) {
-    case CS_NN_REGK_BIN: v = N * s4 - s2 * s2; break;
-    case CS_NN_REGK_OSB: v = s2 * s4 - s3 * s3; break;
-    case CS_NN_REGK_TER: v = s2 * s6 - s4 * s4; break;
-    case CS_NN_REGK_BBIN:
-    case CS_NN_REGK_BINEXP:
-    case CS_NN_REGK_L2L1: v = N * s2 - s1 * s1; break;
-    case CS_NN_REGK_L2L1H: v = sqrt(N) * sqrt(s2) - s1; break;
-    }
-    if (threadIdx.x == 0)
-        val[blockIdx.x] = v;
-    for (int i = threadIdx.x; i < cols; i += blockDim.x) {
-        float xi = x[i];
-        switch (kind) {
-        case CS_NN_REGK_BIN: {
-            float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
-            g[i] += xi * (a * xi * xi - c);
-            break;
-        }
-        case CS_NN_REGK_OSB: {
-            float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
-                  c = (float)(6 * s3) * scale;
-            g[i] += xi * (a + xi * (b * xi - c));
-            break;
-        }
-        case CS_NN_REGK_TER: {
-            float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
-                  c = (float)(8 * s4) * scale, q = xi * xi;
-            g[i] += xi * (a + q * (b * q - c));
-            break;
-        }
-        case CS_NN_REGK_BBIN: {
-            float u = 1.0f / (1.0f + xi * xi), du = -2.0f * xi * u * u;
-            g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            float e = expf(-xi * xi);
-            g[i] += scale * -4.0f * xi * e * ((float)N * e - (float)s1);
-            break;
-        }
-        case CS_NN_REGK_L2L1: {
-            float a = (float)(2 * N) * scale, c = (float)(2 * s1) * scale;
-            g[i] += a * xi - c * (float)((xi > 0) - (xi < 0));
-            break;
-        }
-        case CS_NN_REGK_L2L1H: {
-            double nrm = sqrt(s2);
-            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
-            g[i] += a * xi - scale * (float)((xi > 0) - (xi < 0));
-            break;
-        }
-        }
-    }
-}
-
-static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
-                     float scale)
-{
-    reg_rows_kernel<<<rows, NT>>>(dw, val, w, cols, kind, scale);
-    op_done("reg_rows");
-}
-
-/* ------------------------------------------------------------------ quantized weights */
-
-__global__ void quant_apply_kernel(float *w, const float *sign, const float *alpha, int rows,
-                                   int cols)
-{
-    size_t n = (size_t)rows * cols;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        w[i] = alpha[i / cols] * sign[i];
-}
-
-__global__ void quant_scale_grad_kernel(float *dalpha, const float *dw, const float *sign,
-                                        int cols)
-{
-    __shared__ double sh[NT];
-    size_t r = blockIdx.x;
-    double s = 0;
-    for (int i = threadIdx.x; i < cols; i += blockDim.x)
-        s += (double)dw[r * cols + i] * sign[r * cols + i];
-    s = block_sum(s, sh);
-    if (threadIdx.x == 0)
-        dalpha[r] = (float)s;
-}
-
-static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
-{
-    quant_apply_kernel<<<nblocks((size_t)rows * cols), NT>>>(w, sign, alpha, rows, cols);
-    op_done("quant_apply");
-}
-
-static void quant_scale_grad(float *dalpha, const float *dw, const float *sign, int rows,
-                             int cols)
-{
-    quant_scale_grad_kernel<<<rows, NT>>>(dalpha, dw, sign, cols);
-    op_done("quant_scale_grad");
-}
+/* ------------------------------------------------------------------ vectors */
 
 __global__ void axpy_kernel(float *y, const float *x, float a, size_t n)
 {
@@ -847,13 +656,11 @@ static cs_nn_ops make_ops(void)
     o.softmax_ce_forward = softmax_ce_forward;
     o.softmax_ce_backward = softmax_ce_backward;
     o.adam_update = adam_update;
-    o.reg_rows = reg_rows;
-    o.quant_apply = quant_apply;
-    o.quant_scale_grad = quant_scale_grad;
+    o.reg = &cs_nn_cuda_reg_ops;
     o.axpy = axpy;
     o.watch = &cs_nn_cuda_watch_ops;
     o.sync = device_sync;
-    o.error = op_error;
+    o.error = cuda_take_error;
     return o;
 }
 
