@@ -32,7 +32,7 @@ void nn_device_errors_check(const cs_nn_ops *dev)
         assert_memory_equal(want, got, sizeof got);
     }
     assert_int_equal(dev->error(msg, sizeof msg), 0);
-    dev->reg->rows(g, NULL, g, 0, 4, CS_NN_REGK_BIN, 1.0f);   /* a grid of 0 blocks */
+    dev->reg->rows(g, NULL, g, 0, 4, CS_REG_KERNEL_BIN, 1.0f);   /* a grid of 0 blocks */
     dev->matmul_forward(g, g, g, NULL, -1, 4, 4);           /* sgemm: invalid value */
     assert_true(dev->error(msg, sizeof msg) < 0);
     print_message("the first error kept: %s\n", msg);

@@ -842,31 +842,31 @@ static void reg(pt *t, int kind)
 
 static void row_reg_bin(pt *t)
 {
-    reg(t, CS_NN_REGK_BIN);
+    reg(t, CS_REG_KERNEL_BIN);
 }
 static void row_reg_osb(pt *t)
 {
-    reg(t, CS_NN_REGK_OSB);
+    reg(t, CS_REG_KERNEL_OSB);
 }
 static void row_reg_ter(pt *t)
 {
-    reg(t, CS_NN_REGK_TER);
+    reg(t, CS_REG_KERNEL_TER);
 }
 static void row_reg_bbin(pt *t)
 {
-    reg(t, CS_NN_REGK_BBIN);
+    reg(t, CS_REG_KERNEL_BBIN);
 }
 static void row_reg_binexp(pt *t)
 {
-    reg(t, CS_NN_REGK_BINEXP);
+    reg(t, CS_REG_KERNEL_BINEXP);
 }
 static void row_reg_l2l1(pt *t)
 {
-    reg(t, CS_NN_REGK_L2L1);
+    reg(t, CS_REG_KERNEL_L2L1);
 }
 static void row_reg_l2l1h(pt *t)
 {
-    reg(t, CS_NN_REGK_L2L1H);
+    reg(t, CS_REG_KERNEL_L2L1H);
 }
 
 /* ------------------------------------------------------------------ quantized weights */
@@ -1237,7 +1237,7 @@ static void row_train_cnn(pt *t)
             O->bn_backward(S(dconv), S(p[1].g), S(p[2].g), S(dbn), S(conv), S(p[1].w), S(mean),
                            S(rstd), B, OC, HW);
             O->conv_backward(NULL, S(p[0].g), S(dconv), S(x), S(p[0].w), S(scr), B, 1, H, H, OC);
-            O->reg->rows(S(p[3].g), S(val), S(p[3].w), K, F, CS_NN_REGK_BIN, 1e-3f);
+            O->reg->rows(S(p[3].g), S(val), S(p[3].w), K, F, CS_REG_KERNEL_BIN, 1e-3f);
         }
         adam_all(t, p, NSHAPES(p), step);
         CHECKF(loss, B, "losses, step %d", step);

@@ -287,8 +287,8 @@ static void test_reg_kernels(void **state)
 {
     (void)state;
     const char *names[] = {"bin", "osb", "ter", "bbin", "binexp", "l2l1", "l2l1h"};
-    int kinds[] = {CS_NN_REGK_BIN, CS_NN_REGK_OSB, CS_NN_REGK_TER, CS_NN_REGK_BBIN,
-                   CS_NN_REGK_BINEXP, CS_NN_REGK_L2L1, CS_NN_REGK_L2L1H};
+    int kinds[] = {CS_REG_KERNEL_BIN, CS_REG_KERNEL_OSB, CS_REG_KERNEL_TER, CS_REG_KERNEL_BBIN,
+                   CS_REG_KERNEL_BINEXP, CS_REG_KERNEL_L2L1, CS_REG_KERNEL_L2L1H};
     enum { R = 3, N = 37 };
     cs_rng r;
     cs_rng_init(&r, 6, 0);

@@ -116,7 +116,7 @@ static void hist_shifted(uint32_t *counts, const float *x, size_t n, float lo, f
 static void reg_rows_sloppy(float *dw, double *val, const float *w, int rows, int cols, int kind,
                             float scale)
 {
-    ok->reg->rows(dw, val, w, rows, cols, kind, kind == CS_NN_REGK_BINEXP ? scale * 1.01f : scale);
+    ok->reg->rows(dw, val, w, rows, cols, kind, kind == CS_REG_KERNEL_BINEXP ? scale * 1.01f : scale);
 }
 
 /* an error kept once: reported after the next row */

@@ -20,23 +20,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_reg_kernel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Regularizers with a float kernel on every backend. Others run through
+/* Regularizers with a float kernel on every backend: the kernels of
+ * reg_builtins.def (cs_reg_kernel.h) of class POLY, FLAT or HOLDER, without
+ * a TAIL; the `kind` of the row ops is their id. Others run through
  * cs_reg_eval in double on the host (see nn_pass.c). */
-enum cs_nn_regk {
-    CS_NN_REGK_NONE = -1,
-    CS_NN_REGK_BIN = 0,    /* N Σx⁴ − (Σx²)² */
-    CS_NN_REGK_OSB,        /* Σx² Σx⁴ − (Σx³)² */
-    CS_NN_REGK_TER,        /* Σx² Σx⁶ − (Σx⁴)² */
-    CS_NN_REGK_BBIN,       /* N Σu² − (Σu)², u = 1/(1+x²) */
-    CS_NN_REGK_BINEXP,     /* N Σe^{−2x²} − (Σe^{−x²})² */
-    CS_NN_REGK_L2L1,       /* N Σx² − (Σ|x|)² */
-    CS_NN_REGK_L2L1H       /* √N ‖x‖₂ − ‖x‖₁ */
-};
-
 /* The ops of watching a run (nn_watch.c) and of the histograms of `hist`:
  * engine/nn/cpu/nn_watch_ops.c and engine/nn/cuda/nn_watch_ops.cu define
  * the same functions in the same order. Only counts and per-row numbers
@@ -65,7 +58,7 @@ typedef struct cs_nn_watch_ops {
  * order. */
 typedef struct cs_nn_reg_ops {
     /* per row r of w (rows×cols): val[r] = ℓ(w_r) (double), and
-     * dw_r += scale·∇ℓ(w_r) for kind (enum cs_nn_regk); sums in double */
+     * dw_r += scale·∇ℓ(w_r) for kind (a cs_reg_kernel id); sums in double */
     void (*rows)(float *dw, double *val, const float *w, int rows, int cols, int kind,
                  float scale);
     /* w = α_r · s (quantized weights from signs s ∈ {−1,0,1}) */

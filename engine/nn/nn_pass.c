@@ -124,18 +124,14 @@ void nn_backward(cs_nn *nn, int B)
 
 /* ------------------------------------------------------------------ regularizer */
 
+/* The instance's kernel when the backends have its row ops (nn_backend.h),
+ * else CS_REG_KERNEL_NONE. */
 static int reg_kernel(const cs_reg *reg)
 {
-    switch (cs_reg_kernel_of(reg)) {
-    case CS_REG_KERNEL_BIN: return CS_NN_REGK_BIN;
-    case CS_REG_KERNEL_OSB: return CS_NN_REGK_OSB;
-    case CS_REG_KERNEL_TER: return CS_NN_REGK_TER;
-    case CS_REG_KERNEL_BBIN: return CS_NN_REGK_BBIN;
-    case CS_REG_KERNEL_BINEXP: return CS_NN_REGK_BINEXP;
-    case CS_REG_KERNEL_L2L1: return CS_NN_REGK_L2L1;
-    case CS_REG_KERNEL_L2L1H: return CS_NN_REGK_L2L1H;
-    default: return CS_NN_REGK_NONE;
-    }
+    cs_reg_kernel k = cs_reg_kernel_of(reg);
+    if (cs_reg_kernel_class(k) == CS_KC_NONE || (cs_reg_kernel_flags(k) & CS_KF_TAIL))
+        return CS_REG_KERNEL_NONE;
+    return k;
 }
 
 int nn_check_reg(const cs_reg *reg, cs_err *err)
@@ -163,7 +159,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
     const float *W = nn->params + nn->t[w->tw].off;
     float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
     double total = 0;
-    if (kind != CS_NN_REGK_NONE) {
+    if (kind != CS_REG_KERNEL_NONE) {
         if (!grad)
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
         o->reg->rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);

@@ -113,7 +113,7 @@ __attribute__((target("avx2"))) static void pow_sums_avx2(const float *x, int n,
 
 static void pow_sums(const float *x, int n, int kind, double out[4])
 {
-    int use3 = kind == CS_NN_REGK_OSB, use6 = kind == CS_NN_REGK_TER;
+    int use3 = kind == CS_REG_KERNEL_OSB, use6 = kind == CS_REG_KERNEL_TER;
 #ifdef CS_HAVE_AVX2_PATH
     if (__builtin_cpu_supports("avx2")) {
         pow_sums_avx2(x, n, use3, use6, out);
@@ -144,108 +144,88 @@ static void pow_sums(const float *x, int n, int kind, double out[4])
 CS_VEC static void poly_grad(float *restrict g, const float *restrict x, int n, int kind,
                              float a, float b, float c)
 {
-    if (kind == CS_NN_REGK_BIN)
+    if (kind == CS_REG_KERNEL_BIN)
         POLY_GRAD_LOOP(X * (b * X * X - c));
-    else if (kind == CS_NN_REGK_OSB)
+    else if (kind == CS_REG_KERNEL_OSB)
         POLY_GRAD_LOOP(X * (a + X * (b * X - c)));
     else
         POLY_GRAD_LOOP(X * (a + (X * X) * (b * (X * X) - c)));
 }
 
+/* The rows of a FLAT or HOLDER kernel (reg_builtins.def): Σg and Σg² in
+ * double, then the gradient in float from g and g' (cs_reg_kernel.h):
+ *   FLAT    N·Σg² − (Σg)²,  ∂/∂x = 2g'(N·g − Σg)
+ *   HOLDER  √N‖g‖ − Σg,     ∂/∂x = g'(√N·g/‖g‖ − 1)
+ * One function per kernel, so its g and g' are inlined. */
+#define ELEM_ROW(ID, name, CLASS)                                                                  \
+    static void row_##name(float *g, double *val, const float *x, int cols, float scale)        \
+    {                                                                                              \
+        double N = cols, s1 = 0, s2 = 0;                                                           \
+        for (int i = 0; i < cols; i++) {                                                           \
+            double u = cs_g_##name((double)x[i]);                                                  \
+            s1 += u;                                                                               \
+            s2 += u * u;                                                                           \
+        }                                                                                          \
+        if (CS_KC_##CLASS == CS_KC_HOLDER) {                                                       \
+            double nrm = sqrt(s2);                                                                 \
+            *val = sqrt(N) * nrm - s1;                                                             \
+            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;                             \
+            for (int i = 0; i < cols; i++) {                                                       \
+                float u = cs_g_##name##f(x[i]), du = cs_dg_##name##f(x[i], u);                     \
+                g[i] += a * (u * du) - scale * du;                                                 \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        *val = N * s2 - s1 * s1;                                                                   \
+        for (int i = 0; i < cols; i++) {                                                           \
+            float u = cs_g_##name##f(x[i]), du = cs_dg_##name##f(x[i], u);                         \
+            g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);                         \
+        }                                                                                          \
+    }
+#define ELEM_ROW_POLY(ID, name)
+#define ELEM_ROW_FLAT(ID, name) ELEM_ROW(ID, name, FLAT)
+#define ELEM_ROW_HOLDER(ID, name) ELEM_ROW(ID, name, HOLDER)
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH) ELEM_ROW_##CLASS(ID, name)
+#include "reg_builtins.def"
+
+/* The rows of a POLY kernel: sums of powers (pow_sums), then poly_grad. */
+static void poly_row(float *g, double *val, const float *x, int cols, int kind, float scale)
+{
+    double N = cols, p[4];
+    pow_sums(x, cols, kind, p);
+    double s2 = p[0], s3 = p[1], s4 = p[2], s6 = p[3];
+    if (kind == CS_REG_KERNEL_BIN) {
+        *val = N * s4 - s2 * s2;
+        float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
+        poly_grad(g, x, cols, kind, 0.0f, a, c);
+    } else if (kind == CS_REG_KERNEL_OSB) {
+        *val = s2 * s4 - s3 * s3;
+        float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
+              c = (float)(6 * s3) * scale;
+        poly_grad(g, x, cols, kind, a, b, c);
+    } else {
+        *val = s2 * s6 - s4 * s4;
+        float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
+              c = (float)(8 * s4) * scale;
+        poly_grad(g, x, cols, kind, a, b, c);
+    }
+}
+
 static void reg_row_range(float *dw, double *val, const float *w, int r0, int r1, int cols,
                           int kind, float scale)
 {
-    double N = cols;
     for (int r = r0; r < r1; r++) {
         const float *x = w + (size_t)r * cols;
         float *g = dw + (size_t)r * cols;
-        double s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
         switch (kind) {
-        case CS_NN_REGK_BIN:
-        case CS_NN_REGK_OSB:
-        case CS_NN_REGK_TER: {
-            double p[4];
-            pow_sums(x, cols, kind, p);
-            s2 = p[0], s3 = p[1], s4 = p[2], s6 = p[3];
-            break;
-        }
-        case CS_NN_REGK_BBIN:
-            for (int i = 0; i < cols; i++) {
-                double u = 1.0 / (1.0 + (double)x[i] * x[i]);
-                s1 += u;
-                s2 += u * u;
-            }
-            break;
-        case CS_NN_REGK_BINEXP:
-            for (int i = 0; i < cols; i++) {
-                double e = exp(-(double)x[i] * x[i]);
-                s1 += e;
-                s2 += e * e;
-            }
-            break;
-        default: /* l2l1, l2l1h */
-            for (int i = 0; i < cols; i++) {
-                s1 += fabs((double)x[i]);
-                s2 += (double)x[i] * x[i];
-            }
-            break;
-        }
-        switch (kind) {
-        case CS_NN_REGK_BIN: {
-            val[r] = N * s4 - s2 * s2;
-            float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
-            poly_grad(g, x, cols, kind, 0.0f, a, c);
-            break;
-        }
-        case CS_NN_REGK_OSB: {
-            val[r] = s2 * s4 - s3 * s3;
-            float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
-                  c = (float)(6 * s3) * scale;
-            poly_grad(g, x, cols, kind, a, b, c);
-            break;
-        }
-        case CS_NN_REGK_TER: {
-            val[r] = s2 * s6 - s4 * s4;
-            float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
-                  c = (float)(8 * s4) * scale;
-            poly_grad(g, x, cols, kind, a, b, c);
-            break;
-        }
-        case CS_NN_REGK_BBIN: {
-            val[r] = N * s2 - s1 * s1;
-            for (int i = 0; i < cols; i++) {
-                float u = 1.0f / (1.0f + x[i] * x[i]);
-                float du = -2.0f * x[i] * u * u;
-                g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
-            }
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            val[r] = N * s2 - s1 * s1;
-            for (int i = 0; i < cols; i++) {
-                float e = expf(-x[i] * x[i]);
-                g[i] += scale * -4.0f * x[i] * e * ((float)N * e - (float)s1);
-            }
-            break;
-        }
-        case CS_NN_REGK_L2L1: {
-            val[r] = N * s2 - s1 * s1;
-            float a = (float)(2 * N) * scale, c = (float)(2 * s1) * scale;
-            for (int i = 0; i < cols; i++)
-                g[i] += a * x[i] - c * (float)((x[i] > 0) - (x[i] < 0));
-            break;
-        }
-        case CS_NN_REGK_L2L1H: {
-            double nrm = sqrt(s2);
-            val[r] = sqrt(N) * nrm - s1;
-            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
-            for (int i = 0; i < cols; i++)
-                g[i] += a * x[i] - scale * (float)((x[i] > 0) - (x[i] < 0));
-            break;
-        }
-        default:
-            val[r] = 0;
-            break;
+#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH) ROW_CASE_##CLASS(ID, name)
+#define ROW_CASE_POLY(ID, name)                                                                    \
+    case CS_REG_KERNEL_##ID: poly_row(g, &val[r], x, cols, kind, scale); break;
+#define ROW_CASE_FLAT(ID, name)                                                                    \
+    case CS_REG_KERNEL_##ID: row_##name(g, &val[r], x, cols, scale); break;
+#define ROW_CASE_HOLDER(ID, name) ROW_CASE_FLAT(ID, name)
+#include "reg_builtins.def"
+        default: val[r] = 0; break;
         }
     }
 }

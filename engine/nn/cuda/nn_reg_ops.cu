@@ -19,34 +19,20 @@ __global__ void reg_rows_kernel(float *dw, double *val, const float *w, int cols
     __shared__ double sh[NT];
     const float *x = w + (size_t)blockIdx.x * cols;
     float *g = dw + (size_t)blockIdx.x * cols;
+    int poly = cs_reg_kernel_class(kind) == CS_KC_POLY;
+    int holder = cs_reg_kernel_class(kind) == CS_KC_HOLDER;
     double N = cols, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s6 = 0;
     for (int i = threadIdx.x; i < cols; i += blockDim.x) {
         double a = x[i], a2 = a * a;
-        switch (kind) {
-        case CS_NN_REGK_BIN:
-        case CS_NN_REGK_OSB:
-        case CS_NN_REGK_TER:
+        if (poly) {
             s2 += a2;
             s3 += a2 * a;
             s4 += a2 * a2;
             s6 += a2 * a2 * a2;
-            break;
-        case CS_NN_REGK_BBIN: {
-            double u = 1.0 / (1.0 + a2);
+        } else {   /* FLAT, HOLDER: g of the kernel (cs_reg_kernel.h) */
+            double u = cs_reg_kernel_g(kind, a);
             s1 += u;
             s2 += u * u;
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            double e = exp(-a2);
-            s1 += e;
-            s2 += e * e;
-            break;
-        }
-        default:
-            s1 += fabs(a);
-            s2 += a2;
-            break;
         }
     }
     s1 = block_sum(s1, sh);
@@ -54,57 +40,43 @@ __global__ void reg_rows_kernel(float *dw, double *val, const float *w, int cols
     s3 = block_sum(s3, sh);
     s4 = block_sum(s4, sh);
     s6 = block_sum(s6, sh);
-    double v = 0;
+    double v;
     switch (kind) {
-    case CS_NN_REGK_BIN: v = N * s4 - s2 * s2; break;
-    case CS_NN_REGK_OSB: v = s2 * s4 - s3 * s3; break;
-    case CS_NN_REGK_TER: v = s2 * s6 - s4 * s4; break;
-    case CS_NN_REGK_BBIN:
-    case CS_NN_REGK_BINEXP:
-    case CS_NN_REGK_L2L1: v = N * s2 - s1 * s1; break;
-    case CS_NN_REGK_L2L1H: v = sqrt(N) * sqrt(s2) - s1; break;
+    case CS_REG_KERNEL_BIN: v = N * s4 - s2 * s2; break;
+    case CS_REG_KERNEL_OSB: v = s2 * s4 - s3 * s3; break;
+    case CS_REG_KERNEL_TER: v = s2 * s6 - s4 * s4; break;
+    default: v = holder ? sqrt(N) * sqrt(s2) - s1 : N * s2 - s1 * s1; break;
     }
     if (threadIdx.x == 0)
         val[blockIdx.x] = v;
+    double nrm = sqrt(s2);
+    float ha = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
     for (int i = threadIdx.x; i < cols; i += blockDim.x) {
         float xi = x[i];
         switch (kind) {
-        case CS_NN_REGK_BIN: {
+        case CS_REG_KERNEL_BIN: {
             float a = (float)(4 * N) * scale, c = (float)(4 * s2) * scale;
             g[i] += xi * (a * xi * xi - c);
             break;
         }
-        case CS_NN_REGK_OSB: {
+        case CS_REG_KERNEL_OSB: {
             float a = (float)(2 * s4) * scale, b = (float)(4 * s2) * scale,
                   c = (float)(6 * s3) * scale;
             g[i] += xi * (a + xi * (b * xi - c));
             break;
         }
-        case CS_NN_REGK_TER: {
+        case CS_REG_KERNEL_TER: {
             float a = (float)(2 * s6) * scale, b = (float)(6 * s2) * scale,
                   c = (float)(8 * s4) * scale, q = xi * xi;
             g[i] += xi * (a + q * (b * q - c));
             break;
         }
-        case CS_NN_REGK_BBIN: {
-            float u = 1.0f / (1.0f + xi * xi), du = -2.0f * xi * u * u;
-            g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
-            break;
-        }
-        case CS_NN_REGK_BINEXP: {
-            float e = expf(-xi * xi);
-            g[i] += scale * -4.0f * xi * e * ((float)N * e - (float)s1);
-            break;
-        }
-        case CS_NN_REGK_L2L1: {
-            float a = (float)(2 * N) * scale, c = (float)(2 * s1) * scale;
-            g[i] += a * xi - c * (float)((xi > 0) - (xi < 0));
-            break;
-        }
-        case CS_NN_REGK_L2L1H: {
-            double nrm = sqrt(s2);
-            float a = nrm > 0 ? (float)(sqrt(N) / nrm) * scale : 0.0f;
-            g[i] += a * xi - scale * (float)((xi > 0) - (xi < 0));
+        default: {   /* as engine/nn/cpu/nn_reg_ops.c's row functions */
+            float u = cs_reg_kernel_gf(kind, xi), du = cs_reg_kernel_dgf(kind, xi, u);
+            if (holder)
+                g[i] += ha * (u * du) - scale * du;
+            else
+                g[i] += scale * du * (2.0f * (float)N * u - 2.0f * (float)s1);
             break;
         }
         }
