@@ -139,7 +139,7 @@ EMU_CU    := $(wildcard engine/nn/cuda/*.cu engine/recovery/cuda/*.cu)
 EMU_OBJ   := $(addprefix $(BUILD)/tests/emu/,$(notdir $(EMU_CU:.cu=.o))) \
              $(BUILD)/tests/emu/cuda_emu.o
 EMU_FLAGS  = -std=c++17 -g -Wall -Wextra -Werror -pthread $(CFLAGS_$(VARIANT)) -MMD -MP \
-             -Itests/emu -Iengine/nn/cuda -Iengine/recovery/cuda -Iengine/nn -Iengine/base
+             -Itests/emu -Iengine/nn/cuda -Iengine/recovery/cuda -Iengine/nn -Iengine/reg -Iengine/base
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
 LIBCSREG   := $(BUILD)/libcsreg.a
 PROGRAM    := $(BUILD)/csreg
