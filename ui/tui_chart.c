@@ -186,7 +186,6 @@ void tui_chart_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Curves", 0);
     const tui_train_state *s = t->tv;
     if (!s || !t->tv_run)
         return;

@@ -204,7 +204,6 @@ void tui_hist_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Histogram", t->focus == TUI_FOCUS_HIST);
     if (draw_training(t, w))
         return;
     const tui_snap *s = t->snap;

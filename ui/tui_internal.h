@@ -243,8 +243,18 @@ enum tui_focus { TUI_FOCUS_REGS, TUI_FOCUS_LAND, TUI_FOCUS_SOLVER, TUI_FOCUS_HIS
                  TUI_FOCUS_CMD, TUI_FOCUS_COUNT };
 /* The solver view (Regularizers, Landscape, Solver, Histogram), the
  * training view (Curves, Training, Histogram of the frames) or the sweep
- * view (Success curves, Points). */
-enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN, TUI_VIEW_SWEEP };
+ * view (Success curves, Points). Which panels each shows, and where, is
+ * the layout table of tui_layout.c. */
+enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN, TUI_VIEW_SWEEP, TUI_VIEW_COUNT };
+/* The panels with a window: t->win[TUI_PANEL_*] (NULL when the view has
+ * none). What each draws is the panel table of tui.c. */
+enum tui_panel {
+    TUI_PANEL_HEAD, TUI_PANEL_STATUS, TUI_PANEL_CMD, TUI_PANEL_MSG,
+    TUI_PANEL_REGS, TUI_PANEL_LAND, TUI_PANEL_SOLVER, TUI_PANEL_HIST,
+    TUI_PANEL_CHART, TUI_PANEL_TRAIN, TUI_PANEL_SWEEP, TUI_PANEL_POINTS,
+    TUI_PANEL_COUNT
+};
+enum { TUI_MIN_COLS = 60, TUI_MIN_ROWS = 16 };   /* smaller: no panels, a note */
 
 typedef struct tui_cmdline {
     char buf[512];
@@ -280,9 +290,7 @@ typedef struct tui {
     int demo;
     tui_cmdline cmd;
     tui_log log;
-    WINDOW *w_head, *w_regs, *w_land, *w_solver, *w_hist, *w_msg, *w_cmd, *w_status;
-    WINDOW *w_chart, *w_train;  /* the training view's Curves and Training */
-    WINDOW *w_sweep, *w_points; /* the sweep view's Success curves and Points */
+    WINDOW *win[TUI_PANEL_COUNT];  /* the view's panels (tui_layout) */
     int view;             /* enum tui_view */
     int live_view;        /* the view t returns to: TUI_VIEW_TRAIN or _SWEEP, the one
                              shown last; TUI_VIEW_SOLVER: none yet */
@@ -302,29 +310,42 @@ typedef struct tui {
     size_t log_seen;      /* log length when last drawn: new output scrolls to it */
 } tui;
 
-/* Lay the windows out for the terminal's size and the view (tui.c). */
-void tui_layout(tui *t);
+/* ---- layout (tui_layout.c): each view's panels as a table of cuts ------- */
 
-/* The training view (tui_train.c): its windows within the body, the
- * Training panel, the status line while a run goes, a new frame taken,
- * the end of a run, the layer keys [ and ] (each a journaled
- * `hist layer=NAME`). */
-void tui_train_layout(tui *t, int top, int height);
-/* The histogram bins the training view's Histogram wants at this size. */
-void tui_train_want_bins(tui *t);
+/* Lay the windows out for the terminal's size and the view. */
+void tui_layout(tui *t);
+/* Switch between the solver's panels and the training or sweep view. */
+void tui_set_view(tui *t, int view);
+void tui_layout_drop(tui *t);   /* every window gone */
+/* The map's pixels for the Landscape window and the box (t->box); asks the
+ * worker for a map of that size when it changed. */
+void tui_map_resize(tui *t);
+
+/* ---- keys (tui_keys.c): one table makes the keys, the hint line and ? ---- */
+
+/* A key outside the command line: 1 to quit. */
+int tui_keys_run(tui *t, int ch);
+/* The hint line of a view: its keys' hints, the ways out first. */
+void tui_keys_hint(int view, char *buf, size_t len);
+/* The ? overlay, made from the key table (when t->show_help; w unused). */
+void tui_keys_help_draw(tui *t, WINDOW *w);
+/* Esc / Ctrl-C: cancel the running command and the queue, pause a run. */
+void tui_cancel(tui *t);
+
+/* The training view (tui_train.c): the Training panel, the status line
+ * while a run goes, a new frame taken, the end of a run, the layer keys [
+ * and ] (each a journaled `hist layer=NAME`). */
 void tui_train_draw(tui *t, WINDOW *w);
 int tui_train_status(tui *t, WINDOW *w, const char *line);
 void tui_train_update(tui *t);
 /* Once the command that ran it is done: the run's end in the messages. */
 void tui_train_finished(tui *t);
 void tui_train_cycle(tui *t, int dir);
-/* The sweep view (tui_sweep.c): its windows within the body, the Success
- * curves (each method's success rate at the grid points with its Wilson
- * 95% interval) and the Points table, the status line while the sweep runs
- * (0: none running, the caller draws its own), the head line's text, a
- * change taken (a new sweep: the view follows it), its end once the
- * command is done. */
-void tui_sweep_layout(tui *t, int top, int height);
+/* The sweep view (tui_sweep.c): the Success curves (each method's success
+ * rate at the grid points with its Wilson 95% interval) and the Points
+ * table, the status line while the sweep runs (0: none running, the caller
+ * draws its own), the head line's text, a change taken (a new sweep: the
+ * view follows it), its end once the command is done. */
 void tui_sweep_draw(tui *t, WINDOW *w);
 void tui_points_draw(tui *t, WINDOW *w);
 int tui_sweep_status(tui *t, WINDOW *w, const char *line);
@@ -337,19 +358,17 @@ void tui_clock_text(double seconds, char *buf, size_t len);
 /* The Curves panel: loss, regularizer and test accuracy (tui_chart.c). */
 void tui_chart_draw(tui *t, WINDOW *w);
 
+/* The panels' draw functions: the panel table (tui.c) has drawn the box
+ * and title of the boxed ones. */
 void tui_regs_draw(tui *t, WINDOW *w);
+/* Regularizers focused: Up/Down move, PgUp/PgDn page the list (1: taken). */
+int tui_regs_key(tui *t, int ch);
 /* Pixels the Landscape panel of this size wants (nx × ny). */
 void tui_landscape_pixels(int h, int w, double xspan, double yspan, size_t *nx, size_t *ny);
-/* The map's pixels for the Landscape window and the box (t->box); asks the
- * worker for a map of that size when it changed. */
-void tui_map_resize(tui *t);
 void tui_landscape_draw(tui *t, WINDOW *w);
 void tui_solver_draw(tui *t, WINDOW *w);
 void tui_hist_draw(tui *t, WINDOW *w);
 void tui_msg_draw(tui *t, WINDOW *w);
-
-/* Switch between the solver's panels and the training view (re-lays out). */
-void tui_set_view(tui *t, int view);
 
 /* ---- the script player (tui_play.c) ---------------------------------------- */
 
@@ -357,7 +376,7 @@ int tui_play_open(tui_play **out, const char *path, char *msg, size_t len);
 void tui_play_free(tui_play *p);
 void tui_play_tick(tui *t);          /* send the next line when the worker is idle */
 int tui_play_key(tui *t, int ch);    /* 0: not the player's key, 1: taken, 2: quit */
-void tui_play_draw(tui *t);          /* the narration box, over the panels */
+void tui_play_draw(tui *t, WINDOW *w);  /* the narration box, over the panels (w unused) */
 int tui_play_waiting(const tui *t);  /* stopped at a `pause` */
 
 /* The command line: returns 1 when a line is ready in out, -1 when the

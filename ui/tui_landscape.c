@@ -227,7 +227,6 @@ void tui_landscape_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Landscape", t->focus == TUI_FOCUS_LAND);
     const tui_snap *sn = t->snap;
     size_t nx, ny;
     const cs_view_map *mp = sn ? sn->map : NULL;

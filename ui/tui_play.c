@@ -238,19 +238,21 @@ static int wrap(const char *text, int width, char lines[][256], int maxlines)
     return n;
 }
 
-void tui_play_draw(tui *t)
+void tui_play_draw(tui *t, WINDOW *unused)
 {
+    (void)unused;
     tui_play *p = t->play;
     if (!p || t->cols < 40)
         return;
     /* above the messages; in the training view over the bottom of the
      * Curves, so that the Training panel's numbers stay in sight */
-    int train = t->view == TUI_VIEW_TRAIN && t->w_train && t->w_chart;
-    int w = train ? getmaxx(t->w_chart) - 2 : (t->cols - 4 > 100 ? 100 : t->cols - 4);
+    WINDOW *chart = t->win[TUI_PANEL_CHART], *train_w = t->win[TUI_PANEL_TRAIN];
+    int train = t->view == TUI_VIEW_TRAIN && train_w && chart;
+    int w = train ? getmaxx(chart) - 2 : (t->cols - 4 > 100 ? 100 : t->cols - 4);
     char lines[8][256];
     int nl = wrap(p->say[0] ? p->say : "...", w - 4, lines, 6);
     int h = nl + 2;
-    int top = train ? getbegy(t->w_train) - h
+    int top = train ? getbegy(train_w) - h
                     : t->rows - 3 - (t->rows >= 36 ? 4 : 2) - h;
     if (top < 1)
         top = 1;

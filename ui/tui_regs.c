@@ -2,7 +2,8 @@
  * formula; the current one is marked, the highlighted one is what Enter or
  * `p` selects (by issuing `reg NAME`). Wide panels add the target set; a
  * narrow one lists the names and shows the highlighted entry's whole
- * formula and target set, wrapped, under the list. */
+ * formula and target set, wrapped, under the list. Focused, it takes
+ * Up/Down and PgUp/PgDn for its list. */
 #include <string.h>
 
 #include "tui_internal.h"
@@ -31,7 +32,6 @@ void tui_regs_draw(tui *t, WINDOW *w)
     int h, wd;
     getmaxyx(w, h, wd);
     int focused = t->focus == TUI_FOCUS_REGS;
-    tui_panel_box(w, "Regularizers", focused);
     int rows = h - 2;
     int n = (int)cs_view_reg_count();
     if (rows <= 0 || n == 0)
@@ -90,4 +90,18 @@ void tui_regs_draw(tui *t, WINDOW *w)
         if (t->reg_top + rows < n)
             tui_put(w, detail ? 1 + rows : h - 1, wd - 3, tui_cap.utf8 ? "▼" : "v");
     }
+}
+
+int tui_regs_key(tui *t, int ch)
+{
+    int n = (int)cs_view_reg_count(), sel = t->reg_sel;
+    switch (ch) {
+    case KEY_UP: sel--; break;
+    case KEY_DOWN: sel++; break;
+    case KEY_PPAGE: sel -= 8; break;
+    case KEY_NPAGE: sel += 8; break;
+    default: return 0;
+    }
+    t->reg_sel = sel < 0 ? 0 : sel >= n ? n - 1 : sel;
+    return 1;
 }

@@ -52,7 +52,6 @@ void tui_solver_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Solver", t->focus == TUI_FOCUS_SOLVER);
     int width = wd - 3;
     const tui_snap *s = t->snap;
     if (!s || !s->have_problem) {

@@ -174,19 +174,7 @@ static void pace_line(const tui_sweep_state *s, char *buf, size_t len)
         snprintf(buf, len, "failed after %ld/%ld trials", p.done, p.total);
 }
 
-/* ---- layout and the head line ---------------------------------------------------- */
-
-static int points_width(int cols)
-{
-    return cols >= 150 ? 48 : cols >= 110 ? 40 : cols >= 80 ? 30 : 26;
-}
-
-void tui_sweep_layout(tui *t, int top, int height)
-{
-    int pts_w = points_width(t->cols);
-    t->w_sweep = newwin(height, t->cols - pts_w, top, 0);
-    t->w_points = newwin(height, pts_w, top, t->cols - pts_w);
-}
+/* ---- the head line --------------------------------------------------------------- */
 
 void tui_sweep_head(const tui *t, char *buf, size_t len)
 {
@@ -383,7 +371,6 @@ void tui_sweep_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Success", 0);
     const tui_sweep_state *s = t->sv;
     if (!s || !t->sv_run || !s->np)
         return;
@@ -453,7 +440,6 @@ void tui_points_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Points", 0);
     const tui_sweep_state *s = t->sv;
     if (!s || !t->sv_run || !s->np || h < 4)
         return;

@@ -13,39 +13,6 @@
 #include "cs_progress.h"
 #include "tui_internal.h"
 
-static int regularized_layers(const tui *t)
-{
-    int n = 0;
-    for (size_t i = 0; t->tv && i < t->tv->f.nlayers; i++)
-        n += t->tv->f.layer[i].regularized;
-    return n;
-}
-
-/* The Histogram's width in the training view at this many columns. */
-static int hist_width(int cols)
-{
-    return cols >= 150 ? 64 : cols >= 110 ? 50 : 36;
-}
-
-void tui_train_want_bins(tui *t)
-{
-    int bins = hist_width(t->cols) - 2;
-    tui_worker_set_want(t->worker, bins < CS_NN_WATCH_BINS ? bins : CS_NN_WATCH_BINS, NULL);
-}
-
-void tui_train_layout(tui *t, int top, int height)
-{
-    int hist_w = hist_width(t->cols);
-    int left_w = t->cols - hist_w;
-    int nreg = regularized_layers(t);
-    int train_h = 7 + (nreg > 0 ? nreg : 1);
-    if (train_h > height / 2)
-        train_h = height / 2;
-    t->w_chart = newwin(height - train_h, left_w, top, 0);
-    t->w_train = newwin(train_h, left_w, top + height - train_h, 0);
-    t->w_hist = newwin(height, hist_w, top, left_w);
-}
-
 /* ---- the Training panel ----------------------------------------------------- */
 
 static void progress_line(const cs_train_frame *f, char *buf, size_t len)
@@ -108,7 +75,6 @@ void tui_train_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    tui_panel_box(w, "Training", 0);
     if (!t->tv || !t->tv_run)
         return;
     const cs_train_frame *f = &t->tv->f;
