@@ -11,7 +11,7 @@
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
-#include "cs_sweep.h"
+#include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 #include "termdraw.h"
@@ -72,7 +72,7 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
     cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
     size_t nt = 0;
     const double *xs = cs_problem_xstar(st->prob);
-    if (!rc && !cs_method_reg_new(&reg, st->basins_method, st->prob, cs_interp_seed(in), &sub) &&
+    if (!rc && !cs_method_reg_new(&reg, &st->basins_method, st->prob, cs_interp_seed(in), &sub) &&
         cs_landscape_family(reg) != CS_TARGET_NONE) {
         size_t nlevels = 0;
         const double *levels = cs_reg_target_levels(reg, &nlevels);
@@ -96,7 +96,7 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
                              .dims = {(int)b->dims[0], (int)b->dims[1]}, .ends = ends,
                              .end_cls = ecls, .nends = b->nclusters, .counts = b->counts,
                              .target = nt ? tc : NULL, .ntarget = nt, .geo = &geo,
-                             .name = st->basins_method};
+                             .name = st->basins_method.text};
     if (!rc)
         rc = cs_plotstore_basins(in, &d, err);
     free(ends);
@@ -134,7 +134,7 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .dims = {0, 1},
                          .seed = cs_interp_seed(in), .cancel = cs_interp_cancel_flag(in)};
     long r, maxit, threads;
-    char method[1024];
+    char text[1024];
     const char *reg = cs_arg_text(cl, "reg", NULL);
     if ((rc = cs_arg_long(in, cl, "res", 101, 2, CS_BASINS_MAX_RES, &r, err)) ||
         (rc = cs_arg_long(in, cl, "maxit", 2000, 1, 100000000L, &maxit, err)) ||
@@ -150,19 +150,21 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     if (out && !csv && (rc = cs_plot_key_check(in, cl, "out", err)))
         return rc;
     if (reg)
-        snprintf(method, sizeof method, "%s", reg);
+        snprintf(text, sizeof text, "%s", reg);
     else
-        solve_next_method(in, st, method, sizeof method, NULL);
+        solve_next_method(in, st, text, sizeof text, NULL);
+    cs_method method;
+    cs_basins *b;
+    rc = cs_method_parse(&method, text, err);
     sp.res = (size_t)r;
-    sp.method = method;
+    sp.method = &method;
     sp.opts.maxit = maxit;
     sp.threads = (int)threads;
-    sp.stream = cs_sweep_method_stream(st->stream, method);
+    sp.stream = rc ? 0 : cs_sweep_method_stream(st->stream, &method);
     cs_progress_to pc = {in, "basins (rows)"};
     sp.progress = cs_interp_progress_engine;
     sp.progress_user = &pc;
-    cs_basins *b;
-    if ((rc = cs_basins_run(&b, st->prob, &sp, err))) {
+    if (rc || (rc = cs_basins_run(&b, st->prob, &sp, err))) {
         if (err->key[0])
             cs_arg_blame(in, cl, err->key, 0);
         if (!in->err_col)
@@ -171,9 +173,9 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     }
     cs_basins_free(st->basins);
     st->basins = b;
-    snprintf(st->basins_method, sizeof st->basins_method, "%s", method);
-    st->seq = solve_stamp(in);
-    cs_result_str(res, "method", method);
+    st->basins_method = method;
+    st->seq = cs_interp_stamp(in);
+    cs_result_str(res, "method", method.text);
     cs_result_int(res, "res", (long long)b->res);
     cs_result_int(res, "starts", (long long)(b->res * b->res));
     cs_result_vec(res, "x", (double[2]){b->x0, b->x1}, 2);

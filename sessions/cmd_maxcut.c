@@ -94,8 +94,10 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
     so.trace = 0;
     uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(g), cs_graph_edges(g), 0, 0);
     cs_solver *s;
-    const char *method = cs_kind_defaults_of(CS_PROB_MAXCUT)->method;
-    rc = cs_solver_new(&s, prob, method, &so, ms->seed, cs_sweep_method_stream(ts, method), err);
+    cs_method method;
+    cs_kind_method(CS_PROB_MAXCUT, &method);
+    rc = cs_solver_new(&s, prob, &method, &so, ms->seed, cs_sweep_method_stream(ts, &method),
+                       err);
     if (rc) {
         cs_problem_free(prob);
         return rc;
@@ -125,7 +127,7 @@ static int maxcut_curve(cs_interp *in, const cs_graph *g, const cs_maxcut_spec *
         rc = cs_fail(err, CS_ENONFINITE, "maxcut plot: trial 1 has no iteration with a finite "
                      "cut to draw");
     if (!rc && n >= 1) {
-        cs_plot_series ser = {.name = method, .x = x, .y = y, .n = n};
+        cs_plot_series ser = {.name = method.text, .x = x, .y = y, .n = n};
         double kb = cs_graph_known_best(g);
         cs_plot_maxcut_data d = {.series = &ser, .nseries = 1, .best = isfinite(kb) ? kb : 0,
                                  .has_best = isfinite(kb), .graph = gname};

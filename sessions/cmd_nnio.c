@@ -1,7 +1,8 @@
-/* cmd_nnio.c — looking at the network and writing it out: `hist` (weight
- * histograms of the training snapshots), `save model` (called from
- * cmd_session.c) and `load model` (checkpoints), `nnreport` (the pipeline's
- * stages), and the front ends' view of the network (cs_train_view.h). */
+/* cmd_nnio.c — looking at the network and reading it in: `hist` (weight
+ * histograms of the training snapshots), `load model` (checkpoints; `save
+ * model` is cmd_session.c's command, writing through nn_state.c),
+ * `nnreport` (the pipeline's stages), and the front ends' view of the
+ * network (cs_train_view.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +147,7 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     snprintf(s->sel_layer, sizeof s->sel_layer, "%s", li.name);
     s->sel_row = row;
-    s->seq = nn_stamp(in);
+    s->seq = cs_interp_stamp(in);
     size_t ns = cs_nn_snapshot_count(s->net);
     size_t off = row < 0 ? 0 : (size_t)row * li.cols, n = row < 0 ? li.rows * li.cols : li.cols;
     double maxabs = 0;
@@ -256,36 +257,7 @@ done:
     return rc;
 }
 
-/* ------------------------------------------------------------------ save / load */
-
-int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
-                        cs_err *err)
-{
-    nn_state *s = cs_interp_ext(in, CS_EXT_NN);
-    if (!s || !s->net)
-        return cs_fail(err, CS_ESTATE, "save model: no network (run train or load model first)");
-    int rc = cs_nn_save(s->net, path, force, cs_interp_cancel_flag(in), err);
-    if (rc)
-        return rc;
-    /* what it was trained with, for a load model of it in this session */
-    size_t slot = 0;
-    while (slot < s->nsaved && strcmp(s->saved[slot].path, path))
-        slot++;
-    if (slot == NN_SAVED) {
-        memmove(s->saved, s->saved + 1, (NN_SAVED - 1) * sizeof s->saved[0]);
-        slot = NN_SAVED - 1;
-    } else if (slot == s->nsaved) {
-        s->nsaved++;
-    }
-    snprintf(s->saved[slot].path, sizeof s->saved[slot].path, "%s", path);
-    snprintf(s->saved[slot].reg, sizeof s->saved[slot].reg, "%s", s->net_reg);
-    s->saved[slot].lambda = s->net_lambda;
-    char desc[128];
-    cs_nn_describe(s->net, desc, sizeof desc);
-    cs_result_str(res, "model", desc);
-    cs_result_int(res, "params", (long long)cs_nn_param_count(s->net));
-    return CS_OK;
-}
+/* ------------------------------------------------------------------ load */
 
 static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
@@ -299,7 +271,7 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return CS_ENOMEM;
     const char *devreq;
     int rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
-                           in->device[0] ? in->device : "cpu", &devreq, err);
+                           cs_device_name(in->device), &devreq, err);
     if (rc)
         return rc;
     char device[16], why[512];
@@ -328,7 +300,7 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
             snprintf(s->net_reg, sizeof s->net_reg, "%s", s->saved[i].reg);
             s->net_lambda = s->saved[i].lambda;
         }
-    s->seq = nn_stamp(in);
+    s->seq = cs_interp_stamp(in);
     char desc[128];
     cs_nn_describe(net, desc, sizeof desc);
     cs_result_str(res, "file", file->value);

@@ -13,8 +13,6 @@
 #include "solve_state.h"
 #include "termdraw.h"
 
-#define MAX_DRAWN 1001   /* grid points per axis sent to gnuplot */
-
 static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_plot(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 
@@ -97,54 +95,6 @@ static int arg_out(cs_interp *in, const cs_cmdline *cl, int *kind, char *path, s
         return cs_fail(err, rc, "out=%s: %s", a->value, sub.msg);
     }
     return CS_OK;
-}
-
-/* The step (a divisor of n-1) that brings an axis to at most MAX_DRAWN
- * points with both ends kept; 1 when there is none. */
-static size_t draw_step(size_t n)
-{
-    if (n <= MAX_DRAWN)
-        return 1;
-    for (size_t k = 2; k < n; k++)
-        if ((n - 1) % k == 0 && (n - 1) / k + 1 <= MAX_DRAWN)
-            return k;
-    return 1;
-}
-
-/* Deposit the landscape's drawing data in the plot store; *layers (may be
- * NULL) gets what a drawing of it shows. */
-int cs_plotstore_landscape_of(cs_interp *in, const char *reg, const cs_landscape *l,
-                              const size_t dims[2], int log_scale, int surface, const char *title,
-                              const cs_plot_geometry *geo, const double *mark_x,
-                              const double *mark_y, size_t nmarks, unsigned *layers, cs_err *err)
-{
-    size_t sx = draw_step(l->nx), sy = draw_step(l->ny);
-    size_t nx = (l->nx - 1) / sx + 1, ny = (l->ny - 1) / sy + 1;
-    double *z = l->z;
-    if (sx > 1 || sy > 1) {
-        z = malloc(nx * ny * sizeof *z);
-        if (!z)
-            return cs_fail(err, CS_ENOMEM, "out of memory");
-        for (size_t j = 0; j < ny; j++)
-            for (size_t i = 0; i < nx; i++)
-                z[j * nx + i] = l->z[j * sy * l->nx + i * sx];
-    }
-    cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
-    for (size_t k = 0; k < l->ntarget; k++)
-        tc[k] = (cs_plot_curve){l->target[k].x, l->target[k].y, l->target[k].n};
-    cs_plot_landscape_data d = {
-        .reg = reg,
-        .nx = nx, .ny = ny, .x0 = l->x0, .x1 = l->x1, .y0 = l->y0, .y1 = l->y1, .z = z,
-        .log_scale = log_scale, .surface = surface,
-        .dims = {(int)dims[0], (int)dims[1]},
-        .target = l->ntarget ? tc : NULL, .ntarget = l->ntarget, .geo = geo,
-        .mark_x = mark_x, .mark_y = mark_y, .nmarks = nmarks};
-    if (layers)
-        *layers = cs_plot_layers(&d);
-    int rc = cs_plotstore_landscape(in, &d, title, err);
-    if (z != l->z)
-        free(z);
-    return rc;
 }
 
 static void report(cs_interp *in, const cs_landscape *l, const double *at, size_t n,

@@ -91,7 +91,7 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     rc = cs_nn_quantize(s->net, ternary, excl, &q, err);
     if (rc)
         return rc;
-    s->seq = nn_stamp(in);
+    s->seq = cs_interp_stamp(in);
     s->excl = excl;
     if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc1, &loss1, err)))
         return rc;

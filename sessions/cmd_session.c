@@ -53,7 +53,9 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
         /* Ctrl-C between two commands stops the script before the next */
         const char *cmd = line + strspn(line, " \t");
         int before = *cmd && *cmd != '#' && cs_cancelled(&in->cancel);
-        rc = before ? CS_INTERRUPTED_BEFORE : cs_interp_exec(in, line, &col, &lerr);
+        /* in->exec: cs_interp_exec, through the pointer, as `source` is one of
+         * the commands it dispatches */
+        rc = before ? CS_INTERRUPTED_BEFORE : in->exec(in, line, &col, &lerr);
         if (rc == 1) {
             result = 1;
             break;
@@ -126,7 +128,7 @@ static int write_session(cs_interp *in, FILE *f)
     fprintf(f, "# csreg session, replay with: csreg run FILE\n");
     fprintf(f, "# version %s (commit %s), date %s\n", CSREG_VERSION, CSREG_COMMIT, date);
     fprintf(f, "# seed %llu, threads %d, device %s\n", (unsigned long long)in->initial_seed,
-            in->initial_threads, in->device);
+            in->initial_threads, cs_device_name(in->device));
     fprintf(f, "seed %llu\n", (unsigned long long)in->initial_seed);
     /* the threads of the recording (results do not depend on them; speed does) */
     if (in->initial_threads > 1)

@@ -12,7 +12,7 @@
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_solve_view.h"
-#include "cs_sweep.h"
+#include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 
@@ -28,15 +28,16 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
     memset(a, 0, sizeof *a);
     const cs_solve_opts *h = inherit ? &inherit->o : NULL;
     const char *reg = cs_arg_text(cl, "reg", NULL);
+    char text[1024];
     if (reg)
-        snprintf(a->method, sizeof a->method, "%s", reg);
+        snprintf(text, sizeof text, "%s", reg);
     else
-        solve_next_method(in, st, a->method, sizeof a->method, NULL);
+        solve_next_method(in, st, text, sizeof text, NULL);
     if (st->kind == CS_PROB_EIG) {
         /* eig/mu/ns on an eig problem use the problem's C: drop a C= of the reg */
-        char *c = strstr(a->method, " C=");
+        char *c = strstr(text, " C=");
         if (!c)
-            c = strstr(a->method, ":C=");
+            c = strstr(text, ":C=");
         if (c) {
             size_t len = strcspn(c + 1, " :\t");
             memmove(c, c + 1 + len, strlen(c + 1 + len) + 1);
@@ -66,7 +67,8 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
         return rc;
     a->o.mode = h ? h->mode : CS_MODE_DEFAULT;
     const char *mode;
-    if (cs_command_key(cs_command_find(cl->name), "mode")) {
+    /* only commands whose keys include mode= get one past the key check */
+    if (cs_cmdline_key(cl, "mode")) {
         if ((rc = cs_arg_choice(in, cl, "mode", "default|accel|adaptive|plain",
                                 cs_mode_name(a->o.mode), &mode, err)))
             return rc;
@@ -78,7 +80,7 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
     a->o.path = solve_traj_wanted(st);
     a->o.cancel = cs_interp_cancel_flag(in);
     cs_err sub;
-    if (cs_method_check(a->method, &sub)) {
+    if (cs_method_parse(&a->method, text, &sub) || cs_method_check(&a->method, &sub)) {
         cs_arg_blame(in, cl, reg ? "reg" : NULL, 0);
         if (!reg)
             in->err_col = cl->name_col;
@@ -90,8 +92,8 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
 /* Same run: everything but the stop keys (maxit, stop, tol) agrees. */
 static int same_run(const solve_args *a, const solve_args *b)
 {
-    return !strcmp(a->method, b->method) && a->o.algo == b->o.algo && a->o.mode == b->o.mode &&
-           a->o.restarts == b->o.restarts && a->o.lambda == b->o.lambda;
+    return !strcmp(a->method.text, b->method.text) && a->o.algo == b->o.algo &&
+           a->o.mode == b->o.mode && a->o.restarts == b->o.restarts && a->o.lambda == b->o.lambda;
 }
 
 static int same_stop(const solve_args *a, const solve_args *b)
@@ -122,8 +124,8 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
         }
     }
     cs_solver *s;
-    int rc = cs_solver_new(&s, st->prob, a->method, &a->o, cs_interp_seed(in),
-                           cs_sweep_method_stream(st->stream, a->method), err);
+    int rc = cs_solver_new(&s, st->prob, &a->method, &a->o, cs_interp_seed(in),
+                           cs_sweep_method_stream(st->stream, &a->method), err);
     if (rc)
         return rc;
     cs_solver_free(st->solver);
@@ -137,48 +139,14 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
 
 /* ------------------------------------------------------------ plots of a run */
 
-int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter,
-                      const char *const *mark_label, size_t nmarks, cs_err *err)
-{
-    size_t n;
-    const cs_trace_rec *t = cs_solver_trace(s, &n);
-    if (n == 0)
-        return CS_OK;
-    double *buf = malloc(6 * n * sizeof *buf);
-    if (!buf)
-        return cs_fail(err, CS_ENOMEM, "out of memory");
-    double *it = buf, *obj = buf + n, *resid = buf + 2 * n, *tau = buf + 3 * n,
-           *rel = buf + 4 * n, *starts = buf + 5 * n;
-    int have_rel = 0;
-    size_t nstarts = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i && t[i].start != t[i - 1].start)
-            starts[nstarts++] = (double)(i + 1);
-        it[i] = (double)(i + 1);
-        obj[i] = isfinite(t[i].objective) ? t[i].objective : 0.0;
-        resid[i] = isfinite(t[i].residual) ? t[i].residual : 0.0;
-        tau[i] = isfinite(t[i].tau) ? t[i].tau : 0.0;
-        rel[i] = isfinite(t[i].rel_err) ? t[i].rel_err : 0.0;
-        have_rel |= isfinite(t[i].rel_err);
-    }
-    cs_plot_trace_data d = {.n = n, .iter = it, .objective = obj, .residual = resid,
-                            .tau = tau, .err_xstar = have_rel ? rel : NULL,
-                            .name = cs_solver_method(s), .mark_iter = mark_iter,
-                            .mark_label = mark_label, .nmarks = nmarks, .start_iter = starts,
-                            .nstarts = nstarts, .err_line = have_rel ? 1e-2 : 0.0};
-    int rc = cs_plotstore_trace(in, &d, err);
-    free(buf);
-    return rc;
-}
-
 /* The regularizer the run minimizes, when it is one the landscape can show
  * in the plane (no auxiliary coordinates, not a matrix); else NULL. */
 static cs_reg *traj_reg(cs_interp *in, solve_state *st)
 {
     cs_reg *reg = NULL;
     cs_err sub;
-    if (cs_method_reg_new(&reg, cs_solver_method(st->solver), st->prob, cs_interp_seed(in),
-                          &sub))
+    /* st->args: what the solver was made from */
+    if (cs_method_reg_new(&reg, &st->args.method, st->prob, cs_interp_seed(in), &sub))
         return NULL;
     if (cs_reg_extra(reg) || cs_reg_get_info(reg)->matrix_arg) {
         cs_reg_free(reg);
@@ -323,7 +291,7 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
             return rc;
         st->rewound = 0;
     }
-    st->seq = solve_stamp(in);
+    st->seq = cs_interp_stamp(in);
     rc = cs_solver_solve(st->solver, NULL, err);
     if (rc == CS_ECANCEL)
         return cs_fail(err, CS_ECANCEL, "solve interrupted (step or solve continues the run)");
@@ -379,7 +347,7 @@ static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     int was_done = cs_solver_done(st->solver);
     long done = 0;
-    st->seq = solve_stamp(in);
+    st->seq = cs_interp_stamp(in);
     rc = n ? cs_solver_step(st->solver, n, &done, err) : cs_solver_begin(st->solver, err);
     if (rc)
         return rc;
@@ -400,7 +368,7 @@ static int cmd_reset(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     if (st->solver && (rc = cs_solver_reset(st->solver, err)))
         return rc;
     st->rewound = 0;
-    st->seq = solve_stamp(in);
+    st->seq = cs_interp_stamp(in);
     cs_result_str(res, "kind", cs_problem_kind_name(st->kind));
     if (st->solver)
         cs_result_str(res, "method", cs_solver_method(st->solver));
@@ -439,7 +407,7 @@ static int cmd_rewind(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         return rc;
     }
     st->rewound = 1;
-    st->seq = solve_stamp(in);
+    st->seq = cs_interp_stamp(in);
     put_last(res, st, 0);
     return store_run(in, cl, st, res, err);
 }

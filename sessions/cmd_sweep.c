@@ -89,6 +89,8 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = cs_arg_choice(in, cl, "device", "cpu|cuda", "cpu", &device, err)) ||
         (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)))
         return rc;
+    cs_device dev;
+    cs_device_parse(device, &dev, NULL); /* one of the choices */
     /* methods */
     const char *mtext = cs_arg_text(cl, "methods", NULL);
     if (!mtext)
@@ -100,6 +102,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     }
     snprintf(mbuf, sizeof mbuf, "%s", mtext);
     const char *methods[32];
+    cs_method mvals[32];   /* parsed once, here: the engine takes the values */
     size_t nm;
     if (split_methods(mbuf, methods, 32, &nm) || nm == 0) {
         cs_arg_blame(in, cl, "methods", 0);
@@ -107,7 +110,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     }
     for (size_t i = 0; i < nm; i++) {
         cs_err sub;
-        if (cs_method_check(methods[i], &sub)) {
+        if (cs_method_parse(&mvals[i], methods[i], &sub) || cs_method_check(&mvals[i], &sub)) {
             cs_arg_blame(in, cl, "methods", 0);
             return cs_fail(err, CS_EINVAL, "methods: %s", sub.msg);
         }
@@ -147,10 +150,10 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_sweep_spec sp = {.kind = k, .N = (size_t)N, .axis = axis == 0 ? CS_AXIS_GAMMA
                                                            : axis == 1 ? CS_AXIS_M
                                                                        : CS_AXIS_K,
-                        .values = vals, .nvalues = nv, .methods = methods, .nmethods = nm,
+                        .values = vals, .nvalues = nv, .methods = mvals, .nmethods = nm,
                         .trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
                         .timing = timing, .cancel = cs_interp_cancel_flag(in),
-                        .device = device};
+                        .device = dev};
     /* grid values in range */
     for (size_t i = 0; i < nv; i++) {
         double v = vals[i];

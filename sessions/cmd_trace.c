@@ -13,7 +13,7 @@
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_rules.h"
-#include "cs_sweep.h"
+#include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 
@@ -146,8 +146,8 @@ static int trace_rules(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_
     o.trace = 1;
     o.path = 0;
     cs_solver *replay;
-    int rc = cs_solver_new(&replay, st->prob, st->args.method, &o, st->solver_seed,
-                           cs_sweep_method_stream(st->stream, st->args.method), err);
+    int rc = cs_solver_new(&replay, st->prob, &st->args.method, &o, st->solver_seed,
+                           cs_sweep_method_stream(st->stream, &st->args.method), err);
     if (rc)
         return rc;
     cs_rule rules[CS_RULES_DEFAULT];

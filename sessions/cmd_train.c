@@ -1,8 +1,8 @@
 /* cmd_train.c — the network commands that train and measure (paper sec. 3.4
- * made interactive): train, finetune, evaluate; and the network's state in
- * the interpreter (slot CS_EXT_NN, nn_state.h): the network, the loaded data
- * and the pipeline's stages. quantize is in cmd_quant.c; hist, load and
- * save model, nnreport and the front ends' view in cmd_nnio.c. */
+ * made interactive): train, finetune, evaluate, on the network's state in
+ * the interpreter (nn_state.h, kept by nn_state.c). quantize is in
+ * cmd_quant.c; hist, load and save model, nnreport and the front ends'
+ * view in cmd_nnio.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,148 +13,6 @@
 #include "interp_internal.h"
 #include "nn_state.h"
 #include "train_watch.h"
-
-/* ------------------------------------------------------------------ the state */
-
-long nn_stamp(const cs_interp *in) { return (long)in->njournal + 1; }
-
-static void state_free(void *p)
-{
-    nn_state *s = p;
-    cs_nn_free(s->net);
-    cs_nn_data_free(&s->train);
-    cs_nn_data_free(&s->test);
-    free(s->view_w);
-    free(s);
-}
-
-static void state_describe(const void *p, char *buf, size_t len)
-{
-    const nn_state *s = p;
-    if (!s->net) {
-        buf[0] = 0;
-        return;
-    }
-    int q = cs_nn_is_quantized(s->net);
-    snprintf(buf, len, " nn=%s/%s%s", cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp",
-             cs_nn_device(s->net), q == 1 ? "/bin" : q == 2 ? "/ter" : "");
-}
-
-nn_state *nn_state_get(cs_interp *in, cs_err *err)
-{
-    int created;
-    nn_state *s = cs_interp_ext_get(in, CS_EXT_NN, sizeof(nn_state), &created, state_free,
-                                    state_describe, err);
-    if (s && created)
-        s->sel_row = -1;
-    return s;
-}
-
-nn_stage *nn_add_stage(nn_state *s, const char *stage, const char *label)
-{
-    if (s->nst == NN_MAX_STAGES) {
-        memmove(s->st, s->st + 1, (NN_MAX_STAGES - 1) * sizeof s->st[0]);
-        s->nst--;
-    }
-    nn_stage *t = &s->st[s->nst++];
-    memset(t, 0, sizeof *t);
-    snprintf(t->stage, sizeof t->stage, "%s", stage);
-    snprintf(t->label, sizeof t->label, "%s", label ? label : "");
-    snprintf(t->model, sizeof t->model, "%s",
-             s->net ? (cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp") : "");
-    snprintf(t->reg, sizeof t->reg, "%s", s->net_reg[0] ? s->net_reg : "none");
-    t->lambda = s->net_lambda;
-    t->train_acc = t->test_acc = -1;
-    t->train_loss = t->test_loss = NAN;
-    return t;
-}
-
-/* data=fashion-mnist or a folder (through the sandbox mapping) */
-static int data_dir(cs_interp *in, const cs_cmdline *cl, char *buf, size_t len, cs_err *err)
-{
-    const char *d = cs_arg_text(cl, "data", "fashion-mnist");
-    if (!strcmp(d, "fashion-mnist")) {
-        snprintf(buf, len, "%s", CS_NN_DEFAULT_DATA);
-        return CS_OK;
-    }
-    int rc = cs_interp_path(in, d, buf, len, err);
-    if (rc)
-        cs_arg_blame(in, cl, "data", 0);
-    return rc;
-}
-
-static int ensure_train(cs_interp *in, const cs_cmdline *cl, nn_state *s, size_t limit,
-                        cs_err *err)
-{
-    char dir[4096];
-    int rc = data_dir(in, cl, dir, sizeof dir, err);
-    if (rc)
-        return rc;
-    if (s->have_train && !strcmp(dir, s->train_dir) && limit == s->train_limit)
-        return CS_OK;
-    cs_nn_data_free(&s->train);
-    s->have_train = 0;
-    rc = cs_nn_data_load(&s->train, dir, "train", limit, err);
-    if (rc) {
-        cs_arg_blame(in, cl, "data", 0);
-        return rc;
-    }
-    snprintf(s->train_dir, sizeof s->train_dir, "%s", dir);
-    s->train_limit = limit;
-    s->have_train = 1;
-    return CS_OK;
-}
-
-int nn_ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err)
-{
-    char dir[4096];
-    if (cs_cmdline_key(cl, "data")) {
-        int rc = data_dir(in, cl, dir, sizeof dir, err);
-        if (rc)
-            return rc;
-    } else {
-        snprintf(dir, sizeof dir, "%s", s->have_train ? s->train_dir : CS_NN_DEFAULT_DATA);
-    }
-    if (s->have_test && !strcmp(dir, s->test_dir))
-        return CS_OK;
-    cs_nn_data_free(&s->test);
-    s->have_test = 0;
-    int rc = cs_nn_data_load(&s->test, dir, "t10k", 0, err);
-    if (rc)
-        return rc;
-    snprintf(s->test_dir, sizeof s->test_dir, "%s", dir);
-    s->have_test = 1;
-    return CS_OK;
-}
-
-/* The state of a session that has a network (commands after train/load). */
-int nn_need_net(cs_interp *in, nn_state **out, cs_err *err)
-{
-    *out = nn_state_get(in, err);
-    if (!*out)
-        return CS_ENOMEM;
-    if (!(*out)->net)
-        return cs_fail(err, CS_ESTATE, "no network: run train model=mlp|cnn ... (or load model FILE)");
-    return CS_OK;
-}
-
-static const char *const exclude_names[] = {"default", "none", "last", "first"};
-
-const char *nn_exclude_name(cs_nn_exclude ex) { return exclude_names[ex]; }
-
-int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn_exclude *out,
-                   cs_err *err)
-{
-    const char *const *defs = exclude_names;
-    const char *w;
-    int rc = cs_arg_choice(in, cl, "exclude", "default|none|last|first", defs[def], &w, err);
-    if (rc)
-        return rc;
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(w, defs[i]))
-            *out = (cs_nn_exclude)i;
-    return CS_OK;
-}
 
 /* reg=NAME (default parameters), reg=current (the `reg` selection), reg=none */
 static int make_reg(cs_interp *in, const cs_cmdline *cl, cs_reg **out, char *name, size_t len,
@@ -253,7 +111,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     const char *curmodel = s->net ? (cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp") : "mlp";
     if ((rc = cs_arg_choice(in, cl, "model", "mlp|cnn", curmodel, &model, err)) ||
         (rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
-                            s->net ? cs_nn_device(s->net) : (in->device[0] ? in->device : "cpu"),
+                            s->net ? cs_nn_device(s->net) : cs_device_name(in->device),
                             &devreq, err)) ||
         (rc = cs_arg_long(in, cl, "epochs", 1, 1, CS_NN_MAX_EPOCHS, &epochs, err)) ||
         (rc = cs_arg_long(in, cl, "batch", 128, 2, 4096, &batch, err)) ||
@@ -308,7 +166,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     size_t snaps = hist_every > 0 || epochs + 1 > CS_NN_HIST_RING ? CS_NN_HIST_RING
                                                                   : (size_t)epochs + 1;
     if ((rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) ||
-        (rc = ensure_train(in, cl, s, (size_t)limit, err))) {
+        (rc = nn_ensure_train(in, cl, s, (size_t)limit, err))) {
         cs_reg_free(reg);
         return rc;
     }
@@ -338,7 +196,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     train_watch_end(tw, rc, &rep);
     note_stop(in, "train", &rep, epochs);
     cs_reg_free(reg);
-    s->seq = nn_stamp(in);   /* also when interrupted: the weights moved */
+    s->seq = cs_interp_stamp(in);   /* also when interrupted: the weights moved */
     if (rc) {
         train_watch_free(tw, NULL);
         return rc;
@@ -368,18 +226,6 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
 }
 
 /* ------------------------------------------------------------------ evaluate */
-
-int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limit,
-                     double *acc, double *loss, cs_err *err)
-{
-    int rc = nn_ensure_test(in, cl, s, err);
-    if (rc)
-        return rc;
-    cs_nn_data view = s->test;
-    if (limit > 0 && (size_t)limit < view.n)
-        view.n = (size_t)limit;
-    return cs_nn_evaluate(s->net, &view, acc, loss, err);
-}
 
 static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
@@ -425,7 +271,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         return rc;
     if (!cs_nn_is_quantized(s->net))
         return cs_fail(err, CS_ESTATE, "finetune needs a quantized network: run quantize bin|ter first");
-    if ((rc = ensure_train(in, cl, s, (size_t)limit, err)))
+    if ((rc = nn_ensure_train(in, cl, s, (size_t)limit, err)))
         return rc;
     cs_nn_train_opts o = {.epochs = (int)epochs, .batch = (int)batch, .lr = lr,
                           .augment = augment, .finetune = 1, .exclude = s->excl,
@@ -438,7 +284,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
     note_stop(in, "finetune", &rep, epochs);
-    s->seq = nn_stamp(in);
+    s->seq = cs_interp_stamp(in);
     double acc = -1, loss = 0;
     /* cancelled: no evaluation either (the test set takes a while) */
     do_eval = do_eval && !rep.partial;

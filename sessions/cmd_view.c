@@ -255,7 +255,7 @@ static int map_basins(cs_interp *in, const cs_view_box *box, cs_view_map *m)
         m->ends[m->nends][0] = b->clusters[m->nends].xy[0];
         m->ends[m->nends][1] = b->clusters[m->nends].xy[1];
     }
-    snprintf(m->basins_method, sizeof m->basins_method, "%.63s", st->basins_method);
+    snprintf(m->basins_method, sizeof m->basins_method, "%.63s", st->basins_method.text);
     return 1;
 }
 

@@ -1,6 +1,8 @@
 /* cs_interp.h — the command interpreter: one state, one entry point.
  * Every front end (scripts, -e, the REPL, the TUI) sends lines here, so
- * they can never drift apart; each successful command is journaled. */
+ * they can never drift apart; each successful command is journaled.
+ * interp.c dispatches (new, exec); cmd_session.c runs files; the state
+ * the commands read is interp_state.c's. */
 #ifndef CS_INTERP_H
 #define CS_INTERP_H
 

@@ -1,8 +1,12 @@
-/* interp_internal.h — the interpreter's state, shared by command handlers. */
+/* interp_internal.h — the interpreter's state, shared by command handlers.
+ * The functions below are those of interp_state.c, which every command
+ * module may call: the dispatcher (interp.c) and the command table
+ * (commands.c) sit above the modules and are never called by them. */
 #ifndef CS_INTERP_INTERNAL_H
 #define CS_INTERP_INTERNAL_H
 
 #include "cs_commands.h"
+#include "cs_device.h"
 #include "cs_interp.h"
 #include "cs_reg.h"
 #include "cs_sweep_view.h"
@@ -21,7 +25,7 @@ struct cs_interp {
     cs_interp_opts opts;
     uint64_t seed;
     int threads;
-    char device[16];
+    cs_device device;     /* `set device`, --device: where networks run */
     cs_reg *reg;          /* current regularizer (never NULL after new) */
     char reg_line[1024];  /* its canonical description */
     char **journal;
@@ -51,6 +55,9 @@ struct cs_interp {
     int watch_hist;             /* frames with histograms */
     cs_sweep_watch sweep_watch; /* sweeps followed live (cs_sweep_view.h); start NULL: none */
     long sweep_runs;            /* sweeps watched so far */
+    /* cs_interp_exec, set by cs_interp_new: how `source` runs its lines
+     * without calling up into the dispatcher */
+    int (*exec)(cs_interp *in, const char *line, int *err_col, cs_err *err);
 };
 
 /* The module state in `slot`, NULL when none yet. */
@@ -75,6 +82,10 @@ void cs_interp_journal_as(cs_interp *in, const char *line);
 void cs_interp_note_stop(cs_interp *in, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 uint64_t cs_interp_seed(const cs_interp *in);
+/* When a module's state last changed, comparable across modules (front
+ * ends redraw what changed): one more than the commands journaled before
+ * the one running. */
+long cs_interp_stamp(const cs_interp *in);
 int cs_interp_threads(const cs_interp *in);
 const cs_reg *cs_interp_reg(const cs_interp *in);
 

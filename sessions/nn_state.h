@@ -1,7 +1,7 @@
 /* nn_state.h — the network commands' state in the interpreter (slot
  * CS_EXT_NN): the network, the loaded data and the pipeline's stages.
- * Shared by cmd_train.c (which owns it), cmd_quant.c, cmd_nnio.c and
- * cmd_session.c (sessions/ only). */
+ * Kept by nn_state.c; shared by cmd_train.c, cmd_quant.c, cmd_nnio.c,
+ * nn_report.c, train_watch.c and cmd_session.c (sessions/ only). */
 #ifndef CS_NN_STATE_H
 #define CS_NN_STATE_H
 
@@ -68,9 +68,6 @@ nn_state *nn_state_get(cs_interp *in, cs_err *err);
 /* The state of a session that has a network (commands after train/load);
  * else an error saying how to get one. */
 int nn_need_net(cs_interp *in, nn_state **out, cs_err *err);
-/* A stamp comparable with the solver's (solve_stamp): one more than the
- * commands journaled before this one. */
-long nn_stamp(const cs_interp *in);
 /* A new row of nnreport (the oldest is dropped when NN_MAX_STAGES are
  * kept): the network's model, reg and lambda, nothing measured yet; the
  * caller fills in what the stage measured. */
@@ -80,6 +77,9 @@ int nn_get_exclude(cs_interp *in, const cs_cmdline *cl, cs_nn_exclude def, cs_nn
                    cs_err *err);
 /* The word of exclude= for ex ("default", "none", ...). */
 const char *nn_exclude_name(cs_nn_exclude ex);
+/* The training set loaded (data=, at most `limit` images; 0: all). */
+int nn_ensure_train(cs_interp *in, const cs_cmdline *cl, nn_state *s, size_t limit,
+                    cs_err *err);
 /* The test set loaded (data=, else the training data's folder). */
 int nn_ensure_test(cs_interp *in, const cs_cmdline *cl, nn_state *s, cs_err *err);
 /* Test accuracy and mean loss on the first `limit` test images (0: all),
@@ -91,7 +91,8 @@ int nn_evaluate_into(cs_interp *in, const cs_cmdline *cl, nn_state *s, long limi
     "stage,label,model,reg,lambda,epochs,train_accuracy,train_loss,test_accuracy,test_loss,"   \
     "seconds,partial"
 int nn_cmd_report(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
-/* `save model FILE [force=on]` (cmd_session.c parses the command). */
+/* `save model FILE [force=on]` (cmd_session.c parses the command): the
+ * network to FILE, and what it was trained with remembered for load model. */
 int cs_train_save_model(cs_interp *in, const char *path, int force, cs_result *res,
                         cs_err *err);
 

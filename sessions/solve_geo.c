@@ -1,10 +1,13 @@
 /* solve_geo.c — the recovery geometry of the session's problem on a 2D
  * view (solve_state.h): what the Landscape panel, `landscape` and
- * `plot trajectory` draw over the regularizer. */
+ * `plot trajectory` draw over the regularizer; and a run's trace as plot
+ * data (`solve`, `trace`). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_geometry.h"
+#include "cs_plotstore.h"
 #include "solve_state.h"
 
 int solve_traj_wanted(const solve_state *st)
@@ -100,4 +103,38 @@ void solve_geo_free(solve_geo *geo)
 {
     free(geo->paths);
     memset(geo, 0, sizeof *geo);
+}
+
+int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter,
+                      const char *const *mark_label, size_t nmarks, cs_err *err)
+{
+    size_t n;
+    const cs_trace_rec *t = cs_solver_trace(s, &n);
+    if (n == 0)
+        return CS_OK;
+    double *buf = malloc(6 * n * sizeof *buf);
+    if (!buf)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    double *it = buf, *obj = buf + n, *resid = buf + 2 * n, *tau = buf + 3 * n,
+           *rel = buf + 4 * n, *starts = buf + 5 * n;
+    int have_rel = 0;
+    size_t nstarts = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && t[i].start != t[i - 1].start)
+            starts[nstarts++] = (double)(i + 1);
+        it[i] = (double)(i + 1);
+        obj[i] = isfinite(t[i].objective) ? t[i].objective : 0.0;
+        resid[i] = isfinite(t[i].residual) ? t[i].residual : 0.0;
+        tau[i] = isfinite(t[i].tau) ? t[i].tau : 0.0;
+        rel[i] = isfinite(t[i].rel_err) ? t[i].rel_err : 0.0;
+        have_rel |= isfinite(t[i].rel_err);
+    }
+    cs_plot_trace_data d = {.n = n, .iter = it, .objective = obj, .residual = resid,
+                            .tau = tau, .err_xstar = have_rel ? rel : NULL,
+                            .name = cs_solver_method(s), .mark_iter = mark_iter,
+                            .mark_label = mark_label, .nmarks = nmarks, .start_iter = starts,
+                            .nstarts = nstarts, .err_line = have_rel ? 1e-2 : 0.0};
+    int rc = cs_plotstore_trace(in, &d, err);
+    free(buf);
+    return rc;
 }

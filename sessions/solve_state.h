@@ -1,7 +1,8 @@
 /* solve_state.h — the recovery commands' state in the interpreter (slot
  * CS_EXT_SOLVE): the current problem, a solver bound to it, and the last
- * basin map. Shared by cmd_problem.c, cmd_solve.c, cmd_trace.c,
- * cmd_basins.c, cmd_sweep.c, solve_geo.c and solve_view.c (sessions/ only). */
+ * basin map. Kept by solve_state.c; shared by cmd_problem.c, cmd_solve.c,
+ * cmd_trace.c, cmd_basins.c, cmd_maxcut.c, solve_geo.c and solve_view.c
+ * (sessions/ only). Its `seq` stamps come from cs_interp_stamp. */
 #ifndef CS_SOLVE_STATE_H
 #define CS_SOLVE_STATE_H
 
@@ -11,9 +12,10 @@
 #include "cs_solver.h"
 #include "plot.h"
 
-/* What a solver is made from: the method text and the solve keys. */
+/* What a solver is made from: the method (parsed from reg= or the
+ * session's regularizer) and the solve keys. */
 typedef struct solve_args {
-    char method[1024];
+    cs_method method;
     cs_solve_opts o;
 } solve_args;
 
@@ -34,7 +36,7 @@ typedef struct solve_state {
     double *view_x, *view_obj, *view_err;
     size_t view_cap, hist_cap;
     cs_basins *basins;      /* the last basin map of this problem (NULL: none) */
-    char basins_method[1024];
+    cs_method basins_method; /* the method it was made with */
     long seq;               /* when it last changed, for front ends (cs_solve_view.h) */
 } solve_state;
 
@@ -42,9 +44,6 @@ typedef struct solve_state {
 solve_state *solve_state_get(cs_interp *in, cs_err *err);
 /* The state when a problem is set up; else an error at the command's name. */
 int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, cs_err *err);
-/* A stamp comparable with the network's (nn_stamp): one more than the
- * commands journaled before this one. */
-long solve_stamp(const cs_interp *in);
 /* A graph name as `problem maxcut` and `maxcut` take it: toy5/toy4, a file,
  * or a G-set name (G10, G11.txt) found in the project's sessions/data/gset. */
 int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, cs_err *err);
@@ -75,7 +74,8 @@ typedef struct solve_geo {
 int solve_geo_make(const solve_state *st, const double *at, size_t n_at, const size_t dims[2],
                    double x0, double x1, double y0, double y1, solve_geo *out, cs_err *err);
 void solve_geo_free(solve_geo *geo);
-/* Deposit a solver's trace in the plot store, with marks (may be none). */
+/* Deposit a solver's trace in the plot store, with marks (may be none)
+ * (solve_geo.c). */
 int solve_store_trace(cs_interp *in, const cs_solver *s, const double *mark_iter,
                       const char *const *mark_label, size_t nmarks, cs_err *err);
 

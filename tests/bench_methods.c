@@ -32,6 +32,7 @@
 #include "cs_reg_fast.h"
 #include "cs_solver.h"
 #include "cs_sweep.h"
+#include "method_util.h"
 
 static double now_s(void)
 {
@@ -60,7 +61,8 @@ static double per_iter(const char *method, cs_kind kind, int trials)
             die("problem", &err);
         cs_solve_opts o = {.maxit = 5000, .restarts = 1, .stop = CS_STOP_MAXIT};
         cs_solver *s;
-        if (cs_solver_new(&s, p, method, &o, 1, cs_sweep_method_stream(ts, method), &err))
+        cs_method m = method_of(method);
+        if (cs_solver_new(&s, p, &m, &o, 1, cs_sweep_method_stream(ts, &m), &err))
             die(method, &err);
         cs_solve_result r;
         if (cs_solver_solve(s, &r, &err))

@@ -18,6 +18,7 @@
 
 #include "cs_proj.h"
 #include "cs_sweep.h"
+#include "method_util.h"
 
 static double now_s(void)
 {
@@ -86,7 +87,8 @@ static void solve_timed(cs_problem *p, const char *method, const cs_solve_opts *
 {
     cs_solver *s;
     cs_err err;
-    if (cs_solver_new(&s, p, method, o, 1, stream, &err)) {
+    cs_method m = method_of(method);
+    if (cs_solver_new(&s, p, &m, o, 1, stream, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         exit(1);
     }
@@ -134,7 +136,8 @@ static double bench_trial(size_t N, size_t M, int trials, const char *method, do
         cs_solve_opts o = {0};
         cs_solver *s;
         cs_err err;
-        cs_solver_new(&s, p, method, &o, 1, (uint64_t)k, &err);
+        cs_method m = method_of(method);
+        cs_solver_new(&s, p, &m, &o, 1, (uint64_t)k, &err);
         cs_solve_result res;
         cs_solver_solve(s, &res, &err);
         ok += res.success;
@@ -164,9 +167,11 @@ static double bench_restarts(size_t M, int sequential)
 static double bench_sweep(int threads, long trials, double *wall)
 {
     const char *m[] = {"bin", "linf"};
+    cs_method mv[2];
+    methods_of(m, 2, mv);
     double g[] = {0.46, 0.6};
     cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 100, .axis = CS_AXIS_GAMMA, .values = g,
-                        .nvalues = 2, .methods = m, .nmethods = 2, .trials = trials,
+                        .nvalues = 2, .methods = mv, .nmethods = 2, .trials = trials,
                         .threads = threads, .seed = 5};
     cs_sweep_result *r;
     cs_err err;

@@ -25,7 +25,7 @@ static int record(void *user, const cs_sweep_trial *tr, cs_err *err)
     return 0;
 }
 
-int sweep_trials_run(const cs_sweep_spec *spec, const char *device, sweep_trials *out,
+int sweep_trials_run(const cs_sweep_spec *spec, cs_device device, sweep_trials *out,
                      cs_err *err)
 {
     memset(out, 0, sizeof *out);

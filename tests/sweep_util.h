@@ -18,9 +18,9 @@ typedef struct sweep_trials {
     double seconds;             /* wall clock of the run */
 } sweep_trials;
 
-/* Run spec on `device` ("cpu", "cuda"), keeping every trial's outcome:
- * 0, or the sweep's error code (err filled). */
-int sweep_trials_run(const cs_sweep_spec *spec, const char *device, sweep_trials *out,
+/* Run spec on `device`, keeping every trial's outcome: 0, or the sweep's
+ * error code (err filled). */
+int sweep_trials_run(const cs_sweep_spec *spec, cs_device device, sweep_trials *out,
                      cs_err *err);
 void sweep_trials_free(sweep_trials *t);
 

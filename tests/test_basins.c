@@ -16,6 +16,7 @@
 #include "cs_geometry.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
+#include "method_util.h"
 
 static cs_problem *make(const char *kind, size_t N, size_t M, uint64_t stream)
 {
@@ -30,7 +31,9 @@ static cs_problem *make(const char *kind, size_t N, size_t M, uint64_t stream)
 
 static cs_basins *run(cs_problem *p, const char *method, size_t res, int threads)
 {
-    cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .res = res, .method = method,
+    cs_method m = method ? method_of(method) : (cs_method){0};
+    cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .res = res,
+                         .method = method ? &m : NULL,
                          .seed = 5, .stream = 9, .threads = threads};
     cs_basins *b = NULL;
     cs_err err;
@@ -113,7 +116,8 @@ static void test_basins_slice(void **state)
     sp.dims[1] = 2;
     assert_int_equal(cs_basins_run(&b, p, &sp, &err), CS_EINVAL);
     sp.dims[1] = 5;
-    sp.method = "linf";
+    cs_method linf = method_of("linf");
+    sp.method = &linf;
     assert_int_equal(cs_basins_run(&b, p, &sp, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "convex"));
     cs_problem_free(p);

@@ -22,6 +22,7 @@
 #include "cs_sweep.h"
 #include "cuda/sweep_cuda.h"
 #include "device_util.h"
+#include "method_util.h"
 #include "nn_backend.h"
 #include "parity_util.h"
 #include "sweep_gpu.h"
@@ -99,6 +100,8 @@ static void test_sweep_trials(void **state)
     enum { N = 24, T = 6 };
     const int Ms[] = {11, 19};
     const char *methods[] = {"bin", "linf"};
+    cs_method mv[2];
+    methods_of(methods, 2, mv);
     int same_iters = 0, total = 0;
     for (int mi = 0; mi < 2; mi++)
         for (int g = 0; g < 2; g++) {
@@ -109,7 +112,7 @@ static void test_sweep_trials(void **state)
             int starts[T];
             for (long t = 0; t < T; t++) {
                 ps[t] = cs_sweep_trial_stream(N, M, 0, t);
-                ms[t] = cs_sweep_method_stream(ps[t], methods[mi]);
+                ms[t] = cs_sweep_method_stream(ps[t], &mv[mi]);
             }
             cs_sweep_cuda_job job = {
                 .method = mi ? CS_SWEEP_CUDA_DR_LINF : CS_SWEEP_CUDA_FISTA_BIN,
@@ -127,7 +130,7 @@ static void test_sweep_trials(void **state)
                 assert_int_equal(cs_problem_new(&p, &sp, 7, ps[t], &err), 0);
                 cs_solve_opts so = {.maxit = 200, .restarts = 2};
                 cs_solver *s;
-                assert_int_equal(cs_solver_new(&s, p, methods[mi], &so, 7, ms[t], &err), 0);
+                assert_int_equal(cs_solver_new(&s, p, &mv[mi], &so, 7, ms[t], &err), 0);
                 cs_solve_result r;
                 assert_int_equal(cs_solver_solve(s, &r, &err), 0);
                 print_message("sweep %-4s M=%-2zu trial %ld: gpu %d/%d starts/%4ld iters, "
@@ -154,15 +157,17 @@ static void test_sweep_engine(void **state)
     cs_sweep_gpu_use_module(cs_sweep_cuda_module_get());
     const double gammas[] = {0.5, 0.8};
     const char *methods[] = {"bin", "linf"};
+    cs_method mv[2];
+    methods_of(methods, 2, mv);
     cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 20, .axis = CS_AXIS_GAMMA, .values = gammas,
-                        .nvalues = 2, .methods = methods, .nmethods = 2, .trials = 3,
+                        .nvalues = 2, .methods = mv, .nmethods = 2, .trials = 3,
                         .threads = 1, .seed = 3};
     sp.solve.maxit = 150;
     sp.solve.restarts = 2;
     sweep_trials cpu, gpu;
     cs_err err;
-    assert_int_equal(sweep_trials_run(&sp, "cpu", &cpu, &err), 0);
-    assert_int_equal(sweep_trials_run(&sp, "cuda", &gpu, &err), 0);
+    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CPU, &cpu, &err), 0);
+    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CUDA, &gpu, &err), 0);
     double ss, si;
     sweep_trials_compare(&cpu, &gpu, 1, &ss, &si);
     assert_true(ss == 1.0);
@@ -173,7 +178,7 @@ static void test_sweep_engine(void **state)
     }
     /* what the GPU does not take is refused with what it does */
     sp.kind = CS_PROB_OSB;
-    sp.device = "cuda";
+    sp.device = CS_DEVICE_CUDA;
     cs_sweep_result *res;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "kind=bin with methods bin and linf"));

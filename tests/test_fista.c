@@ -14,6 +14,7 @@
 #include "cs_problem.h"
 #include "cs_proj.h"
 #include "cs_reg.h"
+#include "method_util.h"
 #include "reg_util.h"
 #include "cs_solver.h"
 
@@ -33,7 +34,10 @@ static cs_solver *solver(cs_problem *p, const char *method, const cs_solve_opts 
 {
     cs_solver *s = NULL;
     cs_err err;
-    if (cs_solver_new(&s, p, method, o, 2024, stream, &err))
+    cs_method m;
+    if (method && cs_method_parse(&m, method, &err))
+        fail_msg("method %s: %s", method, err.msg);
+    if (cs_solver_new(&s, p, method ? &m : NULL, o, 2024, stream, &err))
         fail_msg("solver %s: %s", method ? method : "(default)", err.msg);
     return s;
 }
@@ -671,16 +675,26 @@ static void test_solver_errors(void **state)
     cs_solver *s;
     cs_err err;
     cs_solve_opts o = {.algo = CS_ALGO_DR};
-    assert_int_equal(cs_solver_new(&s, p, "bin", &o, 1, 1, &err), CS_EINVAL);
+    cs_method bin = method_of("bin"), linf = method_of("linf"), m;
+    assert_int_equal(cs_solver_new(&s, p, &bin, &o, 1, 1, &err), CS_EINVAL);
     o.algo = CS_ALGO_AUTO;
-    assert_int_equal(cs_solver_new(&s, p, "nosuchreg", &o, 1, 1, &err), CS_ENOTFOUND);
-    assert_int_equal(cs_solver_new(&s, p, "bin:oops", &o, 1, 1, &err), CS_EINVAL);
-    assert_int_equal(cs_solver_new(&s, NULL, "bin", &o, 1, 1, &err), CS_ESTATE);
-    assert_int_equal(cs_method_check("linf", &err), 0);
-    assert_int_equal(cs_method_check("", &err), CS_EINVAL);
+    /* names are parsed once, before the solver: what cs_method_parse refuses */
+    assert_int_equal(cs_method_parse(&m, "nosuchreg", &err), CS_ENOTFOUND);
+    assert_string_equal(err.msg, "unknown regularizer 'nosuchreg'");
+    assert_int_equal(cs_method_parse(&m, "bin:oops", &err), CS_EINVAL);
+    assert_int_equal(cs_method_parse(&m, "", &err), CS_EINVAL);
+    assert_int_equal(cs_method_parse(&m, "holder p=3  q=2:r=1", &err), 0);
+    assert_string_equal(m.text, "holder p=3  q=2:r=1");
+    assert_string_equal(m.canon, "holder:p=3:q=2:r=1");
+    assert_string_equal(m.info->name, "holder");
+    assert_int_equal(m.nparams, 3);
+    assert_int_equal(cs_method_parse(&m, "holder:p=oops", &err), 0);
+    assert_int_equal(cs_method_check(&m, &err), CS_EINVAL);   /* the keys' values: check */
+    assert_int_equal(cs_solver_new(&s, NULL, &bin, &o, 1, 1, &err), CS_ESTATE);
+    assert_int_equal(cs_method_check(&linf, &err), 0);
     cs_problem *q = make("2bit", 10, 5, 0, 1);
-    assert_int_equal(cs_solver_new(&s, q, "bin", &o, 1, 1, &err), CS_EINVAL);
-    assert_int_equal(cs_solver_new(&s, q, "linf", &o, 1, 1, &err), CS_EINVAL);
+    assert_int_equal(cs_solver_new(&s, q, &bin, &o, 1, 1, &err), CS_EINVAL);
+    assert_int_equal(cs_solver_new(&s, q, &linf, &o, 1, 1, &err), CS_EINVAL);
     cs_problem_free(q);
     /* a cancel flag stops solve */
     cs_cancel stop = 1;

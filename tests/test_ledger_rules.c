@@ -17,6 +17,7 @@
 #include "cs_problem.h"
 #include "cs_rules.h"
 #include "cs_solver.h"
+#include "method_util.h"
 
 /* f = ½·10·‖x‖² (∇f = 10x, L = 10), no constraint. */
 static int quad10(void *ctx, const double *x, double *f, double *g, cs_err *err)
@@ -141,7 +142,8 @@ static cs_solver *make_solver(cs_problem *p, const char *method, cs_solve_opts o
 {
     cs_solver *s = NULL;
     cs_err err;
-    if (cs_solver_new(&s, p, method, &o, 7, 11, &err))
+    cs_method m = method ? method_of(method) : (cs_method){0};
+    if (cs_solver_new(&s, p, method ? &m : NULL, &o, 7, 11, &err))
         fail_msg("solver: %s", err.msg);
     return s;
 }

@@ -23,6 +23,7 @@
 #include "cs_proj.h"
 #include "cs_reg_gram.h"
 #include "cs_rng.h"
+#include "method_util.h"
 #include "solver_internal.h"
 
 static cs_problem *problem(cs_kind kind, size_t N, size_t M, uint64_t seed)
@@ -170,7 +171,8 @@ static cs_solver *solver(cs_problem *p, const char *method, int generic, cs_stop
     cs_solve_opts o = {.generic_reg = generic, .stop = stop};
     cs_solver *s;
     cs_err err;
-    if (cs_solver_new(&s, p, method, &o, 3, 17, &err))
+    cs_method m = method ? method_of(method) : (cs_method){0};
+    if (cs_solver_new(&s, p, method ? &m : NULL, &o, 3, 17, &err))
         fail_msg("%s: %s", method, err.msg);
     return s;
 }
@@ -242,7 +244,8 @@ static void test_solver_back_to_x(void **state)
     /* a trace is of x */
     cs_solve_opts o = {.trace = 1};
     cs_solver *s;
-    assert_int_equal(cs_solver_new(&s, p, "eig", &o, 1, 2, &err), CS_OK);
+    cs_method eig = method_of("eig");
+    assert_int_equal(cs_solver_new(&s, p, &eig, &o, 1, 2, &err), CS_OK);
     assert_null(s->gram);
     cs_solver_free(s);
     /* a start point of the caller's: back to x before the first step */

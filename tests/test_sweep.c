@@ -15,6 +15,7 @@
 #include "cs_reg.h"
 #include "reg_util.h"
 #include "cs_sweep.h"
+#include "method_util.h"
 
 static char *slurp(const char *path)
 {
@@ -36,12 +37,14 @@ static const double grid[] = {0.3, 0.5, 0.7};
 
 static cs_sweep_spec small_spec(int threads)
 {
+    static cs_method mv[2];
+    methods_of(methods2, 2, mv);
     cs_sweep_spec sp = {.kind = CS_PROB_BIN,
                         .N = 40,
                         .axis = CS_AXIS_GAMMA,
                         .values = grid,
                         .nvalues = 3,
-                        .methods = methods2,
+                        .methods = mv,
                         .nmethods = 2,
                         .trials = 12,
                         .threads = threads,
@@ -117,8 +120,10 @@ static void test_defined_method(void **state)
     cs_err err;
     static const char *m[] = {"mybin", "bin"};
     static const double g[] = {0.5, 0.6};
+    cs_method mv[2];
+    methods_of(m, 2, mv);
     cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 60, .axis = CS_AXIS_GAMMA, .values = g,
-                        .nvalues = 2, .methods = m, .nmethods = 2, .trials = 150,
+                        .nvalues = 2, .methods = mv, .nmethods = 2, .trials = 150,
                         .threads = 2, .seed = 3};
     sp.solve.restarts = 4;
     sp.solve.maxit = 3000;
@@ -146,10 +151,12 @@ static void test_every_method_across_threads(void **state)
     static const char *m[] = {"bin", "osb", "ter", "bbin", "binexp", "holder", "si", "l2l1",
                               "l2l1h", "fixed", "beta", "beta:beta=learn", "thdef", "linf"};
     static const double g[] = {0.5, 0.7};
+    static cs_method mv[sizeof m / sizeof *m];
+    methods_of(m, sizeof m / sizeof *m, mv);
     char *csv[2];
     for (int t = 0; t < 2; t++) {
         cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 30, .axis = CS_AXIS_GAMMA, .values = g,
-                            .nvalues = 2, .methods = m, .nmethods = sizeof m / sizeof *m,
+                            .nvalues = 2, .methods = mv, .nmethods = sizeof m / sizeof *m,
                             .trials = 6, .threads = t + 1, .seed = 4};
         sp.solve.restarts = 3;
         sp.solve.maxit = 300;
@@ -177,8 +184,8 @@ static void test_methods_independent(void **state)
     cs_sweep_result *r1, *r2;
     cs_sweep_spec s1 = small_spec(2);
     assert_int_equal(cs_sweep_run(&s1, &r1, &err), 0);
-    const char *only[] = {"linf"};
-    s1.methods = only;
+    cs_method only = method_of("linf");
+    s1.methods = &only;
     s1.nmethods = 1;
     assert_int_equal(cs_sweep_run(&s1, &r2, &err), 0);
     for (size_t g = 0; g < 3; g++) {
@@ -268,9 +275,12 @@ static void test_axes_and_errors(void **state)
     cs_sweep_result *r;
     /* K sweep of osb vs l1 at fixed M */
     const char *m[] = {"osb", "l1"};
+    cs_method mv[2], mv2[2];
+    methods_of(m, 2, mv);
+    methods_of(methods2, 2, mv2);
     double ks[] = {5, 20};
     cs_sweep_spec sp = {.kind = CS_PROB_OSB, .N = 40, .axis = CS_AXIS_K, .values = ks, .nvalues = 2,
-                        .M = 30, .methods = m, .nmethods = 2, .trials = 4, .seed = 1,
+                        .M = 30, .methods = mv, .nmethods = 2, .trials = 4, .seed = 1,
                         .timing = 1};
     sp.solve.maxit = 200;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
@@ -284,7 +294,7 @@ static void test_axes_and_errors(void **state)
     /* M axis */
     double ms[] = {20};
     sp = (cs_sweep_spec){.kind = CS_PROB_BIN, .N = 40, .axis = CS_AXIS_M, .values = ms, .nvalues = 1,
-                         .methods = methods2, .nmethods = 1, .trials = 2, .seed = 1};
+                         .methods = mv2, .nmethods = 1, .trials = 2, .seed = 1};
     sp.solve.maxit = 50;
     sp.solve.stop = CS_STOP_HYBRID;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
@@ -293,11 +303,14 @@ static void test_axes_and_errors(void **state)
     assert_string_equal(r->rows[0].stop, "hybrid");
     cs_sweep_result_free(r);
     /* errors */
-    const char *bad[] = {"nosuch"};
-    sp.methods = bad;
+    cs_method bad;
+    assert_int_equal(cs_method_parse(&bad, "nosuch", &err), CS_ENOTFOUND);
+    assert_string_equal(err.key, "reg");
+    memset(&bad, 0, sizeof bad);   /* no method: the sweep refuses it */
+    sp.methods = &bad;
     assert_true(cs_sweep_run(&sp, &r, &err) < 0);
     assert_null(r);
-    sp.methods = methods2;
+    sp.methods = mv2;
     double big[] = {2.0};
     sp.axis = CS_AXIS_GAMMA;
     sp.values = big;
@@ -309,7 +322,9 @@ static void test_axes_and_errors(void **state)
     sp.trials = 1;
     sp.kind = CS_PROB_MAXCUT;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EINVAL);
-    const char *twice[] = {"bin", "bin"};
+    const char *twice_text[] = {"bin", "bin"};
+    cs_method twice[2];
+    methods_of(twice_text, 2, twice);
     sp.kind = CS_PROB_BIN;
     sp.axis = CS_AXIS_M;
     sp.methods = twice;

@@ -17,12 +17,15 @@
 
 #include "cs_blas.h"
 #include "cs_sweep.h"
+#include "method_util.h"
 #include "sweep_util.h"
 
-static const char *two[] = {"bin", "linf"};
+static const char *two_text[] = {"bin", "linf"};
+static cs_method two[2];
 
 static cs_sweep_spec fig1a_like(const double *gammas, size_t ng, long trials)
 {
+    methods_of(two_text, 2, two);
     cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 100, .axis = CS_AXIS_GAMMA, .values = gammas,
                         .nvalues = ng, .methods = two, .nmethods = 2, .trials = trials,
                         .threads = 0, .seed = 1};
@@ -34,10 +37,13 @@ static void test_refused(void **state)
 {
     (void)state;
     const double g[] = {0.5};
-    const char *l1[] = {"bin", "l1"}, *beta[] = {"beta"};
+    const char *l1_text[] = {"bin", "l1"};
+    cs_method l1[2], beta[1] = {method_of("beta")};
+    methods_of(l1_text, 2, l1);
+    fig1a_like(g, 1, 2);   /* parses two */
     struct {
         cs_kind kind;
-        const char **methods;
+        const cs_method *methods;
         size_t nm;
         cs_stop stop;
         const char *want;
@@ -53,7 +59,7 @@ static void test_refused(void **state)
         sp.methods = cases[i].methods;
         sp.nmethods = cases[i].nm;
         sp.solve.stop = cases[i].stop;
-        sp.device = "cuda";
+        sp.device = CS_DEVICE_CUDA;
         cs_sweep_result *res = NULL;
         cs_err err;
         assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
@@ -61,12 +67,17 @@ static void test_refused(void **state)
         assert_non_null(strstr(err.msg, cases[i].want));
         assert_null(res);
     }
-    cs_sweep_spec sp = fig1a_like(g, 1, 2);
-    sp.device = "tpu";
-    cs_sweep_result *res = NULL;
     cs_err err;
+    cs_device d;
+    assert_int_equal(cs_device_parse("tpu", &d, &err), CS_EINVAL);
+    assert_string_equal(err.msg, "device tpu: expected cpu, cuda or auto");
+    assert_int_equal(cs_device_parse("cuda", &d, &err), 0);
+    assert_int_equal(d, CS_DEVICE_CUDA);
+    cs_sweep_spec sp = fig1a_like(g, 1, 2);
+    sp.device = CS_DEVICE_AUTO;
+    cs_sweep_result *res = NULL;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EINVAL);
-    assert_non_null(strstr(err.msg, "device=tpu: a sweep runs on cpu or cuda"));
+    assert_non_null(strstr(err.msg, "device=auto: a sweep runs on cpu or cuda"));
 }
 
 /* fig1a's sweep at a few γ around the transition, where trials are
@@ -81,7 +92,7 @@ static void test_gpu_against_cpu(void **state)
     cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
     sweep_trials gpu, cpu;
     cs_err err;
-    int rc = sweep_trials_run(&sp, "cuda", &gpu, &err);
+    int rc = sweep_trials_run(&sp, CS_DEVICE_CUDA, &gpu, &err);
     if (rc == CS_EUNSUPPORTED && (strstr(err.msg, "no NVIDIA driver/GPU") ||
                                   strstr(err.msg, "without CUDA") ||
                                   strstr(err.msg, "CUDA module"))) {
@@ -90,7 +101,7 @@ static void test_gpu_against_cpu(void **state)
         skip();
     }
     assert_int_equal(rc, 0);
-    assert_int_equal(sweep_trials_run(&sp, "cpu", &cpu, &err), 0);
+    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CPU, &cpu, &err), 0);
     print_message("%ld trials at %zu γ, methods bin and linf: GPU %.2f s, CPU %.2f s\n", trials,
                   sp.nvalues, gpu.seconds, cpu.seconds);
     double ss, si;

@@ -22,6 +22,7 @@
 #include "cs_sweep_journal.h"
 #include "cs_sweep_view.h"
 #include "interp_util.h"
+#include "method_util.h"
 #include "plot_util.h"
 
 static const char *methods2[] = {"bin", "linf"};
@@ -30,8 +31,10 @@ enum { NP = 3, NM = 2, T = 8 };
 
 static cs_sweep_spec small_spec(int threads)
 {
+    static cs_method mv[NM];
+    methods_of(methods2, NM, mv);
     cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 30, .axis = CS_AXIS_GAMMA, .values = grid,
-                        .nvalues = NP, .methods = methods2, .nmethods = NM, .trials = T,
+                        .nvalues = NP, .methods = mv, .nmethods = NM, .trials = T,
                         .threads = threads, .seed = 99};
     sp.solve.maxit = 300;
     sp.solve.restarts = 3;

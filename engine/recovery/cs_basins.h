@@ -41,7 +41,7 @@ typedef struct cs_basins_spec {
     double x0, x1, y0, y1;      /* the box of starts */
     size_t res;                 /* res × res starts, 2..CS_BASINS_MAX_RES */
     size_t dims[2];             /* N > 2: the coordinates varied (0-based, distinct) */
-    const char *method;         /* NULL: the problem's */
+    const cs_method *method;    /* parsed (cs_method_parse); NULL: the problem's */
     cs_solve_opts opts;         /* algo, mode, lambda, maxit (0: 2000); one start each */
     uint64_t seed, stream;      /* the solver's stream (its L estimates) */
     int threads;                /* 0: all cores */

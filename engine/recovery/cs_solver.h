@@ -1,9 +1,8 @@
 /* cs_solver.h — a problem bound to a method: what `solve`, `step`, `reset`
  * and `trace` drive, and what a sweep runs per trial.
  *
- * A method is a regularizer with its parameters, written `NAME` or
- * `NAME key=value ...` (as cs_reg_describe prints it) or `NAME:key=value:...`
- * (usable inside a comma list): `bin`, `beta:beta=learn`, `holder p=2 q=2 r=1`.
+ * A method is a regularizer with its parameters (cs_method.h: parsed once
+ * from `bin`, `beta:beta=learn`, `holder p=2 q=2 r=1`, ...).
  * `linf` and `l1` run Douglas–Rachford (algo AUTO), everything else FISTA.
  * The objective per problem kind:
  *   bin osb ter eig   min ℓ(x) s.t. Ax = b      (extra coordinates — β, μ — free)
@@ -59,6 +58,8 @@ typedef struct cs_kind_defaults {
     size_t N;            /* `problem` without N= */
 } cs_kind_defaults;
 const cs_kind_defaults *cs_kind_defaults_of(cs_kind kind);
+/* The kind's default method (its `method` text) as a value. */
+void cs_kind_method(cs_kind kind, cs_method *out);
 
 typedef struct cs_solve_opts {
     cs_algo algo;
@@ -101,8 +102,9 @@ typedef struct cs_solve_result {
 typedef struct cs_solver cs_solver;
 
 /* The problem must outlive the solver and is used by one thread at a time.
- * method NULL: the problem's default (bin osb ter eig 2bit→equ orth→om maxcut→bin). */
-int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
+ * method (parsed, cs_method_parse; copied) NULL: the problem's default
+ * (bin osb ter eig 2bit→equ orth→om maxcut→bin). */
+int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
                   const cs_solve_opts *opts, uint64_t seed, uint64_t stream, cs_err *err);
 void cs_solver_free(cs_solver *s);
 

@@ -3,10 +3,11 @@
  *
  * Trials run in parallel (pthreads, blocking waits). Trial t at grid value
  * (N, M, K) draws its problem from the stream mix(N, M, K, t) of `seed`, and
- * each method draws its starts from mix(that, method text): results depend on
- * neither the thread count nor which other methods run alongside, so the CSV
- * is byte-identical for any `threads` (the `seconds` column, a measurement,
- * is written only with `timing` on; otherwise it is `nan`).
+ * each method draws its starts from mix(that, method text) (cs_sweep_stream.h):
+ * results depend on neither the thread count nor which other methods run
+ * alongside, so the CSV is byte-identical for any `threads` (the `seconds`
+ * column, a measurement, is written only with `timing` on; otherwise it is
+ * `nan`).
  *
  * A cancel flag (set from a SIGINT handler) is checked between trials and
  * every 256 iterations; the run then returns 0 with `partial`
@@ -24,10 +25,13 @@
 #include <stdio.h>
 
 #include "cs_cancel.h"
+#include "cs_device.h"
 #include "cs_error.h"
+#include "cs_method.h"
 #include "cs_pool.h"
 #include "cs_problem.h"
 #include "cs_solver.h"
+#include "cs_sweep_stream.h"
 
 typedef enum cs_axis { CS_AXIS_GAMMA = 0, CS_AXIS_M, CS_AXIS_K } cs_axis;
 
@@ -79,7 +83,8 @@ typedef struct cs_sweep_spec {
     size_t M;                      /* fixed M for a K sweep (or use gamma) */
     double gamma;                  /* fixed γ for a K sweep when M = 0 */
     size_t K;                      /* fixed K (sparse osb/ter) for γ/M sweeps; 0: dense */
-    const char *const *methods;    /* method texts, see cs_solver.h */
+    const cs_method *methods;      /* parsed (cs_method_parse); rows and streams take
+                                      their texts */
     size_t nmethods;
     long trials;
     cs_solve_opts solve;           /* maxit, stop, tol, restarts, ... (cancel ignored) */
@@ -94,8 +99,8 @@ typedef struct cs_sweep_spec {
     cs_sweep_trial_fn on_trial;    /* each finished trial (see above); may be NULL */
     void *trial_user;
     const cs_sweep_store *store;   /* NULL: none */
-    const char *device;            /* NULL or "cpu": threads; "cuda": the GPU, one trial per
-                                      thread block (kind bin, methods bin and linf; see
+    cs_device device;              /* CPU (the default): threads; CUDA: the GPU, one trial
+                                      per thread block (kind bin, methods bin and linf; see
                                       sweep_gpu.h), the same rows up to borderline trials */
 } cs_sweep_spec;
 
@@ -142,7 +147,7 @@ typedef struct cs_maxcut_spec {
     const cs_graph *graph;
     long trials;                   /* 10 */
     cs_solve_opts solve;           /* lambda (default 1e-7, 1 for toy graphs), maxit 1e4 */
-    const char *method;            /* NULL: bin */
+    const cs_method *method;       /* NULL: bin */
     int threads;
     uint64_t seed;
     const cs_cancel *cancel;
@@ -171,9 +176,5 @@ typedef struct cs_maxcut_result {
 
 int cs_maxcut_run(const cs_maxcut_spec *spec, cs_maxcut_result *res, cs_err *err);
 void cs_maxcut_result_clear(cs_maxcut_result *res);
-
-/* The stream of trial t at (N, M, K), and of a method within it. */
-uint64_t cs_sweep_trial_stream(size_t N, size_t M, size_t K, long trial);
-uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method);
 
 #endif

@@ -2,7 +2,6 @@
 #include "solver_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +24,12 @@ static const cs_kind_defaults kind_defaults[CS_PROB_COUNT] = {
 const cs_kind_defaults *cs_kind_defaults_of(cs_kind kind)
 {
     return kind >= 0 && kind < CS_PROB_COUNT ? &kind_defaults[kind] : &kind_defaults[0];
+}
+
+void cs_kind_method(cs_kind kind, cs_method *out)
+{
+    /* a built-in's plain name: parses */
+    cs_method_parse(out, cs_kind_defaults_of(kind)->method, NULL);
 }
 
 const char *cs_algo_name(cs_algo algo)
@@ -89,9 +94,9 @@ void cs_solver_free(cs_solver *s)
     free(s);
 }
 
-static int setup_reg(cs_solver *s, const char *method, cs_err *err)
+static int setup_reg(cs_solver *s, cs_err *err)
 {
-    int rc = cs_method_reg_new(&s->reg, method, s->prob, s->seed, err);
+    int rc = cs_method_reg_new(&s->reg, &s->m, s->prob, s->seed, err);
     if (rc)
         return rc;
     const cs_reg_info *info = cs_reg_get_info(s->reg);
@@ -154,13 +159,7 @@ static int gram_off(cs_solver *s, cs_err *err)
     return CS_OK;
 }
 
-/* A variable FISTA holds, on x. */
-static const double *on_x(const cs_solver *s, const double *v)
-{
-    return s->gram && v ? solver_gram_var(s, v) : v;
-}
-
-int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
+int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
                   const cs_solve_opts *opts, uint64_t seed, uint64_t stream, cs_err *err)
 {
     *out = NULL;
@@ -185,18 +184,17 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
         s->xstar_norm = cs_problem_xstar_norm(prob);
     }
     const cs_kind_defaults *kd = cs_kind_defaults_of(s->kind);
-    if (!method || !*method)
-        method = kd->method;
-    int rc = cs_method_canonical(method, s->method, sizeof s->method, err);
-    if (rc)
-        goto fail;
-    snprintf(s->name, sizeof s->name, "%.*s", (int)strcspn(s->method, ":"), s->method);
-    const cs_reg_info *info = cs_reg_lookup(s->name);
+    if (method)
+        s->m = *method;
+    else
+        cs_kind_method(s->kind, &s->m);
+    int rc = CS_OK;
+    const cs_reg_info *info = s->m.info;
     if (!info) {
-        rc = cs_fail_key(err, CS_ENOTFOUND, "reg", "unknown regularizer '%s'", s->name);
+        rc = cs_fail(err, CS_EINVAL, "empty method");
         goto fail;
     }
-    int has_params = strchr(s->method, ':') != NULL;
+    int has_params = s->m.nparams > 0;
     cs_algo algo = s->o.algo;
     if (algo < CS_ALGO_AUTO || algo > CS_ALGO_DR) {
         rc = cs_fail(err, CS_EINVAL, "unknown algorithm %d", algo);
@@ -208,7 +206,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
     if (algo == CS_ALGO_DR) {
         if (!info->prox || has_params) {
             rc = cs_fail_key(err, CS_EINVAL, "method",
-                             "method=dr solves linf or l1, not %s", method);
+                             "method=dr solves linf or l1, not %s", s->m.text);
             goto fail;
         }
         if (!cs_problem_affine(prob) || s->cols != 1) {
@@ -216,14 +214,18 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const char *method,
             goto fail;
         }
     }
-    if (s->kind == CS_PROB_2BIT && !cs_method_same(method, kd->method)) {
-        rc = cs_fail(err, CS_EINVAL, "problem 2bit is solved with %s (B=2), not %s", kd->method,
-                     method);
-        goto fail;
+    if (s->kind == CS_PROB_2BIT) {
+        cs_method own;
+        cs_kind_method(s->kind, &own);
+        if (!cs_method_same(&s->m, &own)) {
+            rc = cs_fail(err, CS_EINVAL, "problem 2bit is solved with %s (B=2), not %s",
+                         kd->method, s->m.text);
+            goto fail;
+        }
     }
     s->n = s->kind == CS_PROB_2BIT ? 2 * s->N : s->nx;
     if (algo == CS_ALGO_FISTA && s->kind != CS_PROB_2BIT) {
-        rc = setup_reg(s, method, err);
+        rc = setup_reg(s, err);
         if (rc)
             goto fail;
         s->n += s->extra;
@@ -332,74 +334,6 @@ int cs_solver_reset(cs_solver *s, cs_err *err)
 
 /* ---------------------------------------------------------------- steps */
 
-/* The first start from the caller's point (cs_solver_set_start): taken
- * as it is (FISTA's first step projects it), extra coordinates as a random
- * start sets them. */
-static int given_start(cs_solver *s)
-{
-    double *x0 = s->x0;
-    memcpy(x0, s->start_x, s->n * sizeof *x0);
-    if (s->algo == CS_ALGO_DR)
-        return 1;
-    return s->kind == CS_PROB_2BIT;
-}
-
-static int begin_start_point(cs_solver *s, cs_err *err)
-{
-    double *x0 = s->x0;
-    size_t n = s->n, nx = s->nx;
-    s->start++;
-    s->last_iters = 0;
-    int feasible = 1;
-    if (s->start == 1 && s->start_x) {
-        feasible = given_start(s);
-        if (s->algo == CS_ALGO_DR)
-            return cs_dr_start(s->dr, x0, err);
-        if (s->kind == CS_PROB_MAXCUT)
-            s->res.cut_start = cs_graph_cut(cs_problem_graph(s->prob), x0);
-        return cs_fista_start(s->fista, x0, feasible, &s->rng, err);
-    }
-    if (s->algo == CS_ALGO_DR) {
-        cs_rng_normal_fill(&s->rng, x0, n);
-        return cs_dr_start(s->dr, x0, err);
-    }
-    switch (s->kind) {
-    case CS_PROB_2BIT:
-        cs_rng_normal_fill(&s->rng, x0, n);
-        break;
-    case CS_PROB_ORTH: {
-        int rc = cs_random_orthonormal(&s->rng, s->N, s->cols, x0, err);
-        if (rc)
-            return rc;
-        feasible = 0;
-        break;
-    }
-    case CS_PROB_MAXCUT:
-        cs_rng_normal_fill(&s->rng, x0, n);
-        for (size_t i = 0; i < n; i++)
-            x0[i] = x0[i] > 0 ? 1.0 : (x0[i] < 0 ? -1.0 : 0.0);
-        break;
-    default: {
-        cs_rng_normal_fill(&s->rng, x0, nx);
-        double r2 = 0.0;
-        for (size_t i = 0; i < nx; i++)
-            r2 += x0[i] * x0[i];
-        for (size_t i = nx; i < n; i++)
-            x0[i] = r2 / (double)nx;
-        if ((s->kind == CS_PROB_OSB || s->kind == CS_PROB_TER) && s->start == 1) {
-            feasible = 0;
-        } else {
-            cs_affine_project(cs_problem_affine(s->prob), x0, x0);
-        }
-        if (s->gram)
-            return solver_gram_start(s, x0, err);
-    }
-    }
-    if (s->kind == CS_PROB_MAXCUT)
-        s->res.cut_start = cs_graph_cut(cs_problem_graph(s->prob), x0);
-    return cs_fista_start(s->fista, x0, feasible, &s->rng, err);
-}
-
 /* Room for one more record after len in an array of capacity *cap:
  * the array (moved when it grew), or NULL when out of memory (the old one
  * stays valid; records are best effort, the run goes on). */
@@ -412,36 +346,6 @@ static void *grow(void *p, size_t *cap, size_t len, size_t size)
     if (q)
         *cap = c;
     return q;
-}
-
-/* opts.path: the x part of v as the next point, of the current start. */
-static void push_path(cs_solver *s, const double *v)
-{
-    if (!s->o.path || !v)
-        return;
-    if (s->npath == s->cappath) {
-        size_t c = s->cappath ? 2 * s->cappath : 1024;
-        double *p = realloc(s->path, c * s->nx * sizeof *p);
-        if (p)
-            s->path = p;
-        int *q = p ? realloc(s->path_start, c * sizeof *q) : NULL;
-        if (q)
-            s->path_start = q;
-        if (!p || !q)
-            return;
-        s->cappath = c;
-    }
-    const double *xp = solver_x_part(s, v);
-    memcpy(s->path + s->npath * s->nx, xp, s->nx * sizeof *xp);
-    s->path_start[s->npath++] = s->start;
-}
-
-int solver_begin_start(cs_solver *s, cs_err *err)
-{
-    int rc = begin_start_point(s, err);
-    if (!rc)
-        push_path(s, s->x0);
-    return rc;
 }
 
 /* The last FISTA step's trial steps into the ledger (trace on). */
@@ -470,50 +374,6 @@ static void append_trace(cs_solver *s, const cs_trace_rec *r)
     s->trace[s->ntrace] = *r;
     s->trace[s->ntrace].start = s->start;
     s->ntrace++;
-}
-
-/* Errors, cuts and success of the solution v of a start, into r. */
-int solver_judge(cs_solver *s, const double *v, cs_solve_result *r)
-{
-    const double *xp = solver_x_part(s, v);
-    int ok;
-    r->rel_err = cs_problem_rel_err(s->prob, xp);
-    r->orth_err = cs_problem_orth_err(s->prob, xp);
-    r->cut = r->cut_rounded = NAN;
-    if (s->kind == CS_PROB_MAXCUT) {
-        const cs_graph *g = cs_problem_graph(s->prob);
-        r->cut = cs_graph_cut(g, v);
-        for (size_t i = 0; i < s->N; i++)
-            s->gtmp[i] = v[i] > 0 ? 1.0 : (v[i] < 0 ? -1.0 : 0.0);
-        r->cut_rounded = cs_graph_cut(g, s->gtmp);
-        ok = solver_maxcut_hit(s, v);
-    } else if (s->kind == CS_PROB_ORTH) {
-        ok = r->orth_err <= s->tol_ok;
-    } else {
-        ok = r->rel_err <= s->tol_ok;
-    }
-    return ok;
-}
-
-/* The finished start's solution, success and result fields. */
-void solver_finish_start(cs_solver *s)
-{
-    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_best(s->fista));
-    cs_solve_result *r = &s->res;
-    s->success = solver_judge(s, v, r);
-    if (s->algo == CS_ALGO_DR) {
-        r->objective = cs_dr_last(s->dr)->objective;
-        r->best_iter = cs_dr_iters(s->dr);
-        s->end = cs_dr_end(s->dr);
-    } else {
-        r->objective = cs_fista_best_objective(s->fista);
-        r->best_iter = cs_fista_best_iter(s->fista);
-        s->end = cs_fista_end(s->fista);
-    }
-    s->have_result = 1;
-    s->in_start = 0;
-    if (s->success || s->start >= s->max_starts)
-        s->done = 1;
 }
 
 /* Up to n steps; with check_cancel (solve) also returns at the end of a start. */
@@ -547,7 +407,7 @@ static int step_n(cs_solver *s, long n, long *done_steps, int check_cancel, cs_e
             break;
         }
         if (s->o.path)
-            push_path(s, cs_solver_iterate(s, NULL));
+            solver_push_path(s, cs_solver_iterate(s, NULL));
         k++;
         s->iters++;
         s->last_iters++;
@@ -612,7 +472,8 @@ const double *cs_solver_x(cs_solver *s, size_t *n)
         *n = s->nx;
     if (s->start == 0)
         return NULL;
-    const double *v = s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_best(s->fista));
+    const double *v =
+        s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : solver_on_x(s, cs_fista_best(s->fista));
     return solver_x_part(s, v);
 }
 
@@ -622,7 +483,7 @@ const double *cs_solver_iterate(const cs_solver *s, size_t *n)
         *n = s->n;
     if (s->start == 0)
         return NULL;
-    return s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : on_x(s, cs_fista_current(s->fista));
+    return s->algo == CS_ALGO_DR ? cs_dr_x(s->dr) : solver_on_x(s, cs_fista_current(s->fista));
 }
 
 const double *cs_solver_start_point(const cs_solver *s, size_t *n)
@@ -639,7 +500,7 @@ const cs_trace_rec *cs_solver_trace(const cs_solver *s, size_t *len)
     return s->trace;
 }
 
-const char *cs_solver_method(const cs_solver *s) { return s->method; }
+const char *cs_solver_method(const cs_solver *s) { return s->m.canon; }
 cs_algo cs_solver_algo(const cs_solver *s) { return s->algo; }
 long cs_solver_maxit(const cs_solver *s) { return s->maxit; }
 int cs_solver_max_starts(const cs_solver *s) { return s->max_starts; }

@@ -29,9 +29,9 @@ int solver_fgn_fast(void *ctx, const double *x, double *f, double *grad, double 
     cs_solver *s = ctx;
     int rc = cs_reg_fast_eval(s->reg, x, s->n, f, grad, gnorm);
     if (rc == CS_ENOMEM)
-        return cs_fail(err, rc, "%s: out of memory", s->method);
+        return cs_fail(err, rc, "%s: out of memory", s->m.canon);
     if (rc)
-        return cs_fail(err, rc, "%s: value or gradient is not finite", s->method);
+        return cs_fail(err, rc, "%s: value or gradient is not finite", s->m.canon);
     return CS_OK;
 }
 

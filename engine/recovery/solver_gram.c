@@ -131,7 +131,7 @@ int solver_fg_gram(void *ctx, const double *v, double *f, double *grad, cs_err *
 {
     cs_solver *s = ctx;
     if (cs_reg_gram_eval(s->gram->forms, v, f, grad))
-        return cs_fail(err, CS_ENONFINITE, "%s: value or gradient is not finite", s->method);
+        return cs_fail(err, CS_ENONFINITE, "%s: value or gradient is not finite", s->m.canon);
     return CS_OK;
 }
 

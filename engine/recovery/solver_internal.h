@@ -1,7 +1,9 @@
-/* solver_internal.h — the solver's state, shared by its files (solver.c:
- * setup, steps and accessors; solver_fns.c: the objectives, projections and
- * oracle handed to FISTA and Douglas–Rachford; solver_lock.c: restarts in
- * lockstep). Not a public header. */
+/* solver_internal.h — the solver's state, shared by its files, which call
+ * down only: solver.c (setup, steps, accessors) → solver_lock.c (restarts
+ * in lockstep) → solver_start.c (one start: its point, its judgement) →
+ * solver_gram.c (eig, mu, ns on z) → solver_fns.c (the objectives,
+ * projections and oracle handed to FISTA and Douglas–Rachford). Not a
+ * public header. */
 #ifndef CS_SOLVER_INTERNAL_H
 #define CS_SOLVER_INTERNAL_H
 
@@ -17,8 +19,7 @@ struct cs_solver {
     cs_kind kind;
     cs_solve_opts o;
     cs_algo algo;
-    char method[256];     /* canonical method text NAME:k=v:... */
-    char name[256];       /* its regularizer's name */
+    cs_method m;          /* the method (m.canon: its text NAME:k=v:...) */
     cs_reg *reg;
     size_t N, cols, nx;   /* x part: N×cols */
     size_t n;             /* variable length (extras; 2bit: 2N) */
@@ -72,10 +73,14 @@ int solver_maxcut_hit(cs_solver *s, const double *x);
 /* The x part of a full variable v (2bit: y1 + y2 into s->xhat). */
 const double *solver_x_part(cs_solver *s, const double *v);
 
-/* solver.c */
+/* solver_start.c: one start. */
 int solver_begin_start(cs_solver *s, cs_err *err);
 void solver_finish_start(cs_solver *s);
 int solver_judge(cs_solver *s, const double *v, cs_solve_result *r);
+/* A variable FISTA holds, on x (through z with gram). */
+const double *solver_on_x(const cs_solver *s, const double *v);
+/* opts.path: the x part of v as the next point of the current start. */
+void solver_push_path(cs_solver *s, const double *v);
 
 /* solver_gram.c: eig, mu and ns on z, where x = xp + Zz (see there). */
 int solver_gram_eligible(const cs_solver *s, cs_mode mode);

@@ -16,30 +16,6 @@
 #include "cs_file.h"
 #include "sweep_gpu.h"
 
-static uint64_t splitmix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-uint64_t cs_sweep_trial_stream(size_t N, size_t M, size_t K, long trial)
-{
-    uint64_t h = splitmix(0x5357454550ull ^ (uint64_t)N);
-    h = splitmix(h ^ (uint64_t)M);
-    h = splitmix(h ^ (uint64_t)K);
-    return splitmix(h ^ (uint64_t)trial);
-}
-
-uint64_t cs_sweep_method_stream(uint64_t trial_stream, const char *method)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)method; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return splitmix(trial_stream ^ splitmix(h));
-}
-
 /* ---------------------------------------------------------------- sweeps */
 
 typedef struct trial_out {
@@ -98,8 +74,8 @@ static int sweep_item(void *vctx, size_t idx, cs_err *err)
     size_t nm = sp->nmethods;
     for (size_t m = 0; m < nm && !rc; m++) {
         cs_solver *s;
-        rc = cs_solver_new(&s, prob, sp->methods[m], &so, sp->seed,
-                           cs_sweep_method_stream(ts, sp->methods[m]), err);
+        rc = cs_solver_new(&s, prob, &sp->methods[m], &so, sp->seed,
+                           cs_sweep_method_stream(ts, &sp->methods[m]), err);
         if (rc)
             break;
         cs_solve_result r;
@@ -198,18 +174,20 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
     if (sp->axis < CS_AXIS_GAMMA || sp->axis > CS_AXIS_K)
         return cs_fail(err, CS_EINVAL, "unknown sweep axis");
     for (size_t m = 0; m < sp->nmethods; m++) {
-        if (!sp->methods[m] || strlen(sp->methods[m]) >= sizeof(((cs_sweep_row *)0)->method))
+        const cs_method *mt = &sp->methods[m];
+        if (!mt->info || strlen(mt->text) >= sizeof(((cs_sweep_row *)0)->method))
             return cs_fail(err, CS_EINVAL, "method %zu is empty or too long", m + 1);
-        rc = cs_method_check(sp->methods[m], err);
+        rc = cs_method_check(mt, err);
         if (rc)
             return rc;
         for (size_t k = 0; k < m; k++)
-            if (!strcmp(sp->methods[k], sp->methods[m]))
-                return cs_fail(err, CS_EINVAL, "method %s is listed twice", sp->methods[m]);
+            if (!strcmp(sp->methods[k].text, mt->text))
+                return cs_fail(err, CS_EINVAL, "method %s is listed twice", mt->text);
     }
-    if (sp->device && strcmp(sp->device, "cpu") && strcmp(sp->device, "cuda"))
-        return cs_fail(err, CS_EINVAL, "device=%s: a sweep runs on cpu or cuda", sp->device);
-    if (sp->device && !strcmp(sp->device, "cuda")) {
+    if (sp->device != CS_DEVICE_CPU && sp->device != CS_DEVICE_CUDA)
+        return cs_fail(err, CS_EINVAL, "device=%s: a sweep runs on cpu or cuda",
+                       cs_device_name(sp->device));
+    if (sp->device == CS_DEVICE_CUDA) {
         if (cs_dist_size() > 1)
             return cs_fail(err, CS_EUNSUPPORTED,
                            "sweep device=cuda runs in one process, not under mpirun");
@@ -296,7 +274,7 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
             goto out;
         for (size_t m = 0; m < nm && !rc; m++) {
             cs_solver *s;
-            rc = cs_solver_new(&s, prob, sp->methods[m], &sp->solve, sp->seed, 0, err);
+            rc = cs_solver_new(&s, prob, &sp->methods[m], &sp->solve, sp->seed, 0, err);
             cs_solver_free(s);
         }
         cs_problem_free(prob);
@@ -323,7 +301,7 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
      * then every rank gets every trial's outcome, in item order; under MPI
      * nothing is preloaded (no journal), so the pending items are all items
      * in order and rank r's share is i % K == r as the gather expects */
-    if (sp->device && !strcmp(sp->device, "cuda")) {
+    if (sp->device == CS_DEVICE_CUDA) {
         rc = cs_sweep_gpu_run(sp, c.Ms, c.pending, c.npending, c.succ, c.iters, c.starts, c.secs,
                               gpu_item_done, &c, err);
         if (rc == CS_ECANCEL)
@@ -369,7 +347,9 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
             if (fin < T)
                 continue;
             cs_sweep_row *row = &res->rows[nrows++];
-            snprintf(row->method, sizeof row->method, "%s", sp->methods[m]);
+            /* validate: the text fits */
+            snprintf(row->method, sizeof row->method, "%.*s", (int)sizeof row->method - 1,
+                     sp->methods[m].text);
             snprintf(row->kind, sizeof row->kind, "%s", cs_problem_kind_name(sp->kind));
             snprintf(row->stop, sizeof row->stop, "%s", stop);
             row->N = sp->N;
@@ -453,6 +433,7 @@ int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err)
 
 typedef struct maxcut_ctx {
     const cs_maxcut_spec *sp;
+    const cs_method *method;  /* the spec's, or the kind's default */
     double *cut, *rounded, *start, *best_iter;
     long *iters;
     unsigned char *ok, *finished, *end;
@@ -471,9 +452,9 @@ static int maxcut_item(void *vctx, size_t item, cs_err *err)
     so.trace = 0;
     uint64_t ts = cs_sweep_trial_stream(cs_graph_nodes(sp->graph), cs_graph_edges(sp->graph), 0,
                                         (long)item);
-    const char *method = sp->method ? sp->method : cs_kind_defaults_of(CS_PROB_MAXCUT)->method;
     cs_solver *s;
-    rc = cs_solver_new(&s, prob, method, &so, sp->seed, cs_sweep_method_stream(ts, method), err);
+    rc = cs_solver_new(&s, prob, c->method, &so, sp->seed, cs_sweep_method_stream(ts, c->method),
+                       err);
     if (!rc) {
         cs_solve_result r;
         rc = cs_solver_solve(s, &r, err);
@@ -535,7 +516,9 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
         return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, %d]", sp->threads,
                        CS_MAX_THREADS);
     size_t T = (size_t)sp->trials;
-    maxcut_ctx c = {.sp = sp};
+    cs_method def;
+    cs_kind_method(CS_PROB_MAXCUT, &def);
+    maxcut_ctx c = {.sp = sp, .method = sp->method ? sp->method : &def};
     c.cut = calloc(T, sizeof *c.cut);
     c.rounded = calloc(T, sizeof *c.rounded);
     c.start = calloc(T, sizeof *c.start);
@@ -557,7 +540,7 @@ int cs_maxcut_run(const cs_maxcut_spec *sp, cs_maxcut_result *res, cs_err *err)
         if (rc)
             goto out;
         cs_solver *s;
-        rc = cs_solver_new(&s, prob, sp->method, &sp->solve, sp->seed, 0, err);
+        rc = cs_solver_new(&s, prob, c.method, &sp->solve, sp->seed, 0, err);
         if (!rc)
             res->lambda = cs_solver_lambda(s);
         cs_solver_free(s);

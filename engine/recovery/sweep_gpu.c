@@ -13,16 +13,15 @@ static const cs_sweep_cuda_module *g_injected;
 
 void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 
-/* the method a text names on the GPU, or -1 */
-static int gpu_method(const char *text)
+/* the GPU's method for m, or -1: bin's kernel and linf's prox, without
+ * parameters */
+static int gpu_method(const cs_method *m)
 {
-    char canon[128];
-    cs_err e;
-    if (cs_method_canonical(text, canon, sizeof canon, &e))
+    if (!m->info || m->nparams)
         return -1;
-    if (!strcmp(canon, "bin"))
+    if (m->info->kernel == CS_REG_KERNEL_BIN)
         return CS_SWEEP_CUDA_FISTA_BIN;
-    if (!strcmp(canon, "linf"))
+    if (m->info->prox == CS_REG_PROX_LINF)
         return CS_SWEEP_CUDA_DR_LINF;
     return -1;
 }
@@ -34,11 +33,11 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
         return cs_fail(err, CS_EUNSUPPORTED, "%s, not kind=%s (use device=cpu)", takes,
                        cs_problem_kind_name(sp->kind));
     for (size_t m = 0; m < sp->nmethods; m++) {
-        int g = gpu_method(sp->methods[m]);
+        int g = gpu_method(&sp->methods[m]);
         cs_algo want = g == CS_SWEEP_CUDA_DR_LINF ? CS_ALGO_DR : CS_ALGO_FISTA;
         if (g < 0 || (sp->solve.algo != CS_ALGO_AUTO && sp->solve.algo != want))
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
-                           sp->methods[m]);
+                           sp->methods[m].text);
     }
     if (sp->solve.stop != CS_STOP_ORACLE && sp->solve.stop != CS_STOP_MAXIT)
         return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit, not stop=%s",
@@ -110,9 +109,9 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
     for (size_t i = 0; i < n; i++) {
         long t = (long)(items[i] % T);
         h->ps[i] = cs_sweep_trial_stream(sp->N, M, 0, t);
-        h->ms[i] = cs_sweep_method_stream(h->ps[i], sp->methods[m]);
+        h->ms[i] = cs_sweep_method_stream(h->ps[i], &sp->methods[m]);
     }
-    int method = gpu_method(sp->methods[m]);
+    int method = gpu_method(&sp->methods[m]);
     const cs_kind_defaults *kd = cs_kind_defaults_of(sp->kind);
     h->j = (cs_sweep_cuda_job){
         .method = method,

@@ -79,7 +79,8 @@ typedef struct sbuf {
     int oom;
 } sbuf;
 
-static void sb_addf(sbuf *b, const char *fmt, ...)
+/* printf-checked: -Wformat=2 (clang's -Wformat-nonliteral) needs it */
+__attribute__((format(printf, 2, 3))) static void sb_addf(sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
@@ -133,7 +134,7 @@ char *cs_sweep_journal_header(const cs_sweep_spec *sp)
     sb_addf(&b, "\nM=%zu\ngamma=%s\nK=%zu\nmethods=", sp->M, exact(sp->gamma, x[0], sizeof x[0]),
             sp->K);
     for (size_t m = 0; m < sp->nmethods; m++)
-        sb_addf(&b, "%s%s", m ? "," : "", sp->methods[m]);
+        sb_addf(&b, "%s%s", m ? "," : "", sp->methods[m].text);
     sb_addf(&b, "\ntrials=%ld\nalgo=%d\nmode=%d\nmaxit=%ld\nstop=%s\ntol=%s\nrestarts=%d\n"
                 "lambda=%s\ndr_t=%s\nsuccess_tol=%s\ngeneric_reg=%d\nseed=%" PRIu64 "\n",
             sp->trials, (int)so->algo, (int)so->mode, so->maxit, cs_stop_name(so->stop),
