@@ -3,27 +3,39 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifndef CSREG_DATADIR
+#define CSREG_DATADIR "/usr/local/share/csreg"
+#endif
 
 size_t cs_project_dirs(char dirs[][4096], size_t cap)
 {
     size_t n = 0;
+    const char *env = getenv("CSREG_DATADIR");
+    if (env && *env && n < cap)
+        snprintf(dirs[n++], 4096, "%.4000s", env);
     if (n < cap)
         snprintf(dirs[n++], 4096, ".");
     char exe[PATH_MAX];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0)
+    char *slash = k > 0 ? (exe[k] = '\0', strrchr(exe, '/')) : NULL;
+    if (!slash) {
+        if (n < cap)
+            snprintf(dirs[n++], 4096, "%s", CSREG_DATADIR);
         return n;
-    exe[k] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return n;
+    }
     *slash = '\0';
     if (n < cap)
         snprintf(dirs[n++], 4096, "%.4000s", exe);
     if (n < cap)
         snprintf(dirs[n++], 4096, "%.4000s/../..", exe);
+    if (n < cap)
+        snprintf(dirs[n++], 4096, "%.4000s/../share/csreg", exe);
+    if (n < cap)
+        snprintf(dirs[n++], 4096, "%s", CSREG_DATADIR);
     return n;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cs_dist.h"
+#include "cs_docgen.h"
 #include "cs_file.h"
 #include "cs_frontend.h"
 #include "cs_interp.h"
@@ -15,9 +16,7 @@
 #include "tui.h"
 #include "cs_progress.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
+static const char usage_text[] =
             "usage: csreg [options]                 the workbench (TUI on a terminal, else\n"
             "                                         the REPL on stdin)\n"
             "       csreg [options] run FILE.csr ...  run scripts\n"
@@ -34,9 +33,11 @@ static void usage(FILE *out)
             "  --demo          start on the built-in demo (the TUI on a terminal)\n"
             "  --tour          a guided tour of the paper (sessions/tour.csr) in the TUI\n"
             "  --play FILE     play a script in the TUI a line at a time (stops at pause)\n"
+            "  --man           the manual page (troff); --completion bash: the bash completion\n"
             "  --help, --version\n"
-            "Inside csreg, `help` lists the commands.\n");
-}
+            "Inside csreg, `help` lists the commands.\n";
+
+static void usage(FILE *out) { fputs(usage_text, out); }
 
 typedef struct cli {
     cs_interp_opts opts;
@@ -73,6 +74,18 @@ static int parse_cli(int argc, char **argv, cli *c)
             c->files[c->nfiles++] = a;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--man")) {
+            cs_doc_man(stdout, CSREG_VERSION, usage_text);
+            return -1;
+        } else if (!strcmp(a, "--completion")) {
+            if (!want_value(argc, argv, i))
+                return 1;
+            if (strcmp(argv[++i], "bash")) {
+                fprintf(stderr, "error: --completion %s: only bash\n", argv[i]);
+                return 1;
+            }
+            cs_doc_bash_completion(stdout);
             return -1;
         } else if (!strcmp(a, "--version")) {
             printf("csreg %s (commit %s)\n", CSREG_VERSION, CSREG_COMMIT);

@@ -62,7 +62,7 @@ int cs_method_reg_new(cs_reg **out, const cs_method *m, const cs_problem *prob, 
     int lend = m->info->takes_C && !given && (!prob || cs_problem_kind(prob) == CS_PROB_EIG);
     if (lend)
         params[np++] = (cs_param){.key = "C", .text = "random"};
-    int rc = cs_reg_new(out, m->info->name, params, np, seed, err);
+    int rc = cs_reg_new_info(out, m->info, params, np, seed, err);
     if (!rc && lend && prob) {
         size_t N = cs_problem_N(prob);
         rc = cs_reg_set_matrix(*out, cs_problem_C(prob), N, N, err);

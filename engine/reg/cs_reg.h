@@ -154,6 +154,9 @@ const cs_expr *cs_reg_info_h(const cs_reg_info *info);
  * keys are errors naming the key. `seed` drives C=random. */
 int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t nparams,
                uint64_t seed, cs_err *err);
+/* The same from an entry already looked up (a parsed method: cs_method.h). */
+int cs_reg_new_info(cs_reg **out, const cs_reg_info *info, const cs_param *params,
+                    size_t nparams, uint64_t seed, cs_err *err);
 void cs_reg_free(cs_reg *reg);
 const cs_reg_info *cs_reg_get_info(const cs_reg *reg);
 

@@ -182,6 +182,14 @@ int cs_reg_new(cs_reg **out, const char *name, const cs_param *params, size_t np
     const cs_reg_info *info = cs_reg_lookup(name);
     if (!info)
         return cs_fail(err, CS_ENOTFOUND, "unknown regularizer '%s'", name ? name : "");
+    return cs_reg_new_info(out, info, params, nparams, seed, err);
+}
+
+int cs_reg_new_info(cs_reg **out, const cs_reg_info *info, const cs_param *params,
+                    size_t nparams, uint64_t seed, cs_err *err)
+{
+    const char *name = info->name;
+    *out = NULL;
     cs_reg *reg = calloc(1, sizeof *reg);
     if (!reg)
         return cs_fail(err, CS_ENOMEM, "out of memory");
