@@ -28,6 +28,10 @@ static int maxcut_problem(cs_interp *in, const cs_cmdline *cl, cs_problem **prob
                            "problem maxcut takes graph=FILE, not %s= (the graph sets N)",
                            not_for_maxcut[i]);
         }
+    if (cs_cmdline_key(cl, "noise")) {
+        cs_arg_blame(in, cl, "noise", 0);
+        return cs_fail(err, CS_EINVAL, "noise= adds noise to b = Ax*; a maxcut problem has none");
+    }
     const char *g = cs_arg_text(cl, "graph", NULL);
     if (!g) {
         in->err_col = cs_cmdline_pos(cl, 0)->col;
@@ -59,7 +63,7 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
                        cs_problem_kind_name(kind));
     }
     long n, m, k;
-    double gamma;
+    double gamma, noise;
     int rc;
     if ((rc = cs_arg_long(in, cl, "N", (long)cs_kind_defaults_of(kind)->N, 1, 100000000L, &n,
                           err)))
@@ -72,10 +76,12 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
         return rc;
     long defM = (long)floor(gamma * (double)n + 0.5);
     if ((rc = cs_arg_long(in, cl, "M", defM < 1 ? 1 : defM, 1, 100000000L, &m, err)) ||
-        (rc = cs_arg_long(in, cl, "K", 0, 0, 100000000L, &k, err)))
+        (rc = cs_arg_long(in, cl, "K", 0, 0, 100000000L, &k, err)) ||
+        (rc = cs_arg_double(in, cl, "noise", 0.0, 0.0, 1e300, &noise, err)))
         return rc;
     *ts = cs_sweep_trial_stream((size_t)n, (size_t)m, (size_t)k, trial - 1);
-    cs_problem_spec sp = {.kind = kind, .N = (size_t)n, .M = (size_t)m, .K = (size_t)k};
+    cs_problem_spec sp = {.kind = kind, .N = (size_t)n, .M = (size_t)m, .K = (size_t)k,
+                          .noise = noise};
     rc = cs_problem_new(prob, &sp, cs_interp_seed(in), *ts, err);
     if (rc && !err->key[0])
         in->err_col = cs_cmdline_pos(cl, 0)->col;
@@ -98,6 +104,8 @@ static void put_problem(cs_result *res, const solve_state *st)
         if (st->K)
             cs_result_int(res, "K", (long long)st->K);
         cs_result_num(res, "xstar_norm", cs_problem_xstar_norm(st->prob));
+        if (cs_problem_noise(st->prob) > 0.0)
+            cs_result_num(res, "noise", cs_problem_noise(st->prob));
     }
     cs_result_int(res, "trial", st->trial);
     cs_result_str(res, "method", cs_kind_defaults_of(st->kind)->method);
@@ -158,13 +166,15 @@ static const cs_key_spec problem_keys[] = {
      CS_KEY_INT},
     {"graph", NULL, "maxcut (needed there): a G-set file, toy5, toy4, or G10..G13 (from " SOLVE_GSET_DIR ")",
      NULL, CS_KEY_FILE},
-    {"trial", "1", "draw the instance of this sweep trial (same seed, N, M, K)", NULL,
+    {"trial", "1", "draw the instance of this sweep trial (same seed, N, M, K, noise)", NULL,
      CS_KEY_INT},
+    {"noise", "0", "sigma: b = Ax* + sigma*n, n ~ N(0, I) drawn after everything else (0: the "
+     "noiseless problem, bit for bit); solve fit=ls fits such a b", NULL, CS_KEY_NUM},
     {0}};
 
 static const cs_cmd_spec problem_commands[] = {
     {.name = "problem", .topic = "problems",
-     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [graph=FILE] [{trial}]",
+     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [{noise}] [graph=FILE] [{trial}]",
      .summary = "draw a recovery problem (bin osb ter 2bit eig orth) or load a MAX-CUT graph",
      .example = "problem bin N=100 M=50", .min_pos = 1, .max_pos = 1, .keys = problem_keys,
      .run = cmd_problem, .journal = 1},

@@ -118,6 +118,15 @@ int cs_cmd_reg_define(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
             in->err_col = name->col;
         return rc;
     }
+    /* the current regularizer of that name takes the new definition: eval,
+     * landscape and the views read in->reg (solve parses the name anew) */
+    cs_reg *cur;
+    cs_err sub;
+    if (replaced && !strcmp(cs_reg_get_info(in->reg)->name, s.name) &&
+        !cs_reg_new(&cur, s.name, NULL, 0, in->seed, &sub)) {
+        cs_reg_free(in->reg);
+        in->reg = cur;
+    }
     const cs_reg_info *info = cs_reg_lookup(s.name);
     cs_result_str(res, "defined", info->name);
     cs_result_bool(res, "replaced", replaced);

@@ -61,6 +61,11 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
         return rc;
     if ((rc = cs_arg_long(in, cl, "restarts", h ? h->restarts : 0, 0, 100000, &restarts, err)))
         return rc;
+    const char *fit;
+    if ((rc = cs_arg_choice(in, cl, "fit", "affine|ls", h ? cs_fit_name(h->fit) : "affine", &fit,
+                            err)))
+        return rc;
+    cs_fit_parse(fit, &a->o.fit, NULL);
     a->o.lambda = h ? h->lambda : 0.0;
     if (cs_cmdline_key(cl, "lambda") &&
         (rc = cs_arg_double(in, cl, "lambda", 0.0, 1e-300, 1e300, &a->o.lambda, err)))
@@ -89,11 +94,15 @@ static int read_solve_args(cs_interp *in, const cs_cmdline *cl, solve_state *st,
     return CS_OK;
 }
 
-/* Same run: everything but the stop keys (maxit, stop, tol) agrees. */
+/* Same run: everything but the stop keys (maxit, stop, tol) agrees. The
+ * entry too: `reg define` of the same name makes a new one, and the old
+ * solver would go on minimizing the old definition. */
 static int same_run(const solve_args *a, const solve_args *b)
 {
-    return !strcmp(a->method.text, b->method.text) && a->o.algo == b->o.algo &&
-           a->o.mode == b->o.mode && a->o.restarts == b->o.restarts && a->o.lambda == b->o.lambda;
+    return !strcmp(a->method.text, b->method.text) && a->method.info == b->method.info &&
+           a->o.algo == b->o.algo &&
+           a->o.mode == b->o.mode && a->o.restarts == b->o.restarts && a->o.lambda == b->o.lambda &&
+           a->o.fit == b->o.fit;
 }
 
 static int same_stop(const solve_args *a, const solve_args *b)
@@ -261,6 +270,18 @@ static void put_run(cs_result *res, solve_state *st)
     cs_result_num(res, "objective", r.objective);
     cs_result_bool(res, "done", r.done);
     cs_result_str(res, "end", cs_end_name(r.end));
+    /* what is measured instead of (or, fitting a noisy b, besides) the error to x* */
+    int ls = cs_solver_fit(st->solver) == CS_FIT_LS;
+    if (ls) {
+        cs_result_str(res, "fit", "ls");
+        cs_result_num(res, "lambda", cs_solver_lambda(st->solver));
+    }
+    if (ls || (st->kind != CS_PROB_MAXCUT && !cs_problem_xstar(st->prob))) {
+        cs_result_str(res, "stop", cs_stop_name(cs_solver_stop(st->solver)));
+        cs_result_num(res, "residual", r.residual);
+        cs_result_num(res, "target_dist", r.target_dist);
+        cs_result_num(res, "scale", r.scale);
+    }
     if (st->kind == CS_PROB_ORTH)
         cs_result_num(res, "orth_err", r.orth_err);
     if (st->kind == CS_PROB_MAXCUT) {
@@ -446,8 +467,11 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
     {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},                      \
     {"restarts", "10 (bin eig 2bit), else 1", "most starts (0: that default; DR always 1)", \
      NULL, CS_KEY_INT},                                                                        \
-    {"lambda", "by kind", "2bit/maxcut weight (2bit 1e-5; maxcut 1e-7, toy graphs 1)", NULL,   \
-     CS_KEY_NUM},                                                                              \
+    {"lambda", "by kind", "2bit/maxcut weight (2bit 1e-5; maxcut 1e-7, toy graphs 1); fit=ls: " \
+     "the weight of the regularizer (0.1)", NULL, CS_KEY_NUM},                                 \
+    {"fit", "affine", "affine: min reg(x) s.t. Ax = b; ls: min 0.5*|Ax - b|^2 + lambda*reg(x) " \
+     "by FISTA without a projection, for a noisy b (bin osb ter eig)", "affine|ls",           \
+     CS_KEY_WORD},                                                                             \
     {"mode", "default", "FISTA variant: accel, adaptive (BB steps), plain",                    \
      "default|accel|adaptive|plain", CS_KEY_WORD}
 

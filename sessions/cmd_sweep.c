@@ -82,12 +82,14 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                                 err)) ||
         (rc = cs_arg_bool(in, cl, "timing", 0, &timing, err)))
         return rc;
-    const char *stop, *device;
-    double tol;
+    const char *stop, *device, *fit;
+    double tol, noise;
     if ((rc = cs_arg_choice(in, cl, "stop", "oracle|hybrid|residual|normalized|maxit", "oracle",
                             &stop, err)) ||
         (rc = cs_arg_choice(in, cl, "device", "cpu|cuda", "cpu", &device, err)) ||
-        (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)))
+        (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)) ||
+        (rc = cs_arg_double(in, cl, "noise", 0.0, 0.0, 1e300, &noise, err)) ||
+        (rc = cs_arg_choice(in, cl, "fit", "affine|ls", "affine", &fit, err)))
         return rc;
     cs_device dev;
     cs_device_parse(device, &dev, NULL); /* one of the choices */
@@ -153,7 +155,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                         .values = vals, .nvalues = nv, .methods = mvals, .nmethods = nm,
                         .trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
                         .timing = timing, .cancel = cs_interp_cancel_flag(in),
-                        .device = dev};
+                        .device = dev, .noise = noise};
     /* grid values in range */
     for (size_t i = 0; i < nv; i++) {
         double v = vals[i];
@@ -193,6 +195,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     sp.solve.restarts = (int)restarts;
     sp.solve.tol = tol;
     cs_stop_parse(stop, &sp.solve.stop, NULL);
+    cs_fit_parse(fit, &sp.solve.fit, NULL);
     if (cs_cmdline_key(cl, "lambda") &&
         (rc = cs_arg_double(in, cl, "lambda", 0.0, 1e-300, 1e300, &sp.solve.lambda, err))) {
         free(vals);
@@ -303,9 +306,21 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     }
     /* result: the table on the terminal, the rows and the success curves in
      * JSON (the CSV goes only into out=) */
+    /* a noisy b or the least-squares fit, named after the stop rule in the caption */
+    char stop_text[96];
+    snprintf(stop_text, sizeof stop_text, "%s", stop);
+    if (noise != 0.0 || sp.solve.fit != CS_FIT_AFFINE) {
+        snprintf(stop_text + strlen(stop_text), sizeof stop_text - strlen(stop_text),
+                 "; noise %g, fit %s", noise, fit);
+        if (sp.solve.fit == CS_FIT_LS)
+            snprintf(stop_text + strlen(stop_text), sizeof stop_text - strlen(stop_text),
+                     " lambda %g", sp.solve.lambda > 0 ? sp.solve.lambda : CS_FIT_LS_LAMBDA);
+        cs_result_num(res, "_noise", noise);
+        cs_result_str(res, "_fit", fit);
+    }
     sweep_setting set = {.kind = kind, .N = N, .axis = axis, .M = sp.M, .gamma = sp.gamma,
                          .trials = trials, .starts = restarts ? restarts : kd->starts,
-                         .maxit = maxit ? maxit : kd->maxit, .stop = stop};
+                         .maxit = maxit ? maxit : kd->maxit, .stop = stop_text};
     cs_result_str(res, "_kind", kind);
     cs_result_int(res, "_N", N);
     cs_result_str(res, "_axis", axes[axis]);
@@ -376,7 +391,12 @@ static const cs_key_spec sweep_keys[] = {
     {"stop", "oracle", "stopping rule (recorded in the CSV)",
      "oracle|hybrid|residual|normalized|maxit", CS_KEY_WORD},
     {"tol", "1e-8", "tolerance of the residual rules", NULL, CS_KEY_NUM},
-    {"lambda", "1e-5", "2bit weight", NULL, CS_KEY_NUM},
+    {"lambda", "1e-5", "2bit weight; fit=ls: the weight of the regularizer (0.1)", NULL,
+     CS_KEY_NUM},
+    {"noise", "0", "sigma of the Gaussian noise added to b = Ax* (as problem noise=)", NULL,
+     CS_KEY_NUM},
+    {"fit", "affine", "affine: min reg(x) s.t. Ax = b; ls: min 0.5*|Ax - b|^2 + lambda*reg(x) "
+     "(as solve fit=)", "affine|ls", CS_KEY_WORD},
     {"threads", "session", "worker threads (0: all cores); results do not depend on it", NULL,
      CS_KEY_INT},
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",

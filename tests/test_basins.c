@@ -1,7 +1,7 @@
 /* test_basins.c — the basin explorer in the engine (classes of 31×31
  * starts on a 2D problem, independence of the thread count, slices of a
- * larger problem), the feasible set on a slice, and the distance to a
- * target set. */
+ * larger problem, osb's negative half-axis), the feasible set on a slice,
+ * and the distance to a target set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include "cs_geometry.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
+#include "cs_sweep_stream.h"
 #include "method_util.h"
 
 static cs_problem *make(const char *kind, size_t N, size_t M, uint64_t stream)
@@ -185,6 +186,49 @@ static void test_constraint_slice(void **state)
     cs_problem_free(p);
 }
 
+/* The independent check of issue 33: `--seed 3 -e "problem osb N=2 M=1"
+ * -e "basins res=21"`. The line Ax = b meets the negative half-axis
+ * (a, 0), a < 0, a point of osb's target set {0, a}^2 (ℓosb = 0 there):
+ * 160 starts end there and were classed not_converged, the target
+ * distance counting a > 0 only. They are `other` now. */
+static void test_basins_osb_negative_axis(void **state)
+{
+    (void)state;
+    cs_problem_spec ps = {.kind = CS_PROB_OSB, .N = 2, .M = 1};
+    uint64_t stream = cs_sweep_trial_stream(2, 1, 0, 0);
+    cs_problem *p = NULL;
+    cs_err err;
+    assert_int_equal(cs_problem_new(&p, &ps, 3, stream, &err), 0);
+    cs_method m = method_of("osb");
+    cs_basins_spec sp = {.x0 = -2, .x1 = 2, .y0 = -2, .y1 = 2, .res = 21, .method = &m,
+                         .seed = 3, .stream = cs_sweep_method_stream(stream, &m), .threads = 2,
+                         .opts = {.maxit = 2000}};
+    cs_basins *b = NULL;
+    assert_int_equal(cs_basins_run(&b, p, &sp, &err), 0);
+    /* the ends on the negative half-axis near (-0.0741, 0), within basins'
+     * 1e-2, where ℓosb ≤ 1.5e-12 (rounded: 1.51e-12 at most) */
+    cs_reg *osb = NULL;
+    assert_int_equal(cs_reg_new(&osb, "osb", NULL, 0, 0, &err), 0);
+    size_t on_axis = 0;
+    for (size_t k = 0; k < 21 * 21; k++) {
+        double v, *e = b->end + 2 * k;
+        assert_int_equal(cs_reg_eval(osb, e, 2, 1, &v, NULL, &err), 0);
+        if (e[0] < 0 && fabs(e[1]) <= 1e-2 * fabs(e[0]) && v <= 2e-12) {
+            on_axis++;
+            assert_true(fabs(e[0] + 0.0741) < 1e-3);
+            assert_int_equal(b->cls[k], CS_BASIN_OTHER);
+        }
+    }
+    cs_reg_free(osb);
+    assert_int_equal(on_axis, 160);
+    assert_int_equal(b->counts[CS_BASIN_SUCCESS], 114);
+    assert_int_equal(b->counts[CS_BASIN_OTHER], 227);
+    assert_int_equal(b->counts[CS_BASIN_SPURIOUS], 0);
+    assert_int_equal(b->counts[CS_BASIN_NOT_CONVERGED], 100);   /* 260 before */
+    cs_basins_free(b);
+    cs_problem_free(p);
+}
+
 static void test_target_distance(void **state)
 {
     (void)state;
@@ -197,8 +241,10 @@ static void test_target_distance(void **state)
     assert_true(cs_target_distance(CS_TARGET_BIN, t, 3) > 0.1);
     double o[3] = {0, 2, 2.2};   /* osb: a = 2.1, distance 0.1√2 / √8.84 */
     assert_true(fabs(cs_target_distance(CS_TARGET_OSB, o, 3) - 0.1 * sqrt(2 / 8.84)) < 1e-12);
-    double neg[2] = {-1, -1};    /* osb levels are {0, a}, a >= 0: far */
-    assert_true(fabs(cs_target_distance(CS_TARGET_OSB, neg, 2) - 1) < 1e-15);
+    double neg[2] = {-1, -1};    /* osb: {0, a} for any real a, so a = -1 */
+    assert_true(cs_target_distance(CS_TARGET_OSB, neg, 2) == 0.0);
+    double mix[3] = {-2, -2, 1};   /* a = -2 leaves (0,0,1): 1/3 */
+    assert_true(fabs(cs_target_distance(CS_TARGET_OSB, mix, 3) - 1.0 / 3.0) < 1e-15);
     assert_true(isnan(cs_target_distance(CS_TARGET_EIG, x, 4)));
 }
 
@@ -208,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_basins_bin_plane),
         cmocka_unit_test(test_basins_slice),
         cmocka_unit_test(test_constraint_slice),
+        cmocka_unit_test(test_basins_osb_negative_axis),
         cmocka_unit_test(test_target_distance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,18 +2,21 @@
  * interpreter: the JSON fields, a defined regularizer in eval, regs, help,
  * landscape (its target lines) and completion, NaN reports with the
  * coordinate, the analysis of the built-ins and of a defined regularizer
- * with spurious points drawn on the landscape. */
+ * with spurious points drawn on the landscape; a redefinition reaches the
+ * next solve. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_complete.h"
+#include "cs_solve_view.h"
 #include "interp_util.h"
 #include "plot.h"
 
@@ -141,6 +144,64 @@ static void test_complete(void **state)
     cs_complete_free(c);
 }
 
+/* Σx²·Σx⁶ − (Σx⁴)² and Σx²·Σ(1+x²)² − (Σx(1+x²))²: ℓ for g = x with
+ * h = x³ and with h = 1 + x², in long double. */
+static double cs_value(const double *x, size_t n, int second)
+{
+    long double gg = 0, hh = 0, gh = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double t = x[i], h = second ? 1 + t * t : t * t * t;
+        gg += t * t;
+        hh += h * h;
+        gh += t * h;
+    }
+    return (double)(gg * hh - gh * gh);
+}
+
+/* A redefinition reaches solve: same_run() once compared only the method
+ * text, so the second solve went on with the first definition's solver. */
+static void test_redefine_solve(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(1, 3, 2, 0);
+    ok(f, "problem ter N=20 M=10");
+    ok(f, "reg define redef_a g=x h=x^3");
+    ok(f, "reg redef_a");
+    double first = jnum(ok(f, "solve maxit=50"), "objective");
+    ok(f, "reg define redef_a g=x h=1+x^2");
+    ok(f, "reg redef_a");
+    ok(f, "reset");
+    double second = jnum(ok(f, "solve maxit=50"), "objective");
+    /* the objective at the iterate is the new ℓ, not the old one */
+    cs_solve_view v;
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    double now = cs_value(v.x, v.n, 1), old = cs_value(v.x, v.n, 0);
+    if (!(fabs(v.objective - now) <= 1e-10 * now) || !(fabs(old - now) > 1e-3 * now))
+        fail_msg("objective %.17g: new l %.17g, old l %.17g", v.objective, now, old);
+    /* and the run is the one a session that only knew the second makes */
+    fixture *g = fixture_new(1, 3, 2, 0);
+    ok(g, "problem ter N=20 M=10");
+    ok(g, "reg redef_a");
+    double fresh = jnum(ok(g, "solve maxit=50"), "objective");
+    assert_true(second == fresh);
+    assert_true(fabs(second - first) > 1e-3 * fabs(first));
+    /* the current regularizer follows a redefinition of its name: eval
+     * gives the new value without `reg redef_a` again (x = (1,2): g = x,
+     * h = x³ gives 5·65 − 17² = 36; h = 1 + x² gives 5·29 − 12² = 1) */
+    ok(f, "reg define redef_a g=x h=x^3");
+    assert_true(jnum(ok(f, "eval 1,2"), "value") == 36.0);
+    ok(f, "reg define redef_a g=x h=1+x^2");
+    assert_true(jnum(ok(f, "eval 1,2"), "value") == 1.0);
+    ok(f, "reg define other_b g=x h=x^3");   /* another name: no change */
+    assert_true(jnum(ok(f, "eval 1,2"), "value") == 1.0);
+    /* the same without reset */
+    ok(f, "reg define redef_a g=x h=x^3");
+    ok(f, "reg redef_a");
+    assert_true(jnum(ok(f, "solve maxit=50"), "objective") == first);
+    fixture_free(g);
+    fixture_free(f);
+}
+
 static int setup(void **state)
 {
     *state = fixture_new(1, 1, 1, 1);
@@ -156,6 +217,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_analyze, setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_analyze_plot, setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_complete, setup, fixture_teardown),
+        cmocka_unit_test(test_redefine_solve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

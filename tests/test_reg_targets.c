@@ -2,7 +2,8 @@
  * the paper's characterizations (sign patterns, equal-norm orthogonal
  * columns, eigenvectors of a symmetric C from LAPACK, a nullspace): the
  * value vanishes there, to far below rounding for the residual forms, and
- * is positive one step off. */
+ * is positive one step off; and the distance to those sets that basins
+ * classifies by (cs_reg_target_distance), negative scales included. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -325,6 +326,201 @@ static void test_target_om(void **state)
     cs_reg_free(reg);
 }
 
+/* ------------------------------------------- distances to the target set */
+
+/* cs_reg_target_distance against each entry's `help reg` target statement:
+ * a point of the set (at a negative scale where the set has one) is at
+ * distance 0 and ℓ vanishes there; a point off it is at the distance worked
+ * out by hand. */
+
+static double dist(const char *spec, const double *x, size_t n)
+{
+    cs_reg *reg = reg_ok(spec);
+    double d = cs_reg_target_distance(reg, x, n);
+    cs_reg_free(reg);
+    return d;
+}
+
+static void on_set(const char *spec, const double *x, size_t n)
+{
+    double d = dist(spec, x, n);
+    if (!(d >= 0 && d <= 1e-12))
+        fail_msg("%s: distance %.3g on its target set", spec, d);
+}
+
+/* bin: {-a,+a}^N, a of either sign the same set. */
+static void test_distance_bin(void **state)
+{
+    (void)state;
+    const tcase c = {.name = "bin"};
+    double x[5], a = -0.7;
+    const double l[5] = {1, -1, -1, 1, 1};
+    for (int i = 0; i < 5; i++)
+        x[i] = a * l[i];
+    on_set("bin", x, 5);
+    check_target(&c, x, 5, 1, TIGHT);
+    on_set("holder base=bin p=3 q=1.5", x, 5);
+    /* a = mean|x| = 2: ‖(1,3) − (2,2)‖/‖(1,3)‖ = √2/√10 */
+    const double y[2] = {1, 3}, ym[2] = {-1, -3};
+    assert_close(dist("bin", y, 2), sqrt(0.2), 1e-15, "bin (1,3)");
+    assert_close(dist("l2l1", ym, 2), sqrt(0.2), 1e-15, "l2l1 (-1,-3)");
+    assert_true(dist("bin", (double[2]){0, 0}, 2) == 0.0);
+}
+
+/* osb: {0,a}^N for any real a, negative a included. */
+static void test_distance_osb(void **state)
+{
+    (void)state;
+    const tcase c = {.name = "osb"};
+    double x[5], a = -0.37;
+    const double l[5] = {0, 1, 1, 0, 1};
+    for (int i = 0; i < 5; i++)
+        x[i] = a * l[i];
+    on_set("osb", x, 5);
+    check_target(&c, x, 5, 1, TIGHT);
+    on_set("holder base=osb p=3 q=1.5", x, 5);
+    on_set("si base=osb", x, 5);
+    /* (-1,-3,0): a = -3 leaves (-1,0,0): √1/√10 */
+    const double y[3] = {-1, -3, 0};
+    assert_close(dist("osb", y, 3), sqrt(0.1), 1e-15, "osb (-1,-3,0)");
+    /* (-1,2): a = 2 leaves 1, a = -1 leaves 2: √1/√5 */
+    const double z[2] = {-1, 2};
+    assert_close(dist("osb", z, 2), sqrt(0.2), 1e-15, "osb (-1,2)");
+    /* the negative half-axis of the basins check: exactly on the set */
+    const double h[2] = {-0.0741, 0.0};
+    assert_true(dist("osb", h, 2) == 0.0);
+    cs_reg *reg = reg_ok("osb");
+    assert_true(fabs(eval_ok(reg, h, 2, 1, NULL)) <= TIGHT * pow(0.0741, 6));
+    cs_reg_free(reg);
+}
+
+/* ter: {-a,0,+a}^N, symmetric. */
+static void test_distance_ter(void **state)
+{
+    (void)state;
+    const tcase c = {.name = "ter"};
+    double x[4], a = -1.3;
+    const double l[4] = {-1, 0, 1, 1};
+    for (int i = 0; i < 4; i++)
+        x[i] = a * l[i];
+    on_set("ter", x, 4);
+    check_target(&c, x, 4, 1, TIGHT);
+    /* (0,1,2): a = 1.5 on the last two leaves (0,-0.5,0.5): √0.5/√5 */
+    const double y[3] = {0, 1, 2};
+    assert_close(dist("ter", y, 3), sqrt(0.1), 1e-15, "ter (0,1,2)");
+}
+
+/* fixed: {-alpha,+alpha}^N, alpha fixed (its sign does not matter). */
+static void test_distance_fixed(void **state)
+{
+    (void)state;
+    const tcase c = {.name = "fixed", .alpha = -0.8};
+    const double x[3] = {0.8, -0.8, -0.8};
+    on_set("fixed alpha=-0.8", x, 3);
+    on_set("fixed alpha=0.8", x, 3);
+    check_target(&c, x, 3, 1, TIGHT);
+    /* (1,-0.5) to (0.8,-0.8): √(0.04 + 0.09)/√1.25; 2x is off the set */
+    const double y[2] = {1, -0.5}, x2[3] = {1.6, -1.6, -1.6};
+    assert_close(dist("fixed alpha=0.8", y, 2), sqrt(0.13 / 1.25), 1e-15, "fixed (1,-0.5)");
+    assert_close(dist("fixed alpha=0.8", x2, 3), 0.5, 1e-15, "fixed 2x");
+    assert_true(isinf(dist("fixed alpha=0.8", (double[2]){0, 0}, 2)));
+}
+
+/* equ: y_b ∈ {±2^(b-1) a}^N, the B blocks stacked. */
+static void test_distance_equ(void **state)
+{
+    (void)state;
+    const tcase c = {.name = "equ", .B = 2};
+    const double y[4] = {-0.6, 0.6, -1.2, 1.2};   /* a = -0.6 */
+    on_set("equ B=2", y, 4);
+    check_target(&c, y, 4, 1, TIGHT);
+    /* (1,1 | 1,3): a = (2 + 2·4)/(2·(1 + 4)) = 1 leaves (0,0 | -1,1): √2/√12 */
+    const double z[4] = {1, 1, 1, 3};
+    assert_close(dist("equ B=2", z, 4), sqrt(1.0 / 6.0), 1e-15, "equ (1,1,1,3)");
+    assert_true(isnan(dist("equ B=3", z, 4)));   /* 4 is no multiple of 3 */
+}
+
+/* min over a > 0 and every assignment of ‖x − a·l‖², by enumeration. */
+static double brute_distance(const double *x, size_t n, const double *lv, size_t nl)
+{
+    double xx = 0, best = 0;
+    for (size_t i = 0; i < n; i++)
+        xx += x[i] * x[i];
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++)
+        total *= nl;
+    for (size_t code = 0; code < total; code++) {
+        double sxl = 0, sll = 0;
+        for (size_t i = 0, c = code; i < n; i++, c /= nl) {
+            sxl += x[i] * lv[c % nl];
+            sll += lv[c % nl] * lv[c % nl];
+        }
+        if (sxl > 0 && sll > 0 && sxl * sxl / sll > best)
+            best = sxl * sxl / sll;
+    }
+    return sqrt(fmax(xx - best, 0.0) / xx);
+}
+
+/* A defined regularizer's scale-free level set {a·l}: a < 0 belongs to it
+ * when −levels is a level set of its g and h too (ℓ = 0 iff g ∥ h). */
+static void test_distance_scaled(void **state)
+{
+    (void)state;
+    /* g = x³, h = 1: {+a}^N, every x_n equal, a of either sign */
+    define_ok("tgt_cube", "x^3", "1");
+    cs_reg *reg = reg_ok("tgt_cube");
+    assert_int_equal(cs_reg_family(reg), CS_TARGET_SCALED);
+    const double x[3] = {-0.5, -0.5, -0.5};
+    on_set("tgt_cube", x, 3);
+    assert_true(eval_ok(reg, x, 3, 1, NULL) <= 1e-30);
+    /* (1,2) and (-1,-2): a = ±1.5 leaves (∓0.5, ±0.5): √0.5/√5 */
+    const double y[2] = {1, 2}, ym[2] = {-1, -2};
+    assert_close(dist("tgt_cube", y, 2), sqrt(0.1), 1e-15, "cube (1,2)");
+    assert_close(dist("tgt_cube", ym, 2), sqrt(0.1), 1e-15, "cube (-1,-2)");
+    cs_rng rng;
+    cs_rng_init(&rng, 18, 0);
+    for (int t = 0; t < 20; t++) {   /* ‖x − mean(x)‖/‖x‖ */
+        double v[9], m = 0, r = 0, xx = 0;
+        size_t n = 2 + cs_rng_below(&rng, 8);
+        fill_normal(&rng, v, n);
+        for (size_t i = 0; i < n; i++)
+            m += v[i] / (double)n;
+        for (size_t i = 0; i < n; i++) {
+            r += (v[i] - m) * (v[i] - m);
+            xx += v[i] * v[i];
+        }
+        assert_close(cs_reg_target_distance(reg, v, n), sqrt(r / xx), 1e-14, "cube random");
+    }
+    cs_reg_free(reg);
+    /* g = 1.5|x| − 0.5x, h = 1: g = x for x > 0, −2x for x < 0, so the
+     * level sets are {−c/2, c} for c > 0 only: {−a/2, +a}^N for a > 0 */
+    define_ok("tgt_skew", "1.5*abs(x)-0.5*x", "1");
+    reg = reg_ok("tgt_skew");
+    size_t nl;
+    const double *lv = cs_reg_target_levels(reg, &nl);
+    assert_int_equal(nl, 2);
+    assert_close(lv[0], -0.5, 1e-9, "skew level");
+    const double p[3] = {-1, 2, 2}, q[3] = {1, -2, -2};   /* a = 2 and a = -2 */
+    on_set("tgt_skew", p, 3);
+    assert_true(eval_ok(reg, p, 3, 1, NULL) <= 1e-12);
+    /* a = -2 is no zero: g = (1,4,4), ℓ = 3·33 − 9² = 18; the nearest point
+     * is (2,-1,-1) (a = 2), ‖(−1,−1,−1)‖/‖q‖ = 1/√3 */
+    assert_close(eval_ok(reg, q, 3, 1, NULL), 18.0, 1e-6, "skew at a = -2");
+    assert_close(cs_reg_target_distance(reg, q, 3), 1 / sqrt(3.0), 1e-6, "skew a = -2");
+    const double L[2] = {lv[0], lv[1]};
+    for (int t = 0; t < 40; t++) {   /* the sweep against every assignment */
+        double v[8];
+        size_t n = 1 + cs_rng_below(&rng, 8);
+        fill_normal(&rng, v, n);
+        assert_close(cs_reg_target_distance(reg, v, n), brute_distance(v, n, L, 2), 1e-12,
+                     "skew random");
+    }
+    cs_reg_free(reg);
+    /* families with no distance */
+    assert_true(isnan(dist("linf", y, 2)));
+    assert_true(isnan(dist("beta", y, 2)));
+}
+
 /* ----------------------------------------------------------------- main */
 
 int main(void)
@@ -343,6 +539,12 @@ int main(void)
         cmocka_unit_test(test_target_eig_mu),
         cmocka_unit_test(test_target_ns),
         cmocka_unit_test(test_target_om),
+        cmocka_unit_test(test_distance_bin),
+        cmocka_unit_test(test_distance_osb),
+        cmocka_unit_test(test_distance_ter),
+        cmocka_unit_test(test_distance_fixed),
+        cmocka_unit_test(test_distance_equ),
+        cmocka_unit_test(test_distance_scaled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "cs_reg.h"
 #include "reg_util.h"
 #include "cs_sweep.h"
+#include "cs_sweep_journal.h"
 #include "method_util.h"
 
 static char *slurp(const char *path)
@@ -332,6 +333,47 @@ static void test_axes_and_errors(void **state)
     assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EINVAL);
 }
 
+/* noise= and fit= reach every trial: at σ = 0.1 (N = 40, γ = 0.6) the
+ * affine fit fails where the least-squares fit recovers; the journal's
+ * header names them (and only when used). */
+static void test_noise_and_fit(void **state)
+{
+    (void)state;
+    const char *m[] = {"bin"};
+    cs_method mv[1];
+    methods_of(m, 1, mv);
+    double g[] = {0.6};
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 40, .axis = CS_AXIS_GAMMA, .values = g,
+                        .nvalues = 1, .methods = mv, .nmethods = 1, .trials = 10, .seed = 1,
+                        .threads = 2};
+    char *h0 = cs_sweep_journal_header(&sp);
+    assert_null(strstr(h0, "noise="));
+    sp.noise = 0.1;
+    cs_sweep_result *r;
+    cs_err err;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+    double affine = r->rows[0].success;
+    cs_sweep_result_free(r);
+    sp.solve.fit = CS_FIT_LS;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+    double ls = r->rows[0].success;
+    cs_sweep_result_free(r);
+    print_message("sigma 0.1: affine %.2f, ls %.2f\n", affine, ls);
+    assert_true(affine <= 0.1);
+    assert_true(ls >= 0.7);
+    char *h1 = cs_sweep_journal_header(&sp);
+    assert_non_null(strstr(h1, "\nnoise=0.1\nfit=ls\n"));
+    free(h0);
+    free(h1);
+    sp.noise = -1.0;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "noise=-1"));
+    sp.noise = 0.1;
+    sp.device = CS_DEVICE_CUDA;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), CS_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "device=cpu for noise="));
+}
+
 static void test_maxcut_run(void **state)
 {
     (void)state;
@@ -375,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_every_method_across_threads),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_axes_and_errors),
+        cmocka_unit_test(test_noise_and_fit),
         cmocka_unit_test(test_maxcut_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

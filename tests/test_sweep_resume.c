@@ -1,6 +1,7 @@
 /* test_sweep_resume.c — resumable sweeps: the journal module (CRC, records
  * written and read back exactly, a torn or damaged tail ignored and cut,
- * a journal of other settings refused naming what differs); an engine run
+ * a journal of other settings refused naming what differs, a defined
+ * method's definition among them); an engine run
  * cancelled midway and resumed gives the CSV of an uninterrupted run; and
  * the real program killed (SIGKILL) or interrupted (SIGINT) during
  * `sweep out=F.csv`, then run again with resume=on, writes the same bytes
@@ -26,6 +27,7 @@
 #include "interp_util.h"
 #include "method_util.h"
 #include "plot_util.h"
+#include "reg_util.h"
 #include "sanitized.h"
 
 static const char *methods2[] = {"bin", "linf"};
@@ -310,12 +312,124 @@ static void test_engine_resume_identical(void **state)
     remove_tmpdir(dir);
 }
 
+/* A built-in sweep's header is what it always was (older journals of
+ * built-in methods resume): definitions are added for defined methods only. */
+static void test_header_builtins_unchanged(void **state)
+{
+    (void)state;
+    cs_sweep_spec sp = small_spec();
+    char *h = cs_sweep_journal_header(&sp);
+    assert_non_null(h);
+    assert_string_equal(h, "kind=bin\nN=30\naxis=gamma\ngrid=0.3,0.5,0.7\nM=0\ngamma=0\nK=0\n"
+                           "methods=bin,linf\ntrials=8\nalgo=0\nmode=0\nmaxit=300\n"
+                           "stop=oracle\ntol=0\nrestarts=3\nlambda=0\ndr_t=0\n"
+                           "success_tol=0\ngeneric_reg=0\nseed=99\n");
+    free(h);
+}
+
+/* A sweep of a defined method stopped midway; `reg define` then replaces
+ * it: resuming would mix the two definitions' trials, so it is refused,
+ * naming the method and both definitions. Defined again as it was (a new
+ * entry, the same text), the sweep resumes and ends as an uninterrupted
+ * run. */
+#define DEF1 "||g||^2 * ||h||^2 - <g,h>^2 with g = x, h = x^3"
+#define DEF2 "||g||^2 * ||h||^2 - <g,h>^2 with g = x, h = 1+x^2"
+
+static cs_sweep_spec defined_spec(cs_method *mv)
+{
+    static const char *names[] = {"jdef", "bin"};
+    methods_of(names, 2, mv);   /* looked up now: the current definition */
+    cs_sweep_spec sp = small_spec();
+    sp.methods = mv;
+    sp.threads = 1;
+    return sp;
+}
+
+static void test_resume_redefined(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char full[512], part[512], jpath[512];
+    snprintf(full, sizeof full, "%s/full.csv", dir);
+    snprintf(part, sizeof part, "%s/d.csv", dir);
+    snprintf(jpath, sizeof jpath, "%s/d.csv.journal", dir);
+    define_ok("jdef", "x", "x^3");
+    cs_method mv[2];
+    cs_sweep_spec sp = defined_spec(mv);
+    char *h = cs_sweep_journal_header(&sp);
+    assert_non_null(strstr(h, "\nmethods=jdef,bin\ndefine.jdef=" DEF1 "\ntrials=8\n"));
+    free(h);
+    cs_sweep_result *r;
+    cs_err err;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, full, &err), 0);
+    cs_sweep_result_free(r);
+    /* stopped after 5 of 24 trials */
+    stopper st = {.after = 5};
+    sp.cancel = &st.flag;
+    sp.on_trial = stop_after;
+    sp.trial_user = &st;
+    cs_sweep_journal *j;
+    cs_sweep_store store;
+    assert_int_equal(cs_sweep_journal_open(&j, jpath, &sp, 0, &err), 0);
+    cs_sweep_journal_store(j, &store);
+    sp.store = &store;
+    assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
+    assert_true(r->partial);
+    long first = r->trials_done;
+    cs_sweep_result_free(r);
+    assert_int_equal(cs_sweep_journal_close(j, &err), 0);
+    long size = file_size(jpath);
+    /* redefined: refused, the journal kept as it was */
+    define_ok("jdef", "x", "1+x^2");
+    cs_sweep_spec b = defined_spec(mv);
+    expect_refused(jpath, &b, "resume: d.csv.journal was written with jdef defined as " DEF1
+                   "; this sweep's jdef is " DEF2 " (resume=off starts afresh)");
+    assert_int_equal(file_size(jpath), size);
+    /* a journal that names jdef without its definition (written before
+     * definitions were kept) cannot be checked: refused too */
+    char old[512];
+    snprintf(old, sizeof old, "%s/old.csv.journal", dir);
+    size_t len;
+    char *text = slurp(jpath, &len);
+    char *def = strstr(text, "define.jdef="), *eol = strchr(def, '\n');
+    memmove(def, eol + 1, strlen(eol + 1) + 1);
+    char *hdr = strstr(text, "header ");
+    char *body = strchr(text, '\n') + 1;
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08x", (unsigned)cs_crc32(body, (size_t)(hdr - body)));
+    memcpy(hdr + 7, crc, 8);
+    FILE *f = fopen(old, "w");
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    define_ok("jdef", "x", "x^3");
+    b = defined_spec(mv);
+    expect_refused(old, &b, "resume: old.csv.journal does not record how jdef was defined "
+                   "(this sweep: " DEF1 ")");
+    /* the first definition again: resumed, the same CSV as one run */
+    assert_int_equal(cs_sweep_journal_open(&j, jpath, &b, 1, &err), 0);
+    assert_int_equal(cs_sweep_journal_loaded(j), first);
+    cs_sweep_journal_store(j, &store);
+    b.store = &store;
+    assert_int_equal(cs_sweep_run(&b, &r, &err), 0);
+    assert_false(r->partial);
+    assert_int_equal(cs_sweep_write_csv(r, part, &err), 0);
+    cs_sweep_result_free(r);
+    assert_int_equal(cs_sweep_journal_finish(j, &err), 0);
+    char *x = slurp(full, NULL), *y = slurp(part, NULL);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    remove_tmpdir(dir);
+}
+
 /* ---- the real program ---- */
 
-/* Under the sanitizers the program is some 30 times slower: 8 trials a
- * point still outlast the first journal block (0.5 s) there. */
+/* Under the sanitizers the program is some 30 times slower: 4 trials a
+ * point (seconds) still outlast the first journal block (0.5 s) there. */
 #if SANITIZED
-#define SWEEP "sweep kind=bin methods=bin,linf N=50 gamma=0.3:0.1:0.8 trials=8 threads=1"
+#define SWEEP "sweep kind=bin methods=bin,linf N=50 gamma=0.3:0.1:0.8 trials=4 threads=1"
 #else
 #define SWEEP "sweep kind=bin methods=bin,linf N=50 gamma=0.3:0.1:0.8 trials=40 threads=1"
 #endif
@@ -421,6 +535,8 @@ int main(void)
         cmocka_unit_test(test_journal_write_read),
         cmocka_unit_test(test_journal_mismatch),
         cmocka_unit_test(test_engine_resume_identical),
+        cmocka_unit_test(test_header_builtins_unchanged),
+        cmocka_unit_test(test_resume_redefined),
         cmocka_unit_test(test_cli_killed_then_resumed),
         cmocka_unit_test(test_cli_ctrl_c_then_resumed),
         cmocka_unit_test(test_cli_resume_needs_out),

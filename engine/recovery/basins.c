@@ -83,9 +83,8 @@ static int classify(cs_solver *s, const cs_solve_result *r, const double *v, dou
     if (r->success)
         return CS_BASIN_SUCCESS;
     const double *x = solver_x_part(s, v);
-    cs_target_family fam = cs_reg_family(s->reg);
-    double dist = fam == CS_TARGET_EIG ? eig_distance(s->prob, x, s->nx)
-                                       : cs_target_distance(fam, x, s->nx);
+    double dist = cs_reg_family(s->reg) == CS_TARGET_EIG ? eig_distance(s->prob, x, s->nx)
+                                                         : cs_reg_target_distance(s->reg, x, s->nx);
     const double *b = cs_problem_b(s->prob);
     double bn = 0.0;
     for (size_t i = 0; i < cs_problem_M(s->prob); i++)

@@ -24,7 +24,21 @@
  *
  * `solve` is a loop of `step`s; a failed start is followed by the next one
  * until success or the start budget is spent. All randomness comes from the
- * stream (seed, stream): reset + solve reproduces a run exactly. */
+ * stream (seed, stream): reset + solve reproduces a run exactly.
+ *
+ * fit (bin osb ter eig): AFFINE, the default, is the above: min ℓ(x) s.t.
+ * Ax = b. LS is for a noisy b, where Ax = b is the wrong constraint:
+ * min ½‖Ax − b‖² + λ·ℓ(x) by FISTA without a projection (λ = opts.lambda,
+ * default CS_FIT_LS_LAMBDA; the same start points, L estimate and
+ * backtracking). Douglas–Rachford (linf, l1) fits only AFFINE.
+ *
+ * A problem without x* (cs_problem_new_arrays): the oracle cannot judge,
+ * so stop=oracle (the default) means normalized (fit=affine) or hybrid
+ * (fit=ls: an unconstrained step's normalized residual stays near 1 until
+ * the gradient vanishes), and a start succeeds when its solution is on the
+ * target set: target_dist <= success_tol and (fit=affine) residual <= 1e-6.
+ * Every result reports what is measured: the residual, the distance to the
+ * target set and the scale of its nearest point. */
 #ifndef CS_SOLVER_H
 #define CS_SOLVER_H
 
@@ -40,11 +54,16 @@
 
 typedef enum cs_algo { CS_ALGO_AUTO = 0, CS_ALGO_FISTA, CS_ALGO_DR } cs_algo;
 typedef enum cs_mode { CS_MODE_DEFAULT = 0, CS_MODE_ACCEL, CS_MODE_ADAPTIVE, CS_MODE_PLAIN } cs_mode;
+typedef enum cs_fit { CS_FIT_AFFINE = 0, CS_FIT_LS } cs_fit;
+/* λ of fit=ls when opts.lambda is 0 */
+#define CS_FIT_LS_LAMBDA 0.1
 
 const char *cs_algo_name(cs_algo algo);                 /* "auto", "fista", "dr" */
 int cs_algo_parse(const char *name, cs_algo *algo, cs_err *err);
 const char *cs_mode_name(cs_mode mode);                 /* "default", "accel", ... */
 int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err);
+const char *cs_fit_name(cs_fit fit);                    /* "affine", "ls" */
+int cs_fit_parse(const char *name, cs_fit *fit, cs_err *err);
 
 /* Per problem kind, as the paper's code runs it: the one table the solver,
  * the sweeps and the commands read. */
@@ -68,7 +87,7 @@ typedef struct cs_solve_opts {
     cs_stop stop;       /* 0 = oracle */
     double tol;         /* 0: 1e-8 */
     int restarts;       /* maximum starts; 0: problem default (DR always 1) */
-    double lambda;      /* 2bit / maxcut weight; 0: default */
+    double lambda;      /* 2bit / maxcut / fit=ls weight of ℓ; 0: default */
     double dr_t;        /* 0: 10 for linf, 1 for l1 */
     double success_tol; /* 0: 1e-2 */
     int trace;          /* keep every step's record, and (FISTA) every trial step's */
@@ -79,12 +98,13 @@ typedef struct cs_solve_opts {
                            fast kernel for bin/osb/ter, no cs_reg_eval_fast,
                            eig/mu/ns on x) */
     const cs_cancel *cancel; /* solve returns CS_ECANCEL when set */
+    cs_fit fit;         /* AFFINE (0): min ℓ s.t. Ax = b; LS: min ½‖Ax − b‖² + λℓ */
 } cs_solve_opts;
 
 typedef struct cs_solve_result {
     int done;           /* the run has ended (success or starts spent) */
-    int success;
-    double rel_err;     /* ‖x̂ − x*‖/‖x*‖ (2bit: x̂ = y1 + y2); NaN for maxcut */
+    int success;        /* judged against x*; without x*: on the target set (above) */
+    double rel_err;     /* ‖x̂ − x*‖/‖x*‖ (2bit: x̂ = y1 + y2); NaN for maxcut and without x* */
     double orth_err;    /* orth: ‖X̂ᵀX̂ − I‖_F/√K; NaN otherwise */
     double objective;   /* FISTA: best objective; DR: ‖x̂‖∞ or ‖x̂‖₁ */
     double cut;         /* maxcut: ℓ_MC(x̂) (the paper's number); NaN otherwise */
@@ -97,6 +117,14 @@ typedef struct cs_solve_result {
     int starts;         /* starts used */
     cs_end end;         /* of the last start */
     double seconds;     /* time spent stepping */
+    /* measured on x̂, with or without x* (NaN before a start has finished): */
+    double residual;    /* ‖Ax̂ − b‖/‖b‖ (orth: Frobenius); NaN for maxcut */
+    double target_dist; /* ‖x̂ − q‖/‖x̂‖, q the nearest point of the regularizer's target
+                           set (bin osb ter: cs_target_distance; eig: ‖Cx − ρx‖/(‖C‖‖x‖);
+                           2bit and other level sets: the least-squares fit below);
+                           NaN where the set has no such measure */
+    double scale;       /* the scale a of q (bin: mean |x̂_i|; eig: ‖x̂‖): the
+                           least-squares scale of the nearest level point */
 } cs_solve_result;
 
 typedef struct cs_solver cs_solver;
@@ -163,7 +191,8 @@ const char *cs_solver_method(const cs_solver *s);   /* canonical method text */
 cs_algo cs_solver_algo(const cs_solver *s);          /* FISTA or DR */
 long cs_solver_maxit(const cs_solver *s);
 int cs_solver_max_starts(const cs_solver *s);
-double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut; NaN otherwise */
+double cs_solver_lambda(const cs_solver *s);         /* 2bit / maxcut / fit=ls; NaN otherwise */
+cs_fit cs_solver_fit(const cs_solver *s);
 cs_stop cs_solver_stop(const cs_solver *s);
 double cs_solver_tol(const cs_solver *s);
 const cs_problem *cs_solver_problem(const cs_solver *s);

@@ -83,6 +83,8 @@ typedef struct cs_sweep_spec {
     size_t M;                      /* fixed M for a K sweep (or use gamma) */
     double gamma;                  /* fixed γ for a K sweep when M = 0 */
     size_t K;                      /* fixed K (sparse osb/ter) for γ/M sweeps; 0: dense */
+    double noise;                  /* σ of the noise in b (cs_problem_spec); the fit is
+                                      solve.fit */
     const cs_method *methods;      /* parsed (cs_method_parse); rows and streams take
                                       their texts */
     size_t nmethods;

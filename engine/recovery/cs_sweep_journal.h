@@ -19,7 +19,12 @@
  * blocks (every 32 trials or half a second, and when the journal is closed),
  * each flushed and fdatasync'ed. Reading stops at the first record that is
  * incomplete (no newline: torn by a kill) or fails its checksum; resuming
- * cuts the file there before appending. */
+ * cuts the file there before appending.
+ *
+ * A method made by `reg define` adds the header line "define.NAME=FORMULA"
+ * after methods= (its canonical text: form, g, h, constants), so that a
+ * resume after a redefinition is refused naming both definitions; built-in
+ * methods add none (their headers are as they always were). */
 #ifndef CS_SWEEP_JOURNAL_H
 #define CS_SWEEP_JOURNAL_H
 

@@ -1,6 +1,7 @@
 /* problem.c — problem generators (bin osb ter 2bit eig orth maxcut) and the
  * MAX-CUT graphs (G-set reader, built-in graphs, sparse W). */
 #include "cs_problem.h"
+#include "problem_internal.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -381,16 +382,6 @@ void cs_graph_cut_grad(const cs_graph *g, const double *x, double *grad)
 
 /* -------------------------------------------------------------- problems */
 
-struct cs_problem {
-    cs_kind kind;
-    size_t N, M, K, cols;
-    double *A, *b, *xstar, *C;
-    double xnorm;
-    cs_affine *P;
-    cs_graph *graph_owned;
-    const cs_graph *graph;
-};
-
 void cs_problem_free(cs_problem *p)
 {
     if (!p)
@@ -399,6 +390,8 @@ void cs_problem_free(cs_problem *p)
     free(p->b);
     free(p->xstar);
     free(p->C);
+    free(p->Ar);
+    free(p->br);
     cs_affine_free(p->P);
     cs_graph_free(p->graph_owned);
     free(p);
@@ -416,6 +409,42 @@ double cs_problem_xstar_norm(const cs_problem *p) { return p->xnorm; }
 const double *cs_problem_C(const cs_problem *p) { return p->C; }
 cs_affine *cs_problem_affine(cs_problem *p) { return p->P; }
 const cs_graph *cs_problem_graph(const cs_problem *p) { return p->graph; }
+double cs_problem_noise(const cs_problem *p) { return p->noise; }
+size_t cs_problem_rank(const cs_problem *p) { return p->rank; }
+
+const double *cs_problem_system(const cs_problem *p, const double **b, size_t *rows)
+{
+    if (b)
+        *b = p->Ar ? p->br : p->b;
+    if (rows)
+        *rows = p->Ar ? p->rank : p->M;
+    return p->Ar ? p->Ar : p->A;
+}
+
+int problem_affine_new(cs_problem *p, int method, cs_err *err)
+{
+    const double *b;
+    size_t rows;
+    const double *A = cs_problem_system(p, &b, &rows);
+    return cs_affine_new(&p->P, A, rows, p->N, b, p->cols, method, err);
+}
+
+double cs_problem_residual(const cs_problem *p, const double *x)
+{
+    if (!p->A)
+        return NAN;
+    size_t M = p->M, N = p->N, K = p->cols;
+    double rr = 0.0, bb = 0.0;
+    for (size_t i = 0; i < M; i++)
+        for (size_t k = 0; k < K; k++) {
+            double v = -p->b[i * K + k];
+            for (size_t j = 0; j < N; j++)
+                v += p->A[i * N + j] * x[j * K + k];
+            rr += v * v;
+            bb += p->b[i * K + k] * p->b[i * K + k];
+        }
+    return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
+}
 
 double cs_problem_rel_err(const cs_problem *p, const double *x)
 {
@@ -562,6 +591,9 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     if (kind < 0 || kind >= CS_PROB_COUNT)
         return cs_fail(err, CS_EINVAL, "unknown problem kind %d", (int)kind);
     if (kind == CS_PROB_MAXCUT) {
+        if (spec->noise != 0.0)
+            return cs_fail_key(err, CS_EINVAL, "noise",
+                               "noise= adds noise to b = Ax*; a maxcut problem has none");
         if (!spec->graph || !*spec->graph)
             return cs_fail_key(err, CS_EINVAL, "graph",
                                "problem maxcut needs graph=FILE (or toy5, toy4)");
@@ -599,6 +631,9 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
                            kname);
     if (K > N)
         return cs_fail_key(err, CS_EDIM, "K", "K=%zu exceeds N=%zu", K, N);
+    if (!(spec->noise >= 0.0) || !isfinite(spec->noise))
+        return cs_fail_key(err, CS_EINVAL, "noise", "noise=%g must be a finite number >= 0",
+                           spec->noise);
     double dn = (double)N, dm = (double)M, dc = kind == CS_PROB_ORTH ? (K ? (double)K : dn) : 1;
     double bytes = 8.0 * (2.0 * dm * dn + dn * fmin(dm, dn - dm) + 4.0 * dn * dc);
     if (kind == CS_PROB_EIG || kind == CS_PROB_ORTH)
@@ -672,12 +707,26 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     else
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)cols, (int)N, 1.0,
                     p->A, (int)N, p->xstar, (int)cols, 0.0, p->b, (int)cols);
+    /* the noise last: σ = 0 draws nothing, every draw before stays */
+    if (spec->noise > 0.0) {
+        double *n = malloc(M * cols * sizeof *n);
+        if (!n) {
+            cs_problem_free(p);
+            return cs_fail(err, CS_ENOMEM, "out of memory");
+        }
+        cs_rng_normal_fill(&rng, n, M * cols);
+        for (size_t i = 0; i < M * cols; i++)
+            p->b[i] += spec->noise * n[i];
+        free(n);
+        p->noise = spec->noise;
+    }
     double s = 0.0;
     for (size_t i = 0; i < N * cols; i++)
         s += p->xstar[i] * p->xstar[i];
     p->xnorm = sqrt(s);
+    p->rank = M;
     if (kind != CS_PROB_2BIT) {
-        rc = cs_affine_new(&p->P, p->A, M, N, p->b, cols, spec->proj_method, err);
+        rc = problem_affine_new(p, spec->proj_method, err);
         if (rc) {
             cs_problem_free(p);
             return rc;
@@ -696,26 +745,37 @@ int cs_problem_clone(cs_problem **out, const cs_problem *src, cs_err *err)
     if (!p)
         return cs_fail(err, CS_ENOMEM, "out of memory");
     *p = *src;
-    p->A = p->b = p->xstar = p->C = NULL;
+    p->A = p->b = p->xstar = p->C = p->Ar = p->br = NULL;
     p->P = NULL;
     p->graph_owned = NULL;
-    size_t M = src->M, N = src->N, cols = src->cols;
+    size_t M = src->M, N = src->N, cols = src->cols, R = src->rank;
     p->A = malloc(M * N * sizeof *p->A);
     p->b = malloc(M * cols * sizeof *p->b);
-    p->xstar = malloc(N * cols * sizeof *p->xstar);
+    if (src->xstar)
+        p->xstar = malloc(N * cols * sizeof *p->xstar);
     if (src->C)
         p->C = malloc(N * N * sizeof *p->C);
-    if (!p->A || !p->b || !p->xstar || (src->C && !p->C)) {
+    if (src->Ar) {
+        p->Ar = malloc(R * N * sizeof *p->Ar);
+        p->br = malloc(R * cols * sizeof *p->br);
+    }
+    if (!p->A || !p->b || (src->xstar && !p->xstar) || (src->C && !p->C) ||
+        (src->Ar && (!p->Ar || !p->br))) {
         cs_problem_free(p);
         return cs_fail(err, CS_ENOMEM, "out of memory for a %zux%zu problem", M, N);
     }
     memcpy(p->A, src->A, M * N * sizeof *p->A);
     memcpy(p->b, src->b, M * cols * sizeof *p->b);
-    memcpy(p->xstar, src->xstar, N * cols * sizeof *p->xstar);
+    if (src->xstar)
+        memcpy(p->xstar, src->xstar, N * cols * sizeof *p->xstar);
     if (src->C)
         memcpy(p->C, src->C, N * N * sizeof *p->C);
+    if (src->Ar) {
+        memcpy(p->Ar, src->Ar, R * N * sizeof *p->Ar);
+        memcpy(p->br, src->br, R * cols * sizeof *p->br);
+    }
     if (src->P) {
-        int rc = cs_affine_new(&p->P, p->A, M, N, p->b, cols, cs_affine_method(src->P), err);
+        int rc = problem_affine_new(p, cs_affine_method(src->P), err);
         if (rc) {
             cs_problem_free(p);
             return rc;

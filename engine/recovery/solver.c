@@ -69,7 +69,47 @@ int cs_mode_parse(const char *name, cs_mode *mode, cs_err *err)
                        "mode=%s: expected default, accel, adaptive or plain", name ? name : "");
 }
 
+const char *cs_fit_name(cs_fit fit)
+{
+    return fit == CS_FIT_AFFINE ? "affine" : fit == CS_FIT_LS ? "ls" : "?";
+}
+
+int cs_fit_parse(const char *name, cs_fit *fit, cs_err *err)
+{
+    for (cs_fit f = CS_FIT_AFFINE; f <= CS_FIT_LS; f++)
+        if (name && !strcmp(name, cs_fit_name(f))) {
+            *fit = f;
+            return CS_OK;
+        }
+    return cs_fail_key(err, CS_EINVAL, "fit", "fit=%s: expected affine or ls", name ? name : "");
+}
+
 /* ---------------------------------------------------------------- setup */
+
+/* The rule stop=oracle means without x* (cs_solver.h). */
+static cs_stop blind_stop(const cs_solver *s)
+{
+    return s->o.fit == CS_FIT_LS ? CS_STOP_HYBRID : CS_STOP_NORMALIZED;
+}
+
+/* fit=ls: the kinds with A and an ℓ of x alone, on FISTA. */
+static int check_fit(cs_solver *s, cs_err *err)
+{
+    if (s->o.fit == CS_FIT_AFFINE)
+        return CS_OK;
+    if (s->o.fit != CS_FIT_LS)
+        return cs_fail_key(err, CS_EINVAL, "fit", "unknown fit %d", (int)s->o.fit);
+    if (s->kind != CS_PROB_BIN && s->kind != CS_PROB_OSB && s->kind != CS_PROB_TER &&
+        s->kind != CS_PROB_EIG)
+        return cs_fail_key(err, CS_EINVAL, "fit", "fit=ls is for bin, osb, ter and eig problems, "
+                           "not %s%s", cs_problem_kind_name(s->kind),
+                           s->kind == CS_PROB_2BIT ? " (2bit fits ‖A(y1 + y2) − b‖² already)"
+                                                   : "");
+    if (s->o.algo == CS_ALGO_DR)
+        return cs_fail_key(err, CS_EINVAL, "fit", "fit=ls runs FISTA: Douglas-Rachford solves "
+                           "only on Ax = b (fit=affine)");
+    return CS_OK;
+}
 
 void cs_solver_free(cs_solver *s)
 {
@@ -183,6 +223,7 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
         s->xstar = cs_problem_xstar(prob);
         s->xstar_norm = cs_problem_xstar_norm(prob);
     }
+    s->blind = s->kind != CS_PROB_MAXCUT && !cs_problem_xstar(prob);
     const cs_kind_defaults *kd = cs_kind_defaults_of(s->kind);
     if (method)
         s->m = *method;
@@ -195,13 +236,16 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
         goto fail;
     }
     int has_params = s->m.nparams > 0;
+    if ((rc = check_fit(s, err)))
+        goto fail;
     cs_algo algo = s->o.algo;
     if (algo < CS_ALGO_AUTO || algo > CS_ALGO_DR) {
         rc = cs_fail(err, CS_EINVAL, "unknown algorithm %d", algo);
         goto fail;
     }
     if (algo == CS_ALGO_AUTO)
-        algo = info->prox && !has_params ? CS_ALGO_DR : CS_ALGO_FISTA;
+        algo = info->prox && !has_params && s->o.fit == CS_FIT_AFFINE ? CS_ALGO_DR
+                                                                       : CS_ALGO_FISTA;
     s->algo = algo;
     if (algo == CS_ALGO_DR) {
         if (!info->prox || has_params) {
@@ -241,6 +285,10 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
         s->lambda = cs_graph_lambda(cs_problem_graph(prob));
     if (!isnan(s->lambda) && s->o.lambda > 0)
         s->lambda = s->o.lambda;
+    if (s->o.fit == CS_FIT_LS)
+        s->lambda = s->o.lambda > 0 ? s->o.lambda : CS_FIT_LS_LAMBDA;
+    if (s->blind && s->o.stop == CS_STOP_ORACLE)
+        s->o.stop = blind_stop(s);
     if (s->o.stop < CS_STOP_ORACLE || s->o.stop >= CS_STOP_COUNT) {
         rc = cs_fail(err, CS_EINVAL, "unknown stopping rule %d", s->o.stop);
         goto fail;
@@ -286,6 +334,10 @@ int cs_solver_new(cs_solver **out, cs_problem *prob, const cs_method *method,
             fns.prox = solver_prox_box;
             break;
         default:
+            if (s->o.fit == CS_FIT_LS) {
+                fns = (cs_fista_fns){.ctx = s, .fg = solver_fg_ls, .oracle = solver_oracle};
+                break;
+            }
             if (solver_gram_eligible(s, mode)) {
                 rc = solver_gram_new(&s->gram, s, err);
                 if (rc)
@@ -454,6 +506,7 @@ void cs_solver_result(const cs_solver *s, cs_solve_result *res)
     if (!s->have_result) {
         res->rel_err = res->orth_err = res->objective = NAN;
         res->cut = res->cut_rounded = NAN;
+        res->residual = res->target_dist = res->scale = NAN;
     }
     if (s->kind != CS_PROB_MAXCUT)
         res->cut_start = NAN;
@@ -505,6 +558,7 @@ cs_algo cs_solver_algo(const cs_solver *s) { return s->algo; }
 long cs_solver_maxit(const cs_solver *s) { return s->maxit; }
 int cs_solver_max_starts(const cs_solver *s) { return s->max_starts; }
 double cs_solver_lambda(const cs_solver *s) { return s->lambda; }
+cs_fit cs_solver_fit(const cs_solver *s) { return s->o.fit; }
 
 const cs_trial_rec *cs_solver_ledger(const cs_solver *s, size_t *len)
 {
@@ -594,6 +648,8 @@ int cs_solver_set_stop(cs_solver *s, long maxit, cs_stop stop, double tol, cs_er
         maxit = cs_kind_defaults_of(s->kind)->maxit;
     if (!(tol > 0))
         tol = 1e-8;
+    if (s->blind && stop == CS_STOP_ORACLE)
+        stop = blind_stop(s);
     int rc;
     if (s->algo == CS_ALGO_DR) {
         if (stop == CS_STOP_ORACLE && !s->o.trace && s->o.stop != CS_STOP_ORACLE)

@@ -3,6 +3,7 @@
  * −cut + λℓ), the affine and box projections, and the oracle. */
 #include "solver_internal.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -111,6 +112,34 @@ int solver_fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err
         for (size_t i = 0; i < s->n; i++)
             grad[i] = -grad[i] + s->lambda * s->gtmp[i];
     }
+    return CS_OK;
+}
+
+int solver_fg_ls(void *ctx, const double *x, double *f, double *grad, cs_err *err)
+{
+    cs_solver *s = ctx;
+    size_t N = s->N, M = cs_problem_M(s->prob);
+    const double *A = cs_problem_A(s->prob), *b = cs_problem_b(s->prob);
+    double *r = s->rtmp, fl;
+    int rc = solver_fg_reg(ctx, x, &fl, grad, err);
+    if (rc)
+        return rc;
+    /* r = Ax − b, ∇ = λ∇ℓ + Aᵀr */
+    for (size_t i = 0; i < M; i++)
+        r[i] = -b[i];
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)M, (int)N, 1.0, A, (int)N, x, 1, 1.0, r, 1);
+    double rr = 0.0;
+    for (size_t i = 0; i < M; i++)
+        rr += r[i] * r[i];
+    *f = 0.5 * rr + s->lambda * fl;
+    if (grad) {
+        for (size_t i = 0; i < s->n; i++)
+            grad[i] *= s->lambda;
+        cblas_dgemv(CblasRowMajor, CblasTrans, (int)M, (int)N, 1.0, A, (int)N, r, 1, 1.0, grad,
+                    1);
+    }
+    if (!isfinite(*f))
+        return cs_fail(err, CS_ENONFINITE, "objective is not finite");
     return CS_OK;
 }
 

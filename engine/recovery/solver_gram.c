@@ -52,7 +52,8 @@ void solver_gram_free(solver_gram *g)
 int solver_gram_eligible(const cs_solver *s, cs_mode mode)
 {
     cs_stop st = s->o.stop;
-    return s->algo == CS_ALGO_FISTA && !s->fast && s->reg && cs_reg_gram_has(s->reg) &&
+    return s->algo == CS_ALGO_FISTA && s->o.fit == CS_FIT_AFFINE && !s->fast && s->reg &&
+           cs_reg_gram_has(s->reg) &&
            (s->kind == CS_PROB_BIN || s->kind == CS_PROB_EIG) && s->cols == 1 &&
            !s->o.trace && !s->o.path && !s->o.generic_reg && !s->start_x &&
            mode != CS_MODE_ADAPTIVE && !solver_gram_stop_needs_x(st);
@@ -67,7 +68,8 @@ int solver_gram_new(solver_gram **out, cs_solver *s, cs_err *err)
 {
     *out = NULL;
     cs_problem *p = s->prob;
-    size_t N = s->N, M = cs_problem_M(p);
+    size_t N = s->N, M;
+    const double *b, *A = cs_problem_system(p, &b, &M);
     /* per value: 2(r+1)² multiply-adds on z, against 3N² and the projection's
      * 2N·min(M, r) per iteration on x: z wins unless M is a sliver of N
      * (and M = N leaves a single point) */
@@ -79,8 +81,7 @@ int solver_gram_new(solver_gram **out, cs_solver *s, cs_err *err)
     solver_gram *g = calloc(1, sizeof *g);
     if (!g)
         return cs_fail(err, CS_ENOMEM, "out of memory");
-    int rc = cs_affine_new(&g->null, cs_problem_A(p), M, N, cs_problem_b(p), 1, CS_AFFINE_NULL,
-                           err);
+    int rc = cs_affine_new(&g->null, A, M, N, b, 1, CS_AFFINE_NULL, err);
     if (rc)
         goto fail;
     g->r = cs_affine_rank(g->null);

@@ -2,8 +2,9 @@
  * down only: solver.c (setup, steps, accessors) → solver_lock.c (restarts
  * in lockstep) → solver_start.c (one start: its point, its judgement) →
  * solver_gram.c (eig, mu, ns on z) → solver_fns.c (the objectives,
- * projections and oracle handed to FISTA and Douglas–Rachford). Not a
- * public header. */
+ * projections and oracle handed to FISTA and Douglas–Rachford); and
+ * solver_start.c → solver_measure.c (what a solution is measured by).
+ * Not a public header. */
 #ifndef CS_SOLVER_INTERNAL_H
 #define CS_SOLVER_INTERNAL_H
 
@@ -30,6 +31,7 @@ struct cs_solver {
     int fast;             /* the objective is the regularizer's fused kernel */
     const double *xstar;  /* oracle fast path: vector x* (cols = 1, not 2bit), else NULL */
     double xstar_norm;
+    int blind;            /* no x* to judge by (a problem from arrays; not maxcut) */
     cs_fista *fista;      /* on x, or on z with gram */
     solver_gram *gram;    /* eig, mu, ns on the affine set's coordinates, else NULL */
     cs_fista **pool;      /* starts 2.. run in lockstep (lockstep_starts) */
@@ -64,6 +66,8 @@ int solver_fgn_fast(void *ctx, const double *x, double *f, double *grad, double 
                     cs_err *err);
 int solver_fg_2bit(void *ctx, const double *y, double *f, double *grad, cs_err *err);
 int solver_fg_maxcut(void *ctx, const double *x, double *f, double *grad, cs_err *err);
+/* fit=ls: ½‖Ax − b‖² + λ·ℓ(x) (the data term on the x part only). */
+int solver_fg_ls(void *ctx, const double *x, double *f, double *grad, cs_err *err);
 void solver_prox_affine(void *ctx, const double *z, double *x, double t);
 void solver_dir_affine(void *ctx, const double *g, double *d);
 void solver_project_affine(void *ctx, const double *z, double *x);
@@ -72,6 +76,10 @@ int solver_oracle(void *ctx, const double *x, double *metric);
 int solver_maxcut_hit(cs_solver *s, const double *x);
 /* The x part of a full variable v (2bit: y1 + y2 into s->xhat). */
 const double *solver_x_part(cs_solver *s, const double *v);
+
+/* solver_measure.c: residual, target distance and scale of the x part x
+ * of a solution into r (for every problem, with x* or without). */
+void solver_measure(cs_solver *s, const double *x, cs_solve_result *r);
 
 /* solver_start.c: one start. */
 int solver_begin_start(cs_solver *s, cs_err *err);

@@ -113,7 +113,10 @@ int solver_begin_start(cs_solver *s, cs_err *err)
     return rc;
 }
 
-/* Errors, cuts and success of the solution v of a start, into r. */
+/* A solution on Ax = b: ‖Ax − b‖/‖b‖ at most this (as basins judge it) */
+#define FEASIBLE_TOL 1e-6
+
+/* Errors, measures, cuts and success of the solution v of a start, into r. */
 int solver_judge(cs_solver *s, const double *v, cs_solve_result *r)
 {
     const double *xp = solver_x_part(s, v);
@@ -121,7 +124,12 @@ int solver_judge(cs_solver *s, const double *v, cs_solve_result *r)
     r->rel_err = cs_problem_rel_err(s->prob, xp);
     r->orth_err = cs_problem_orth_err(s->prob, xp);
     r->cut = r->cut_rounded = NAN;
-    if (s->kind == CS_PROB_MAXCUT) {
+    solver_measure(s, xp, r);
+    if (s->blind) {
+        /* no x*: on the target set (and on Ax = b unless fitted loosely) */
+        ok = r->target_dist <= s->tol_ok &&
+             (s->o.fit == CS_FIT_LS || r->residual <= FEASIBLE_TOL);
+    } else if (s->kind == CS_PROB_MAXCUT) {
         const cs_graph *g = cs_problem_graph(s->prob);
         r->cut = cs_graph_cut(g, v);
         for (size_t i = 0; i < s->N; i++)

@@ -62,7 +62,8 @@ static int sweep_item(void *vctx, size_t idx, cs_err *err)
         return 0;   /* preloaded by this rank's journal (mpirun) */
     size_t g = item / (size_t)sp->trials;
     long t = (long)(item % (size_t)sp->trials);
-    cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c->Ms[g], .K = c->Ks[g]};
+    cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c->Ms[g], .K = c->Ks[g],
+                          .noise = sp->noise};
     uint64_t ts = cs_sweep_trial_stream(sp->N, c->Ms[g], c->Ks[g], t);
     cs_problem *prob;
     int rc = cs_problem_new(&prob, &ps, sp->seed, ts, err);
@@ -187,6 +188,11 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
     if (sp->device != CS_DEVICE_CPU && sp->device != CS_DEVICE_CUDA)
         return cs_fail(err, CS_EINVAL, "device=%s: a sweep runs on cpu or cuda",
                        cs_device_name(sp->device));
+    if (!(sp->noise >= 0.0) || !isfinite(sp->noise))
+        return cs_fail(err, CS_EINVAL, "noise=%g must be a finite number >= 0", sp->noise);
+    if (sp->device == CS_DEVICE_CUDA && (sp->noise != 0.0 || sp->solve.fit != CS_FIT_AFFINE))
+        return cs_fail(err, CS_EUNSUPPORTED, "sweep device=cuda draws noiseless problems and "
+                       "fits Ax = b: use device=cpu for noise= and fit=ls");
     if (sp->device == CS_DEVICE_CUDA) {
         if (cs_dist_size() > 1)
             return cs_fail(err, CS_EUNSUPPORTED,
@@ -267,7 +273,8 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     }
     /* Methods must fit the problem: build solvers on grid point 0 once. */
     {
-        cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c.Ms[0], .K = c.Ks[0]};
+        cs_problem_spec ps = {.kind = sp->kind, .N = sp->N, .M = c.Ms[0], .K = c.Ks[0],
+                              .noise = sp->noise};
         cs_problem *prob;
         rc = cs_problem_new(&prob, &ps, sp->seed, 0, err);
         if (rc)

@@ -18,6 +18,7 @@
 #define MAGIC "csreg sweep journal 1\n"
 #define BLOCK_TRIALS 32
 #define BLOCK_SECONDS 0.5
+#define DEFINE_KEY "define."   /* header lines of defined methods' definitions */
 
 struct cs_sweep_journal {
     pthread_mutex_t mu;
@@ -121,6 +122,22 @@ static const char *exact(double v, char *buf, size_t cap)
     return buf;
 }
 
+/* A defined method's name says nothing of what it computes (`reg define`
+ * may replace it between a sweep and its resume): each distinct one adds
+ * "define.NAME=FORMULA", its canonical text. Built-ins add nothing, so
+ * their headers stay as they were. */
+static void add_definitions(sbuf *b, const cs_sweep_spec *sp)
+{
+    for (size_t m = 0; m < sp->nmethods; m++) {
+        const cs_reg_info *info = sp->methods[m].info;
+        int seen = 0;
+        for (size_t k = 0; k < m && !seen; k++)
+            seen = sp->methods[k].info == info;
+        if (info && cs_reg_info_defined(info) && !seen)
+            sb_addf(b, "\n" DEFINE_KEY "%s=%s", info->name, info->formula);
+    }
+}
+
 char *cs_sweep_journal_header(const cs_sweep_spec *sp)
 {
     char x[5][40];
@@ -135,12 +152,17 @@ char *cs_sweep_journal_header(const cs_sweep_spec *sp)
             sp->K);
     for (size_t m = 0; m < sp->nmethods; m++)
         sb_addf(&b, "%s%s", m ? "," : "", sp->methods[m].text);
+    add_definitions(&b, sp);
     sb_addf(&b, "\ntrials=%ld\nalgo=%d\nmode=%d\nmaxit=%ld\nstop=%s\ntol=%s\nrestarts=%d\n"
                 "lambda=%s\ndr_t=%s\nsuccess_tol=%s\ngeneric_reg=%d\nseed=%" PRIu64 "\n",
             sp->trials, (int)so->algo, (int)so->mode, so->maxit, cs_stop_name(so->stop),
             exact(so->tol, x[1], sizeof x[1]), so->restarts, exact(so->lambda, x[2], sizeof x[2]),
             exact(so->dr_t, x[3], sizeof x[3]), exact(so->success_tol, x[4], sizeof x[4]),
             so->generic_reg, sp->seed);
+    /* noisy b and the least-squares fit: only when used (older headers stay valid) */
+    if (sp->noise != 0.0 || so->fit != CS_FIT_AFFINE)
+        sb_addf(&b, "noise=%s\nfit=%s\n", exact(sp->noise, x[0], sizeof x[0]),
+                cs_fit_name(so->fit));
     if (b.oom) {
         free(b.s);
         return NULL;
@@ -161,6 +183,42 @@ static void show_setting(const char *line, size_t len, char *buf, size_t cap)
         snprintf(buf, cap, "%.*s %.*s", (int)klen, line, (int)vlen, v);
 }
 
+static int is_define(const char *line, size_t len)
+{
+    size_t k = strlen(DEFINE_KEY);
+    return len > k && !memcmp(line, DEFINE_KEY, k);
+}
+
+/* A "define.NAME=DEF" line split into NAME and DEF (bounded copies). */
+static void split_define(const char *line, size_t len, char *nm, size_t ncap, char *def,
+                         size_t dcap)
+{
+    size_t k = strlen(DEFINE_KEY);
+    const char *eq = memchr(line, '=', len);
+    size_t nl = eq ? (size_t)(eq - line) - k : len - k;
+    snprintf(nm, ncap, "%.*s", (int)nl, line + k);
+    snprintf(def, dcap, "%.*s", eq ? (int)(len - (size_t)(eq - line) - 1) : 0, eq ? eq + 1 : "");
+}
+
+/* The definitions of a defined method differ, or one header has none. */
+static int definition_mismatch(const char *name, const char *h, size_t hl, const char *w,
+                               size_t wl, cs_err *err)
+{
+    char hn[64], wn[64], hd[200], wd[200];
+    if (!is_define(h, hl)) { /* a journal from before definitions were kept */
+        split_define(w, wl, wn, sizeof wn, wd, sizeof wd);
+        return cs_fail(err, CS_EINVAL, "resume: %s does not record how %s was defined (this "
+                       "sweep: %s); resume=off starts afresh", name, wn, wd);
+    }
+    split_define(h, hl, hn, sizeof hn, hd, sizeof hd);
+    if (!is_define(w, wl))
+        return cs_fail(err, CS_EINVAL, "resume: %s was written with %s defined as %s, which "
+                       "this sweep does not run (resume=off starts afresh)", name, hn, hd);
+    split_define(w, wl, wn, sizeof wn, wd, sizeof wd);
+    return cs_fail(err, CS_EINVAL, "resume: %s was written with %s defined as %s; this sweep's "
+                   "%s is %s (resume=off starts afresh)", name, hn, hd, wn, wd);
+}
+
 /* The first line where the two headers differ, as a message. */
 static int header_mismatch(const char *name, const char *have, size_t hlen, const char *want,
                            cs_err *err)
@@ -172,6 +230,8 @@ static int header_mismatch(const char *name, const char *have, size_t hlen, cons
         size_t hl = hn ? (size_t)(hn - h) : (size_t)(he - h);
         size_t wl = wn ? (size_t)(wn - w) : (size_t)(we - w);
         if (hl != wl || memcmp(h, w, hl) != 0) {
+            if (is_define(h, hl) || is_define(w, wl))
+                return definition_mismatch(name, h, hl, w, wl, err);
             char a[128], b[128];
             show_setting(h, hl, a, sizeof a);
             show_setting(w, wl, b, sizeof b);

@@ -184,9 +184,13 @@ size_t cs_reg_extra(const cs_reg *reg);
 /* The instance's target family (holder and si: that of their base). */
 cs_target_family cs_reg_family(const cs_reg *reg);
 /* ‖x − q‖/‖x‖ for the point q of the family's target set nearest to x
- * (any scale a >= 0): BIN, OSB and TER; NaN for the other families; 0 at
- * x = 0 (the scale a = 0). */
+ * (any real scale a; osb: a < 0 too): BIN, OSB and TER; NaN for the other
+ * families; 0 at x = 0 (the scale a = 0). */
 double cs_target_distance(cs_target_family family, const double *x, size_t n);
+/* The same for an instance: also FIXED (its alpha; +Inf at x = 0), LEVELS
+ * (equ, its B blocks) and SCALED (a defined entry's levels, at a < 0 only
+ * where −levels is a level set of its g and h); NaN for the others. */
+double cs_reg_target_distance(const cs_reg *reg, const double *x, size_t n);
 /* The levels of that family (holder and si: of their base), *n of them;
  * NULL when the entry has none. */
 const double *cs_reg_target_levels(const cs_reg *reg, size_t *n);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_parse.h"
 #include "cs_reg_analyze.h"
 #include "reg_evals.h"
 #include "reg_gh.h"
@@ -144,17 +145,22 @@ static char *text_dup(const char *fmt, ...)
 
 static int fill_texts(cs_reg_def *d, const cs_reg_def_spec *s, const cs_reg_levels *lv)
 {
-    char consts[512] = "", form[160] = "";
+    char consts[512] = "", form[320] = "", p[40], q[40], r[40], e[40];
     size_t used = 0;
     for (size_t i = 0; i < s->nconsts && used < sizeof consts; i++)
         used += (size_t)snprintf(consts + used, sizeof consts - used, ", %s = %.17g",
                                  s->consts[i].name, s->consts[i].value);
+    /* exact (shortest round trip): the formula is the definition's canonical
+     * text, which a sweep journal compares */
+    cs_format_double(p, sizeof p, s->p);
+    cs_format_double(q, sizeof q, s->q);
+    cs_format_double(r, sizeof r, s->r);
+    cs_format_double(e, sizeof e, s->eps);
     if (s->form == CS_FORM_HOLDER)
-        snprintf(form, sizeof form, "||g||_%.6g^%.6g * ||h||_%.6g^%.6g - |<g,h>|^%.6g", s->p,
-                 s->r, s->q, s->r, s->r);
+        snprintf(form, sizeof form, "||g||_%s^%s * ||h||_%s^%s - |<g,h>|^%s", p, r, q, r, r);
     else if (s->form == CS_FORM_SI)
-        snprintf(form, sizeof form, "(||g||_%.6g^%.6g * ||h||_%.6g^%.6g + %.6g) / "
-                 "(|<g,h>|^%.6g + %.6g) - 1", s->p, s->r, s->q, s->r, s->eps, s->r, s->eps);
+        snprintf(form, sizeof form, "(||g||_%s^%s * ||h||_%s^%s + %s) / (|<g,h>|^%s + %s) - 1",
+                 p, r, q, r, e, r, e);
     else
         snprintf(form, sizeof form, "||g||^2 * ||h||^2 - <g,h>^2");
     snprintf(d->title, sizeof d->title, "defined (%s form)",
