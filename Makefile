@@ -17,16 +17,27 @@ endif
 # Debian packages the build, the tests and the workbench need.
 DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
             libreadline-dev libcmocka-dev zlib1g-dev libsleef-dev gnuplot-nox tmux \
-            dataset-fashion-mnist libopenmpi-dev openmpi-bin
+            dataset-fashion-mnist libopenmpi-dev openmpi-bin \
+            python3-numpy python3-torch python3-pytest clang libmatio-dev \
+            libdouble-conversion-dev
 
-PKGS      := openblas lapacke readline ncursesw zlib sleef
+PKGS      := openblas lapacke readline ncursesw zlib sleef double-conversion
 # Recursive (=) so pkg-config runs after `deps` installed the .pc files.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+# Checked before a build compiles anything: without them the first error
+# would be a compiler's about a missing header or function.
+need_pkgs = @m=""; for p in $(PKGS) cmocka; do pkg-config --exists $$p 2>/dev/null || m="$$m $$p"; done; \
+  [ -z "$$m" ] || { echo "missing libraries:$$m: run make deps (or make run / make test)"; exit 1; }
+# make test and make check build with every core unless -j was given
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+SUBJ = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wvla -Wformat=2 -Wno-psabi
-CFLAGS_rel  := -O2
+# -fPIC -fvisibility=hidden: the same objects make ./csreg and the shared
+# library, which exports only include/csreg.h (CSREG_API)
+CFLAGS_rel  := -O2 -fPIC -fvisibility=hidden
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS_asan := -fsanitize=address,undefined
 # libFuzzer build (clang): `make fuzz FUZZ_SECONDS=600`
@@ -34,6 +45,15 @@ CFLAGS_fuzz := -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-rec
 LDFLAGS_fuzz := -fsanitize=fuzzer,address,undefined
 FUZZ_SECONDS ?= 60
 VERSION := 0.1.0
+# make install PREFIX=... DESTDIR=...: where the installed program looks for
+# its data (sessions, G-set graphs, the tour) is compiled in from PREFIX
+PREFIX  ?= /usr/local
+DESTDIR ?=
+DATADIR := $(PREFIX)/share/csreg
+# where Debian's Python finds packages: /usr/lib/python3/dist-packages for
+# PREFIX=/usr, PREFIX/lib/python3.X/dist-packages otherwise (/usr/local)
+PYVER   := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # Layers, enforced by include folders: each source sees the headers of its
 # own folder and of the layers below it, so an upward #include fails to
@@ -47,7 +67,9 @@ ENGINE_INC := engine/base engine/reg engine/opt engine/recovery engine/nn
 INC_plots    := $(ENGINE_INC) plots
 INC_sessions := $(ENGINE_INC) plots sessions
 INC_ui       := $(ENGINE_INC) plots sessions ui
-INC_tests    := $(ENGINE_INC) plots sessions ui tests
+INC_tests    := $(ENGINE_INC) plots sessions ui tests include
+INC_lib      := $(ENGINE_INC) plots sessions include
+INC_examples := include
 # engine/SUB/... -> engine/SUB; any other path -> its top folder
 layer_of = $(if $(filter engine,$(firstword $(subst /, ,$(1)))),engine/$(word 2,$(subst /, ,$(1))),$(firstword $(subst /, ,$(1))))
 incs = $(addprefix -I,$(INC_$(call layer_of,$(1))))
@@ -55,7 +77,8 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS) -M
              $(PKG_CFLAGS) \
              -DCSREG_VERSION='"$(VERSION)"' -DCSREG_COMMIT='"$(GIT_COMMIT)"' $(CUDA_DEFS)
 ALL_LDFLAGS = $(LDFLAGS_$(VARIANT)) $(LDFLAGS)
-LIBS = $(PKG_LIBS) -lpthread -lm $(CUDA_LIBS)
+# libdouble-conversion (C++: engine/base/dtoa.cc) for the shortest digits
+LIBS = $(PKG_LIBS) -lstdc++ -lpthread -lm $(CUDA_LIBS)
 
 # CUDA: CUDA=1 forces, CUDA=0 disables, default detects nvcc.
 NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -91,9 +114,11 @@ UI_SRC      := $(filter-out ui/main.c,$(wildcard ui/*.c))
 TEST_SRC    := $(wildcard tests/test_*.c)
 BENCH_SRC   := $(wildcard tests/bench_*.c)
 TEST_UTIL_SRC := $(wildcard tests/*_util.c)
+LIB_SRC     := $(wildcard lib/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
+ENGINE_CC_SRC := $(wildcard engine/base/*.cc)
+ENGINE_OBJ := $(call obj,$(ENGINE_SRC)) $(patsubst %.cc,$(BUILD)/%.o,$(ENGINE_CC_SRC))
 
 # The CUDA module (engine/nn/cuda/*.cu, the network backend, and
 # engine/recovery/cuda/*.cu, the batched sweep; nvcc + cuBLAS) in the rel
@@ -108,7 +133,7 @@ ENGINE_OBJ := $(call obj,$(ENGINE_SRC))
 # with -std=c11 contracts no FMAs, -ffp-contract=off); cuBLAS's sgemm uses
 # FMAs regardless, so parity (tests/test_nn_device.c) allows 1e-4 relative.
 CUDA_HOME ?= /usr/local/cuda
-CUDA_BUILD := $(if $(filter asan,$(VARIANT)),0,$(CUDA))
+CUDA_BUILD := $(if $(filter asan fuzz,$(VARIANT)),0,$(CUDA))
 CUDA_ARCHS := 80 90 100
 ifeq ($(CUDA_BUILD),1)
 CUDA_SRC  := $(wildcard engine/nn/cuda/*.cu engine/recovery/cuda/*.cu)
@@ -143,11 +168,24 @@ EMU_FLAGS  = -std=c++17 -g -Wall -Wextra -Werror -pthread $(CFLAGS_$(VARIANT)) -
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
 LIBCSREG   := $(BUILD)/libcsreg.a
 PROGRAM    := $(BUILD)/csreg
+# The library for other programs (include/csreg.h): shared, soname'd, and
+# static with the same objects; the rel variant only.
+SOVERSION  := 0
+SHLIB      := $(BUILD)/libcsreg.so.$(VERSION)
+LIB_OBJ    := $(call obj,$(LIB_SRC))
+SHLIB_OBJ  := $(LIB_OBJ) $(call obj,$(PLOTS_SRC) $(SESS_SRC)) $(ENGINE_OBJ)
+ifeq ($(VARIANT),rel)
+SHLIB_TARGETS := $(SHLIB) $(BUILD)/install/libcsreg.a
+# checks written as scripts, run as suites of the rel build (tests/suites.txt):
+# the docs, make install as a user meets it, the Python package, no loops of
+# calls between the files of a folder
+SCRIPT_SUITES := $(addprefix $(BUILD)/tests/,test_docs test_install test_python test_call_cycles)
+endif
 TEST_BINS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 
-.PHONY: all deps run test bench clean help build-variant cuda-info mpi-info fuzz check-layers \
-        check-link gpu-bundle
+.PHONY: all deps run test check bench clean help build-variant cuda-info mpi-info fuzz fuzz-build \
+        check-layers check-link gpu-bundle install uninstall
 .DEFAULT_GOAL := all
 # keep objects of test programs (they are intermediate files of a pattern
 # chain); only those: a bare .SECONDARY would also keep make from rebuilding
@@ -155,6 +193,7 @@ BENCH_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRC))
 .SECONDARY: $(addsuffix .o,$(TEST_BINS) $(BENCH_BINS))
 
 all: cuda-info mpi-info
+	$(need_pkgs)
 	@$(MAKE) --no-print-directory VARIANT=rel build-variant
 	@# copy then rename: a csreg still running keeps its old file (cp onto it fails: text file busy)
 	@cp $(BUILD_ROOT)/rel/csreg ./csreg.new && mv -f ./csreg.new ./csreg
@@ -170,7 +209,8 @@ else
 	@echo "built ./csreg and ./libcsreg.a"
 endif
 
-build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS) $(CUDA_MODULE) $(MPI_PROGRAM)
+build-variant: $(LIBCSREG) $(PROGRAM) $(TEST_BINS) $(BENCH_BINS) $(CUDA_MODULE) $(MPI_PROGRAM) \
+               $(SHLIB_TARGETS) $(SCRIPT_SUITES)
 
 mpi-info:
 ifeq ($(MPI),1)
@@ -190,7 +230,9 @@ help:
 	@echo "make deps   install missing Debian packages (as root; else prints the apt-get line)"
 	@echo "make all    build ./csreg and ./libcsreg.a"
 	@echo "make run    deps + build + start the workbench on the built-in demo"
-	@echo "make test   deps + build + every cmocka suite, normal and ASan/UBSan builds"
+	@echo "make test   deps + build + every cmocka suite, normal and ASan/UBSan builds, the fuzz build"
+	@echo "make check  the unit suites of both builds (no end-to-end ones: tests/suites.txt), quick"
+	@echo "            (one suite: tests/run_tests.sh --only NAME build/rel build/asan)"
 	@echo "make bench  benchmarks with ratios against reference runs"
 	@echo "make check-link    ./csreg links no CUDA library (make test runs it)"
 	@echo "make gpu-bundle    build/gpu/: csreg, the CUDA module, the GPU tests, their libraries, data, run.sh"
@@ -240,11 +282,23 @@ check-link:
 	  echo "✗ ./csreg links a CUDA library (it must load the CUDA module instead)"; exit 1; fi
 	@echo "✓ ./csreg links no CUDA library$(if $(filter 1,$(CUDA)), (the CUDA backend: ./libcsreg_cuda.so, loaded at device=cuda|auto))"
 
+# Suites run in parallel (JOBS=N: N at once; default every core); the slow
+# and the end-to-end ones are tagged in tests/suites.txt.
 test: deps check-layers
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(SUBJ) all
 	@$(MAKE) --no-print-directory check-link
-	@$(MAKE) --no-print-directory VARIANT=asan build-variant
-	@tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
+	@$(MAKE) --no-print-directory $(SUBJ) VARIANT=asan build-variant
+	@$(MAKE) --no-print-directory $(SUBJ) fuzz-build
+	@cd $(BUILD_ROOT)/fuzz && ./fuzz_interp $(CURDIR)/tests/fuzz/corpus/* >seeds.log 2>&1 || \
+	  { cat seeds.log; echo "✗ fuzz_interp failed on the seed corpus"; exit 1; }
+	@echo "✓ fuzz_interp built (clang) and ran the seed corpus"
+	@JOBS=$(JOBS) tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
+
+# The unit suites of both builds: the check to run while working.
+check: deps
+	@$(MAKE) --no-print-directory $(SUBJ) VARIANT=rel build-variant
+	@$(MAKE) --no-print-directory $(SUBJ) VARIANT=asan build-variant
+	@JOBS=$(JOBS) tests/run_tests.sh --unit $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -253,11 +307,15 @@ bench: deps
 # Fuzz the interpreter (tests/fuzz/fuzz_interp.c) for FUZZ_SECONDS, starting
 # from the seed corpus in tests/fuzz/corpus; findings land in build/fuzz/.
 fuzz: deps
-	@command -v clang >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq clang; }
-	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang $(BUILD_ROOT)/fuzz/fuzz_interp
+	@$(MAKE) --no-print-directory fuzz-build
 	@mkdir -p $(BUILD_ROOT)/fuzz/corpus $(BUILD_ROOT)/fuzz/artifacts
 	cd $(BUILD_ROOT)/fuzz && ./fuzz_interp -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	  -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
+
+# the harness alone, built with clang (make test builds it too, so it cannot rot)
+fuzz-build:
+	$(need_pkgs)
+	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang CXX=clang++ $(BUILD_ROOT)/fuzz/fuzz_interp
 
 $(BUILD_ROOT)/fuzz/fuzz_interp: $(BUILD)/tests/fuzz/fuzz_interp.o $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD fuzz $@"
@@ -270,13 +328,58 @@ gpu-bundle: deps
 	@$(MAKE) --no-print-directory all
 	@tests/gpu/bundle.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/gpu
 
+# The installed tree: program, library (shared and static), header,
+# pkg-config file, man page and bash completion (both generated from the
+# command table by the program itself), the data, the Python package.
+INSTALL_FILES = bin/csreg bin/csreg-mpi lib/libcsreg.so.$(VERSION) lib/libcsreg.so.$(SOVERSION) \
+  lib/libcsreg.so lib/libcsreg.a include/csreg.h lib/pkgconfig/csreg.pc share/man/man1/csreg.1 \
+  share/bash-completion/completions/csreg
+install: all
+	@d='$(DESTDIR)$(PREFIX)'; set -e; \
+	install -d "$$d/bin" "$$d/lib/pkgconfig" "$$d/include" "$$d/share/man/man1" \
+	  "$$d/share/bash-completion/completions" "$$d/share/csreg/sessions/data/gset" \
+	  '$(DESTDIR)$(PYDIR)/csreg'; \
+	install -m 755 csreg "$$d/bin/csreg"; \
+	if [ -x csreg-mpi ]; then install -m 755 csreg-mpi "$$d/bin/csreg-mpi"; fi; \
+	if [ -f libcsreg_cuda.so ]; then install -m 644 libcsreg_cuda.so "$$d/bin/libcsreg_cuda.so"; fi; \
+	install -m 644 $(BUILD_ROOT)/rel/libcsreg.so.$(VERSION) "$$d/lib/"; \
+	ln -sf libcsreg.so.$(VERSION) "$$d/lib/libcsreg.so.$(SOVERSION)"; \
+	ln -sf libcsreg.so.$(SOVERSION) "$$d/lib/libcsreg.so"; \
+	install -m 644 $(BUILD_ROOT)/rel/install/libcsreg.a "$$d/lib/libcsreg.a"; \
+	install -m 644 include/csreg.h "$$d/include/csreg.h"; \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/csreg.pc.in >"$$d/lib/pkgconfig/csreg.pc"; \
+	./csreg --man >"$$d/share/man/man1/csreg.1"; \
+	./csreg --completion bash >"$$d/share/bash-completion/completions/csreg"; \
+	install -m 644 sessions/*.csr "$$d/share/csreg/sessions/"; \
+	install -m 644 sessions/data/gset/* "$$d/share/csreg/sessions/data/gset/"; \
+	install -m 644 python/csreg/*.py '$(DESTDIR)$(PYDIR)/csreg/'; \
+	echo "installed csreg $(VERSION) under $$d"
+
+uninstall:
+	@d='$(DESTDIR)$(PREFIX)'; for f in $(INSTALL_FILES) bin/libcsreg_cuda.so; do rm -f "$$d/$$f"; done; \
+	rm -rf "$$d/share/csreg" '$(DESTDIR)$(PYDIR)/csreg'; echo "removed csreg from $$d"
+
 clean:
 	rm -rf $(BUILD_ROOT) csreg csreg-mpi libcsreg.a libcsreg_cuda.so
 
-$(BUILD)/%.o: %.c
+# objects follow the flags of their variant (not the commit): a change, such
+# as -fPIC joining the rel flags, rebuilds them
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS)' | cmp -s - $@ || \
+	  echo '$(WARN) $(CFLAGS_$(VARIANT)) $(CFLAGS)' >$@
+
+$(BUILD)/%.o: %.c $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	@echo "  CC $(VARIANT) $<"
-	@$(CC) $(ALL_CFLAGS) $(call incs,$<) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) $(EXTRA_DEFS) $(call incs,$<) -c $< -o $@
+
+# the engine's few C++ files (a C function over a C++ library each)
+$(BUILD)/%.o: %.cc $(BUILD)/flags.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CXX $(VARIANT) $<"
+	@$(CXX) -std=c++17 -g $(filter-out -Wvla -Wpointer-arith,$(WARN)) $(CFLAGS_$(VARIANT)) $(CFLAGS) \
+	  -MMD -MP $(call incs,$<) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
@@ -284,6 +387,38 @@ $(BUILD)/%.o: %.cu
 	@$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBCSREG): $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
+# project.o carries DATADIR: rebuilt when PREFIX changes
+$(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' >$@
+$(BUILD)/sessions/project.o: $(BUILD)/datadir.stamp
+$(BUILD)/sessions/project.o: EXTRA_DEFS = -DCSREG_DATADIR='"$(DATADIR)"'
+.PHONY: FORCE
+FORCE:
+
+$(SHLIB): $(SHLIB_OBJ)
+	@echo "  LD-SO $(VARIANT) $@"
+	@$(CC) -shared -Wl,-soname,libcsreg.so.$(SOVERSION) -Wl,--no-undefined $(ALL_LDFLAGS) \
+	  -o $@ $^ $(LIBS)
+	@ln -sf libcsreg.so.$(VERSION) $(BUILD)/libcsreg.so.$(SOVERSION)
+	@ln -sf libcsreg.so.$(SOVERSION) $(BUILD)/libcsreg.so
+
+# a script suite: a two-line wrapper in the build folder (run_tests.sh runs
+# it as it runs a cmocka binary, with CSREG_BIN set)
+script_suite = @mkdir -p $(dir $@) && { echo '\#!/bin/sh'; echo $(1); } >$@ && chmod +x $@
+$(BUILD)/tests/test_docs: Makefile
+	$(call script_suite,'exec "$(CURDIR)/tests/docs_check.sh" "$$CSREG_BIN"')
+$(BUILD)/tests/test_install: Makefile
+	$(call script_suite,'BUILD_ROOT="$(abspath $(BUILD_ROOT))" exec "$(CURDIR)/tests/install_check.sh"')
+$(BUILD)/tests/test_python: Makefile
+	$(call script_suite,'exec "$(CURDIR)/tests/python/run.sh" "$(abspath $(BUILD))"')
+$(BUILD)/tests/test_call_cycles: Makefile
+	$(call script_suite,'"$(CURDIR)/tests/tools/call_cycles.sh" "$(abspath $(BUILD))" && echo "[  PASSED  ] 1 test(s)."')
+
+$(BUILD)/install/libcsreg.a: $(SHLIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@ && ar rcs $@ $^
 

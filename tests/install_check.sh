@@ -18,7 +18,10 @@ finish() {
   exit $((failed > 0))
 }
 
-if ! make --no-print-directory -s install DESTDIR="$dest" PREFIX=$prefix >"$root/install.log" 2>&1; then
+# BUILD_ROOT: the build folders to install from (make test's; default build)
+broot=${BUILD_ROOT:-build}
+if ! make --no-print-directory -s install BUILD_ROOT="$broot" DESTDIR="$dest" PREFIX=$prefix \
+     >"$root/install.log" 2>&1; then
   bad make-install "$(tail -5 "$root/install.log")"; finish
 fi
 top=$dest$prefix
@@ -93,7 +96,7 @@ out=$(cd "$root" && PYTHONPATH=$top/lib/python3/dist-packages /usr/bin/python3 -
   bad python "$out"
 
 # 7. uninstall leaves nothing
-make --no-print-directory -s uninstall DESTDIR="$dest" PREFIX=$prefix >/dev/null 2>&1
+make --no-print-directory -s uninstall BUILD_ROOT="$broot" DESTDIR="$dest" PREFIX=$prefix >/dev/null 2>&1
 left=$(find "$dest" -type f -o -type l | head -3)
 [ -z "$left" ] && ok "uninstall removes every file" || bad uninstall "left: $left"
 finish

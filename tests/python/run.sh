@@ -17,4 +17,7 @@ cd "$root" && PYTHONPATH="$root/python" CSREG_LIB="$build/libcsreg.so.0" CSREG_B
     PYTHONDONTWRITEBYTECODE=1 "$py" -m pytest -q -p no:cacheprovider tests/python >"$log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then cat "$log"; else tail -n 1 "$log"; fi
+# cmocka's summary line too, so tests/run_tests.sh counts these tests
+n=$(tail -n 1 "$log" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+[ $rc -eq 0 ] && echo "[  PASSED  ] ${n:-0} test(s)." || echo "[  FAILED  ] 1 test(s)."
 exit $rc
