@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_array_io.h"
 #include "cs_geometry.h"
 #include "cs_limits.h"
 #include "cs_landscape.h"
@@ -83,7 +84,8 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
     for (size_t k = 0; k < nt; k++)
         tc[k] = (cs_plot_curve){t[k].x, t[k].y, t[k].n};
     /* the feasible set and x* on the slice through x* (the plane for N = 2) */
-    cs_plot_geometry geo = {.has_xstar = 1, .xstar = {xs[b->dims[0]], xs[b->dims[1]]}};
+    cs_plot_geometry geo = {.has_xstar = xs != NULL,
+                            .xstar = {xs ? xs[b->dims[0]] : 0.0, xs ? xs[b->dims[1]] : 0.0}};
     cs_landscape_curve c;
     if (cs_problem_constraint_slice(st->prob, b->N > 2 ? xs : NULL, b->dims, b->x0, b->x1, b->y0,
                                     b->y1, &c)) {
@@ -201,8 +203,18 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
             cs_arg_blame(in, cl, "out", 0);
             return rc;
         }
-    } else if (!cs_cmdline_key(cl, "plot")) {
+    } else if (!cs_cmdline_key(cl, "plot") && !cs_cmdline_key(cl, "ends")) {
         draw_terminal(in, b, res);
+    }
+    if (cs_cmdline_key(cl, "ends")) {   /* every end point, all N coordinates */
+        char path[4096];
+        cs_array a = {b->res * b->res, b->N, b->endx};
+        if ((rc = cs_arg_path(in, cl, "ends", path, sizeof path, err)) ||
+            (rc = cs_array_write(path, &a, err))) {
+            cs_arg_blame(in, cl, "ends", 0);
+            return rc;
+        }
+        cs_result_str(res, "ends", cs_arg_text(cl, "ends", ""));
     }
     return cs_plot_key(in, cl, "basins", res, err);
 }
@@ -220,13 +232,15 @@ static const cs_key_spec basins_keys[] = {
     {"out", NULL, ".csv: one row per start (" CS_BASINS_CSV_HEADER "); .png .svg .pdf .gif: "
      "the map; none: the map in the terminal", NULL, CS_KEY_FILE},
     {"plot", NULL, "also draw the map into this image", NULL, CS_KEY_FILE},
+    {"ends", NULL, "every end point, all N coordinates: a (res*res) x N array, row j*res + i "
+     "for the start (x_i, y_j) (.npy .csv .mtx .mat)", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 
 static const cs_cmd_spec basins_commands[] = {
     {.name = "basins", .topic = "solvers",
      .usage = "basins [{res}] [{x}] [{y}] [dims=i,j] [{maxit}] [reg=..] "
-              "[out=F.png|F.csv] [plot=F]",
+              "[out=F.png|F.csv] [plot=F] [ends=F.npy]",
      .summary = "run the problem's method from every start of a grid and map where each ends: "
                 "success, other (on the target set, not x*), spurious (stationary off it), "
                 "not_converged",

@@ -6,16 +6,36 @@
  * its trial T at the same (N, M, K) and seed, and `solve` starts from the
  * same random stream as the sweep's method, so a single sweep trial can be
  * replayed and stepped through interactively. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "cs_args.h"
+#include "cs_array_io.h"
+#include "cs_sha256.h"
 #include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 
 /* ------------------------------------------------------------ problem */
+
+/* Keys of one form of `problem` given to another: an error at the key. */
+static int refuse_keys(cs_interp *in, const cs_cmdline *cl, const char *form,
+                       const char *const *keys, size_t n, cs_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cs_cmdline_key(cl, keys[i])) {
+            cs_arg_blame(in, cl, keys[i], 0);
+            return cs_fail(err, CS_EINVAL, "%s= is not a key of %s", keys[i], form);
+        }
+    return CS_OK;
+}
+
+static const char *const file_only_keys[] = {"A", "b", "xstar", "x0", "C", "reg", "kind",
+                                             "dir", "format", "force", "sha256"};
 
 static int maxcut_problem(cs_interp *in, const cs_cmdline *cl, cs_problem **prob,
                           char *graph, size_t glen, uint64_t *ts, long trial, cs_err *err)
@@ -88,6 +108,334 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
     return rc;
 }
 
+/* Make prob the session's problem (everything made from the old one goes). */
+static void set_problem(cs_interp *in, solve_state *st, cs_problem *prob, cs_kind kind,
+                        long trial, uint64_t ts)
+{
+    cs_solver_free(st->solver);
+    st->solver = NULL;
+    st->rewound = 0;
+    cs_basins_free(st->basins);
+    st->basins = NULL;
+    cs_problem_free(st->prob);
+    st->prob = prob;
+    st->kind = kind;
+    st->N = cs_problem_N(prob);
+    st->M = cs_problem_M(prob);
+    st->K = cs_problem_K(prob);
+    st->trial = trial;
+    st->stream = ts;
+    st->graph[0] = '\0';
+    st->own_method[0] = '\0';
+    memset(st->files, 0, sizeof st->files);
+    free(st->x0);
+    st->x0 = NULL;
+    st->nx0 = 0;
+    snprintf(st->reg_at_problem, sizeof st->reg_at_problem, "%s", in->reg_line);
+}
+
+/* ------------------------------------------------------------ problem file */
+
+enum { F_A, F_B, F_XSTAR, F_X0, F_C, F_COUNT };
+static const char *const file_keys[F_COUNT] = {"A", "b", "xstar", "x0", "C"};
+
+/* The length of a vector read as n x 1 or 1 x n; 0 (and an error naming the
+ * file) for anything else. */
+static size_t vector_len(const cs_array *a, const char *spec, const char *what, cs_err *err)
+{
+    if (a->cols == 1 || a->rows == 1)
+        return a->rows * a->cols;
+    cs_fail(err, CS_EINVAL, "%s: %s is %zux%zu, expected a vector (n x 1 or 1 x n)", spec, what,
+            a->rows, a->cols);
+    return 0;
+}
+
+/* Prefix err's message with the file it is about. */
+static int blame_file(cs_interp *in, const cs_cmdline *cl, int f, int rc, cs_err *err)
+{
+    char msg[sizeof err->msg];
+    const char *spec = cs_arg_text(cl, file_keys[f], "");
+    if (strncmp(err->msg, spec, strlen(spec)) != 0) {   /* the readers name it already */
+        snprintf(msg, sizeof msg, "%.200s: %.300s", spec, err->msg);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
+    cs_arg_blame(in, cl, file_keys[f], 0);
+    return rc;
+}
+
+/* Read the files, check them together, make the problem: on any error
+ * nothing is kept. */
+static int load_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind, cs_array arr[F_COUNT],
+                        cs_problem **prob, cs_err *err)
+{
+    int rc = CS_OK;
+    for (int f = 0; f < F_COUNT && !rc; f++) {
+        if (!cs_cmdline_key(cl, file_keys[f])) {
+            if (f <= F_B) {
+                in->err_col = cs_cmdline_pos(cl, 0)->col;
+                rc = cs_fail(err, CS_EINVAL, "problem file needs A=PATH and b=PATH");
+            }
+            continue;
+        }
+        char path[4096];
+        if ((rc = cs_arg_path(in, cl, file_keys[f], path, sizeof path, err)) ||
+            (rc = cs_array_read(path, &arr[f], err)))
+            rc = blame_file(in, cl, f, rc, err);
+    }
+    if (rc)
+        return rc;
+    size_t M = arr[F_A].rows, N = arr[F_A].cols, len[F_COUNT] = {0};
+    for (int f = F_B; f <= F_X0; f++)
+        if (arr[f].data && !(len[f] = vector_len(&arr[f], cs_arg_text(cl, file_keys[f], ""),
+                                                 file_keys[f], err)))
+            return blame_file(in, cl, f, CS_EINVAL, err);
+    /* one array at a time, so the message names the file at fault (a C of
+     * the right shape stands in for the one checked last) */
+    size_t cn = kind == CS_PROB_EIG ? N : 0;
+    if ((rc = cs_problem_check_shapes(kind, M, N, len[F_B], 0, cn, cn, err)))
+        return blame_file(in, cl, F_B, rc, err);
+    if (arr[F_XSTAR].data &&
+        (rc = cs_problem_check_shapes(kind, M, N, len[F_B], len[F_XSTAR], cn, cn, err)))
+        return blame_file(in, cl, F_XSTAR, rc, err);
+    if ((rc = cs_problem_check_shapes(kind, M, N, len[F_B], len[F_XSTAR], arr[F_C].rows,
+                                      arr[F_C].cols, err))) {
+        if (arr[F_C].data)
+            return blame_file(in, cl, F_C, rc, err);
+        cs_arg_blame(in, cl, "kind", 0);
+        return rc;
+    }
+    size_t nx = kind == CS_PROB_2BIT ? 2 * N : N;
+    if (arr[F_X0].data && len[F_X0] != nx && len[F_X0] != N) {
+        cs_fail(err, CS_EINVAL, "x0 has %zu entries, A has N = %zu columns", len[F_X0], N);
+        return blame_file(in, cl, F_X0, CS_EINVAL, err);
+    }
+    if ((rc = cs_problem_new_arrays(prob, kind, arr[F_A].data, M, N, arr[F_B].data,
+                                    arr[F_XSTAR].data, arr[F_C].data, err)))
+        return blame_file(in, cl, F_A, rc, err);
+    return CS_OK;
+}
+
+/* The SHA-256 of every file given, in the order of file_keys ("" for a key
+ * not given): a .mat file's, whichever variable is named. */
+static int hash_files(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65], cs_err *err)
+{
+    for (int f = 0; f < F_COUNT; f++) {
+        hex[f][0] = '\0';
+        if (!cs_cmdline_key(cl, file_keys[f]))
+            continue;
+        char path[4096];
+        int rc = cs_arg_path(in, cl, file_keys[f], path, sizeof path, err);
+        char *colon = strrchr(path, ':');
+        if (!rc && colon && colon - path >= 4 && !strncasecmp(colon - 4, ".mat", 4))
+            *colon = '\0';
+        if (rc || (rc = cs_sha256_file(path, hex[f], err)))
+            return blame_file(in, cl, f, rc, err);
+    }
+    return CS_OK;
+}
+
+/* sha256=H1,H2,..: the digests a journal recorded, one per file given in
+ * the order A b xstar x0 C; a file that changed since is refused. */
+static int check_hashes(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65], cs_err *err)
+{
+    const char *want = cs_arg_text(cl, "sha256", NULL);
+    if (!want)
+        return CS_OK;
+    for (int f = 0; f < F_COUNT; f++) {
+        if (!hex[f][0])
+            continue;
+        size_t n = strcspn(want, ",");
+        if (n != 64 || strncasecmp(want, hex[f], 64) != 0) {
+            cs_arg_blame(in, cl, "sha256", 0);
+            return cs_fail(err, CS_ESTATE, "%s changed since the session was recorded: its "
+                           "sha256 is %.12s..., the journal has %.*s", cs_arg_text(cl, file_keys[f], ""),
+                           hex[f], n > 12 ? 12 : (int)n, want);
+        }
+        want += n + (want[n] == ',');
+    }
+    return CS_OK;
+}
+
+/* The journal's line: the command as given, with sha256= of its files. */
+static void journal_with_hashes(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65])
+{
+    char line[8192];
+    size_t l = (size_t)snprintf(line, sizeof line, "%s", cl->name);
+    for (size_t i = 0; i < cl->nargs && l < sizeof line; i++) {
+        const cs_arg *a = &cl->args[i];
+        if (a->key && !strcmp(a->key, "sha256"))
+            continue;
+        int quote = a->quoted || !*a->value || strpbrk(a->value, " \t#\"'") != NULL;
+        char q = strchr(a->value, '\'') ? '"' : '\'';
+        l += (size_t)snprintf(line + l, sizeof line - l, " %s%s%.*s%s%.*s",
+                              a->key ? a->key : "", a->key ? "=" : "", quote, &q, a->value,
+                              quote, &q);
+    }
+    const char *sep = " sha256=";
+    for (int f = 0; f < F_COUNT && l < sizeof line; f++)
+        if (hex[f][0]) {
+            l += (size_t)snprintf(line + l, sizeof line - l, "%s%s", sep, hex[f]);
+            sep = ",";
+        }
+    if (l < sizeof line)
+        cs_interp_journal_as(in, line);
+}
+
+static void put_problem(cs_result *res, const solve_state *st);
+
+static int cmd_problem_file(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    static const char *const not_file[] = {"N", "M", "gamma", "K", "graph", "noise", "dir",
+                                           "format", "force"};
+    int rc = refuse_keys(in, cl, "problem file", not_file, sizeof not_file / sizeof *not_file,
+                         err);
+    const char *kname;
+    long trial;
+    if (rc || (rc = cs_arg_choice(in, cl, "kind", "bin|osb|ter|eig|2bit", "bin", &kname, err)) ||
+        (rc = cs_arg_long(in, cl, "trial", 1, 1, 1000000000L, &trial, err)))
+        return rc;
+    cs_kind kind;
+    cs_problem_kind_parse(kname, &kind, NULL);
+    const char *reg = cs_arg_text(cl, "reg", NULL);
+    if (reg) {
+        cs_method m;
+        if (cs_method_parse(&m, reg, err) || cs_method_check(&m, err)) {
+            cs_arg_blame(in, cl, "reg", 0);
+            return CS_EINVAL;
+        }
+    }
+    solve_state *st = solve_state_get(in, err);
+    if (!st)
+        return CS_ENOMEM;
+    char hex[F_COUNT][65];
+    if ((rc = hash_files(in, cl, hex, err)) || (rc = check_hashes(in, cl, hex, err)))
+        return rc;
+    cs_array arr[F_COUNT] = {{0}};
+    cs_problem *prob = NULL;
+    rc = load_problem(in, cl, kind, arr, &prob, err);
+    double *x0 = NULL;
+    size_t nx0 = arr[F_X0].rows * arr[F_X0].cols;
+    if (!rc && arr[F_X0].data) {   /* keep x0 (take its buffer) */
+        x0 = arr[F_X0].data;
+        arr[F_X0].data = NULL;
+    }
+    for (int f = 0; f < F_COUNT; f++)
+        cs_array_free(&arr[f]);
+    if (rc)
+        return rc;
+    size_t N = cs_problem_N(prob), M = cs_problem_M(prob);
+    set_problem(in, st, prob, kind, trial,
+                cs_sweep_trial_stream(N, M, cs_problem_K(prob), trial - 1));
+    st->x0 = x0;
+    st->nx0 = x0 ? nx0 : 0;
+    if (reg)
+        snprintf(st->own_method, sizeof st->own_method, "%s", reg);
+    for (int f = 0; f < F_COUNT; f++)
+        snprintf(st->files[f], sizeof st->files[f], "%.255s", cs_arg_text(cl, file_keys[f], ""));
+    put_problem(res, st);
+    journal_with_hashes(in, cl, hex);
+    st->seq = cs_interp_stamp(in);
+    return CS_OK;
+}
+
+/* ------------------------------------------------------------ problem save */
+
+/* DIR/NAME as the session maps file names (cs_interp_path), its folder
+ * made when missing. */
+static int save_path(cs_interp *in, const char *dir, const char *name, char *buf, size_t len,
+                     cs_err *err)
+{
+    char spec[4200];
+    snprintf(spec, sizeof spec, "%.4000s/%s", dir, name);
+    int rc = cs_interp_path(in, spec, buf, len, err);
+    if (rc)
+        return rc;
+    char *slash = strrchr(buf, '/');
+    if (slash && slash != buf) {
+        *slash = '\0';
+        int bad = mkdir(buf, 0777) && errno != EEXIST;
+        int e = errno;
+        *slash = '/';
+        if (bad)
+            return cs_fail(err, CS_EIO, "%s: cannot make its folder: %s", buf, strerror(e));
+    }
+    return CS_OK;
+}
+
+static int cmd_problem_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    static const char *const not_save[] = {"N", "M", "gamma", "K", "graph", "noise", "trial",
+                                           "A", "b", "xstar", "x0", "C", "reg", "kind",
+                                           "sha256"};
+    solve_state *st = NULL;
+    const char *fmt;
+    int force;
+    char dir[4096];
+    int rc = refuse_keys(in, cl, "problem save", not_save, sizeof not_save / sizeof *not_save,
+                         err);
+    if (rc || (rc = solve_need_problem(in, cl, &st, err)) ||
+        (rc = cs_arg_choice(in, cl, "format", "npy|csv|mat", "npy", &fmt, err)) ||
+        (rc = cs_arg_bool(in, cl, "force", 0, &force, err)))
+        return rc;
+    if (!cs_cmdline_key(cl, "dir")) {
+        in->err_col = cs_cmdline_pos(cl, 0)->col;
+        return cs_fail(err, CS_EINVAL, "problem save needs dir=DIR");
+    }
+    snprintf(dir, sizeof dir, "%s", cs_arg_text(cl, "dir", ""));
+    if (st->kind == CS_PROB_MAXCUT) {
+        in->err_col = cl->name_col;
+        return cs_fail(err, CS_EUNSUPPORTED, "problem save: a maxcut problem is its graph file");
+    }
+    const cs_problem *p = st->prob;
+    size_t N = cs_problem_N(p), M = cs_problem_M(p), cols = cs_problem_cols(p);
+    /* views of the problem's arrays (the writers only read them) */
+    cs_array A = {M, N, (double *)cs_problem_A(p)}, b = {M, cols, (double *)cs_problem_b(p)},
+             xs = {N, cols, (double *)cs_problem_xstar(p)}, C = {N, N, (double *)cs_problem_C(p)};
+    const char *names[4] = {"A", "b", "xstar", "C"};
+    const cs_array *arrs[4];
+    size_t n = 0;
+    arrs[n++] = &A;
+    arrs[n++] = &b;
+    if (xs.data)
+        arrs[n++] = &xs;
+    else
+        names[2] = "C";
+    if (C.data && st->kind == CS_PROB_EIG)
+        arrs[n++] = &C;
+    unsigned flags = force ? 0u : CS_ARRAY_NO_CLOBBER;
+    char path[4096];
+    if (!strcmp(fmt, "mat")) {
+        rc = save_path(in, dir, "problem.mat", path, sizeof path, err);
+        if (!rc)
+            rc = cs_array_write_mat(path, n, names, arrs, flags, err);
+        if (!rc)
+            cs_result_str(res, "file", path);
+    } else {
+        char list[1024] = "";
+        for (size_t k = 0; k < n && !rc; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "%s.%s", names[k], fmt);
+            rc = save_path(in, dir, name, path, sizeof path, err);
+            if (!rc)
+                rc = cs_array_write_opts(path, arrs[k], flags, err);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s.%s", k ? " " : "",
+                     names[k], fmt);
+        }
+        if (!rc)
+            cs_result_str(res, "files", list);
+    }
+    if (rc) {
+        cs_arg_blame(in, cl, "dir", 0);
+        return rc;
+    }
+    cs_result_str(res, "dir", cs_arg_text(cl, "dir", ""));
+    cs_result_str(res, "format", fmt);
+    cs_result_int(res, "N", (long long)N);
+    cs_result_int(res, "M", (long long)M);
+    cs_result_bool(res, "has_xstar", xs.data != NULL);
+    return CS_OK;
+}
+
 static void put_problem(cs_result *res, const solve_state *st)
 {
     cs_result_str(res, "kind", cs_problem_kind_name(st->kind));
@@ -103,12 +451,20 @@ static void put_problem(cs_result *res, const solve_state *st)
         cs_result_num(res, "gamma", (double)st->M / (double)st->N);
         if (st->K)
             cs_result_int(res, "K", (long long)st->K);
-        cs_result_num(res, "xstar_norm", cs_problem_xstar_norm(st->prob));
+        if (st->files[0][0]) {   /* from files: which, and whether x* is known */
+            for (int f = 0; f < F_COUNT; f++)
+                if (st->files[f][0])
+                    cs_result_str(res, file_keys[f], st->files[f]);
+            cs_result_bool(res, "has_xstar", cs_problem_xstar(st->prob) != NULL);
+        }
+        if (cs_problem_xstar(st->prob))
+            cs_result_num(res, "xstar_norm", cs_problem_xstar_norm(st->prob));
         if (cs_problem_noise(st->prob) > 0.0)
             cs_result_num(res, "noise", cs_problem_noise(st->prob));
     }
     cs_result_int(res, "trial", st->trial);
-    cs_result_str(res, "method", cs_kind_defaults_of(st->kind)->method);
+    cs_result_str(res, "method", st->own_method[0] ? st->own_method
+                                                    : cs_kind_defaults_of(st->kind)->method);
 }
 
 static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -116,16 +472,24 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
     const cs_arg *ka = cs_cmdline_pos(cl, 0);
     cs_kind kind;
     cs_err sub;
+    int rc;
+    if (!strcmp(ka->value, "file"))
+        return cmd_problem_file(in, cl, res, err);
+    if (!strcmp(ka->value, "save"))
+        return cmd_problem_save(in, cl, res, err);
     if (cs_problem_kind_parse(ka->value, &kind, &sub)) {
         in->err_col = ka->col;
         return cs_fail(err, CS_EINVAL, "unknown problem kind '%s' (bin osb ter 2bit eig orth "
                        "maxcut)", ka->value);
     }
+    if ((rc = refuse_keys(in, cl, "a drawn problem (problem file / problem save take it)",
+                          file_only_keys, sizeof file_only_keys / sizeof *file_only_keys, err)))
+        return rc;
     solve_state *st = solve_state_get(in, err);
     if (!st)
         return CS_ENOMEM;
     long trial;
-    int rc = cs_arg_long(in, cl, "trial", 1, 1, 1000000000L, &trial, err);
+    rc = cs_arg_long(in, cl, "trial", 1, 1, 1000000000L, &trial, err);
     if (rc)
         return rc;
     cs_problem *prob = NULL;
@@ -136,21 +500,8 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
              : recovery_problem(in, cl, kind, &prob, &ts, trial, err);
     if (rc)
         return rc;
-    cs_solver_free(st->solver);
-    st->solver = NULL;
-    st->rewound = 0;
-    cs_basins_free(st->basins);
-    st->basins = NULL;
-    cs_problem_free(st->prob);
-    st->prob = prob;
-    st->kind = kind;
-    st->N = cs_problem_N(prob);
-    st->M = cs_problem_M(prob);
-    st->K = cs_problem_K(prob);
-    st->trial = trial;
-    st->stream = ts;
+    set_problem(in, st, prob, kind, trial, ts);
     snprintf(st->graph, sizeof st->graph, "%.255s", graph);
-    snprintf(st->reg_at_problem, sizeof st->reg_at_problem, "%s", in->reg_line);
     put_problem(res, st);
     st->seq = cs_interp_stamp(in);
     return CS_OK;
@@ -170,12 +521,33 @@ static const cs_key_spec problem_keys[] = {
      CS_KEY_INT},
     {"noise", "0", "sigma: b = Ax* + sigma*n, n ~ N(0, I) drawn after everything else (0: the "
      "noiseless problem, bit for bit); solve fit=ls fits such a b", NULL, CS_KEY_NUM},
+    {"A", NULL, "problem file: the M x N matrix (.csv .npy .mtx .mat, F.mat:VAR)", NULL,
+     CS_KEY_FILE},
+    {"b", NULL, "problem file: the M measurements (n x 1 or 1 x n)", NULL, CS_KEY_FILE},
+    {"xstar", NULL, "problem file: the solution, when known (without it success is judged by "
+     "the residual and the distance to the target set)", NULL, CS_KEY_FILE},
+    {"x0", NULL, "problem file: the first start point of solve (N entries)", NULL,
+     CS_KEY_FILE},
+    {"C", NULL, "problem file, kind=eig: the N x N symmetric matrix", NULL, CS_KEY_FILE},
+    {"kind", "bin", "problem file: the kind of x* (bin osb ter eig 2bit), its method",
+     "bin|osb|ter|eig|2bit", CS_KEY_WORD},
+    {"reg", "the kind's", "problem file: the method solve uses (as solve reg=)", NULL,
+     CS_KEY_TEXT},
+    {"dir", NULL, "problem save: the folder for A, b, xstar (and C)", NULL, CS_KEY_FILE},
+    {"format", "npy", "problem save: npy, csv, or mat (one DIR/problem.mat)", "npy|csv|mat",
+     CS_KEY_WORD},
+    {"force", "off", "problem save: replace existing files", NULL, CS_KEY_WORD},
+    {"sha256", NULL, "problem file: the files' SHA-256 digests in the order A b xstar x0 C "
+     "(the journal records them; a file that differs is refused)", NULL, CS_KEY_LIST},
     {0}};
 
 static const cs_cmd_spec problem_commands[] = {
     {.name = "problem", .topic = "problems",
-     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [{noise}] [graph=FILE] [{trial}]",
-     .summary = "draw a recovery problem (bin osb ter 2bit eig orth) or load a MAX-CUT graph",
+     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [{noise}] [graph=FILE] [{trial}] | "
+              "problem file A=PATH b=PATH [xstar=PATH] [x0=PATH] [C=PATH] [{kind}] [reg=..] | "
+              "problem save dir=DIR [{format}] [force=on]",
+     .summary = "draw a recovery problem (bin osb ter 2bit eig orth), load a MAX-CUT graph, "
+                "load your own (problem file) or write the current one (problem save)",
      .example = "problem bin N=100 M=50", .min_pos = 1, .max_pos = 1, .keys = problem_keys,
      .run = cmd_problem, .journal = 1},
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_array_io.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -75,8 +76,20 @@ int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err
     double *x;
     size_t rows, cols, fault = 0;
     cs_err sub;
-    int rc = cs_parse_matrix_at(xa->value, &x, &rows, &cols, &fault, &sub);
-    if (rc) {
+    int rc;
+    if (cs_array_format_of(xa->value, &sub) > 0) {
+        /* a file (x.csv, x.npy, F.mat:VAR): its array; a 1 x n row is the vector */
+        char path[4096];
+        cs_array a = {0};
+        if ((rc = cs_interp_path(in, xa->value, path, sizeof path, &sub)) ||
+            (rc = cs_array_read(path, &a, &sub))) {
+            in->err_col = xa->col;
+            return cs_fail(err, rc, "eval: %s", sub.msg);
+        }
+        x = a.data;
+        rows = a.rows == 1 ? a.cols : a.rows;
+        cols = a.rows == 1 ? 1 : a.cols;
+    } else if ((rc = cs_parse_matrix_at(xa->value, &x, &rows, &cols, &fault, &sub))) {
         in->err_col = cs_arg_value_col(xa, fault);
         return cs_fail(err, rc, "eval: %s", sub.msg);
     }

@@ -137,6 +137,11 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
                            cs_sweep_method_stream(st->stream, &a->method), err);
     if (rc)
         return rc;
+    /* problem file x0=: the first start */
+    if (st->x0 && (rc = cs_solver_set_start(s, st->x0, st->nx0, err))) {
+        cs_solver_free(s);
+        return rc;
+    }
     cs_solver_free(st->solver);
     st->solver = s;
     st->args = *a;
@@ -294,6 +299,26 @@ static void put_run(cs_result *res, solve_state *st)
 
 /* ------------------------------------------------------------ solve / step / reset */
 
+/* out=PATH: the solution x (N entries; 2bit y1 + y2) into a file. */
+static int write_out(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_result *res,
+                     cs_err *err)
+{
+    if (!cs_cmdline_key(cl, "out"))
+        return CS_OK;
+    char path[4096];
+    size_t n;
+    const double *x = cs_solver_x(st->solver, &n);
+    int rc = cs_arg_path(in, cl, "out", path, sizeof path, err);
+    if (!rc)
+        rc = solve_write_x(path, x, n, err);
+    if (rc) {
+        cs_arg_blame(in, cl, "out", 0);
+        return rc;
+    }
+    cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
+    return CS_OK;
+}
+
 static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     solve_state *st = NULL;
@@ -321,6 +346,8 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     put_run(res, st);
     if (forked)
         cs_result_bool(res, "forked", 1);
+    if ((rc = write_out(in, cl, st, res, err)))
+        return rc;
     return store_run(in, cl, st, res, err);
 }
 
@@ -449,6 +476,15 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
         cs_result_vec(res, "variable", var, n);
     cs_result_int(res, "iter", v.iter);
     cs_result_int(res, "start", v.start);
+    if (cs_cmdline_key(cl, "out")) {
+        char path[4096];
+        if ((rc = cs_arg_path(in, cl, "out", path, sizeof path, err)) ||
+            (rc = solve_write_x(path, v.x, v.n, err))) {
+            cs_arg_blame(in, cl, "out", 0);
+            return rc;
+        }
+        cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
+    }
     return CS_OK;
 }
 
@@ -477,6 +513,7 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
 
 static const cs_key_spec solve_keys[] = {
     SOLVE_KEYS,
+    {"out", NULL, "write the solution x to this file (.csv .npy .json)", NULL, CS_KEY_FILE},
     {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
      "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
@@ -492,6 +529,10 @@ static const cs_key_spec step_keys[] = {
     {0}};
 
 static const cs_key_spec no_keys[] = {{0}};
+static const cs_key_spec x_keys[] = {
+    {"out", NULL, "write the iterate's x to this file (.csv .npy .json: {\"x\": [...]})", NULL,
+     CS_KEY_FILE},
+    {0}};
 
 static const cs_cmd_spec solve_commands[] = {
     {.name = "solve", .topic = "solvers",
@@ -509,8 +550,9 @@ static const cs_cmd_spec solve_commands[] = {
                 "for bit; changing maxit, stop or tol after it forks the run)",
      .example = "rewind 10", .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cmd_rewind,
      .journal = 1},
-    {.name = "x", .topic = "solvers", .usage = "x",
-     .summary = "the current iterate (JSON: \"x\":[...])", .example = "x", .keys = no_keys,
+    {.name = "x", .topic = "solvers", .usage = "x [out=F.csv|F.npy|F.json]",
+     .summary = "the current iterate (JSON: \"x\":[...]); out= writes it to a file",
+     .example = "x", .keys = x_keys,
      .run = cmd_x},
 };
 

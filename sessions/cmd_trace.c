@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_array_io.h"
 #include "cs_file.h"
+#include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_rules.h"
@@ -183,6 +185,65 @@ static int trace_rules(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_
 
 /* ------------------------------------------------------------ trace */
 
+/* ------------------------------------------------------------ trace iterates= */
+
+/* iterates=PATH: every iterate of the run so far (iterations x N, the x
+ * part; one row per row of out=), from a replay of the run with its path
+ * kept: the solver is deterministic, so the replay is the run. */
+static int write_iterates(cs_interp *in, const cs_cmdline *cl, solve_state *st, size_t n,
+                          cs_result *res, cs_err *err)
+{
+    cs_solve_result r;
+    cs_solver_result(st->solver, &r);
+    size_t nx = st->N * cs_problem_cols(st->prob);
+    double bytes = ((double)n + (double)r.starts + 1.0) * (double)nx * 8.0;
+    if (bytes > CS_MEMORY_BUDGET) {
+        cs_arg_blame(in, cl, "iterates", 0);
+        return cs_fail(err, CS_ENOMEM, "iterates=: %zu iterations x %zu = %.3g GB, above the "
+                       "memory budget of %.3g GB (CS_MEMORY_BUDGET)", n, nx, bytes / 1e9,
+                       CS_MEMORY_BUDGET / 1e9);
+    }
+    char path[4096];
+    int rc = cs_arg_path(in, cl, "iterates", path, sizeof path, err);
+    if (rc)
+        return rc;
+    cs_solve_opts o = st->args.o;
+    o.path = 1;
+    o.trace = 1;
+    cs_solver *replay = NULL;
+    cs_array a = {0};
+    rc = cs_solver_new(&replay, st->prob, &st->args.method, &o, st->solver_seed,
+                       cs_sweep_method_stream(st->stream, &st->args.method), err);
+    if (!rc && st->x0)
+        rc = cs_solver_set_start(replay, st->x0, st->nx0, err);
+    if (!rc && n)
+        rc = cs_solver_step(replay, (long)n, NULL, err);
+    size_t np = 0, rows = 0;
+    const int *start_of = NULL;
+    const double *pts = rc ? NULL : cs_solver_path(replay, &np, &start_of);
+    if (!rc)
+        rc = cs_array_alloc(&a, np ? np : 1, nx, err);
+    /* the start points are not iterates: skip the first point of each start */
+    for (size_t i = 0; !rc && i < np; i++)
+        if (i > 0 && start_of[i] == start_of[i - 1])
+            memcpy(a.data + rows++ * nx, pts + i * nx, nx * sizeof *pts);
+    a.rows = rows;
+    if (!rc && !rows)
+        rc = cs_fail(err, CS_ESTATE, "iterates=: no iterations yet");
+    if (!rc)
+        rc = cs_array_write(path, &a, err);
+    cs_array_free(&a);
+    cs_solver_free(replay);
+    if (rc) {
+        cs_arg_blame(in, cl, "iterates", 0);
+        return rc;
+    }
+    cs_result_str(res, "iterates", cs_arg_text(cl, "iterates", ""));
+    cs_result_int(res, "iterate_rows", (long long)rows);
+    cs_result_int(res, "iterate_cols", (long long)nx);
+    return CS_OK;
+}
+
 static int cmd_trace(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     solve_state *st = NULL;
@@ -198,8 +259,8 @@ static int cmd_trace(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                        "trace rules", what->value);
     }
     if (what) {
-        static const char *const not_for_rules[] = {"out", "ledger"};
-        for (size_t i = 0; i < 2; i++)
+        static const char *const not_for_rules[] = {"out", "ledger", "iterates"};
+        for (size_t i = 0; i < 3; i++)
             if (cs_cmdline_key(cl, not_for_rules[i])) {
                 cs_arg_blame(in, cl, not_for_rules[i], 0);
                 return cs_fail(err, CS_EINVAL, "trace rules takes plot=, not %s=",
@@ -221,7 +282,10 @@ static int cmd_trace(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
             return rc;
         cs_result_int(res, "trials", (long long)nl);
     }
-    if (!cs_cmdline_key(cl, "out") && !cs_cmdline_key(cl, "ledger") && n)
+    if (cs_cmdline_key(cl, "iterates") && (rc = write_iterates(in, cl, st, n, res, err)))
+        return rc;
+    if (!cs_cmdline_key(cl, "out") && !cs_cmdline_key(cl, "ledger") &&
+        !cs_cmdline_key(cl, "iterates") && n)
         tail_text(res, t, n);
     if (n) {
         cs_result_num(res, "objective", t[n - 1].objective);
@@ -237,6 +301,8 @@ static const cs_key_spec trace_keys[] = {
     {"ledger", NULL, "CSV, one row per trial step of the backtracking line search (FISTA): "
      LEDGER_CSV_HEADER " (f must not exceed bound; accepted: the step taken)", NULL,
      CS_KEY_FILE},
+    {"iterates", NULL, "every iterate's x (iterations x N, a row per row of out=; .npy .csv "
+     ".mtx .mat), refused above the memory budget", NULL, CS_KEY_FILE},
     {"plot", NULL, "draw objective, residual, step and error into this image (trace rules: "
      "with a mark where each rule fires)", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
@@ -244,7 +310,8 @@ static const cs_key_spec trace_keys[] = {
 
 static const cs_cmd_spec trace_commands[] = {
     {.name = "trace", .topic = "solvers",
-     .usage = "trace [out=FILE] [ledger=FILE] [plot=FILE] | trace rules [plot=FILE]",
+     .usage = "trace [out=FILE] [ledger=FILE] [iterates=F.npy] [plot=FILE] | trace rules "
+              "[plot=FILE]",
      .summary = "the solver's records: out= per iteration, ledger= per trial step; `trace "
                 "rules`: where each stopping rule (oracle; residual, normalized, ratio, hybrid "
                 "at 1e-5 and 1e-8; maxit) would stop the first start, and its error",

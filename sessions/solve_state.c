@@ -2,10 +2,14 @@
  * CS_EXT_SOLVE, solve_state.h): made on first use, described in the
  * prompt, and what `problem`, `solve`, `trace`, `basins`, `maxcut` and the
  * views all ask of it. Below every command that uses it. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "cs_array_io.h"
 #include "cs_project.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -18,6 +22,7 @@ static void state_free(void *p)
     cs_solver_free(st->solver);
     cs_problem_free(st->prob);
     cs_basins_free(st->basins);
+    free(st->x0);
     free(st->view_x);
     free(st->view_obj);
     free(st->view_err);
@@ -57,7 +62,8 @@ void solve_next_method(const cs_interp *in, const solve_state *st, char *buf, si
                        int *own)
 {
     int o = strcmp(in->reg_line, st->reg_at_problem) == 0;
-    snprintf(buf, len, "%s", o ? cs_kind_defaults_of(st->kind)->method : in->reg_line);
+    const char *own_m = st->own_method[0] ? st->own_method : cs_kind_defaults_of(st->kind)->method;
+    snprintf(buf, len, "%s", o ? own_m : in->reg_line);
     if (own)
         *own = o;
 }
@@ -138,4 +144,23 @@ int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, 
     return cs_fail(err, CS_ENOTFOUND,
                    "graph '%s': no such file (give a path, toy5, toy4, or a G-set name found in "
                    SOLVE_GSET_DIR ")", name);
+}
+
+int solve_write_x(const char *path, const double *x, size_t n, cs_err *err)
+{
+    size_t len = strlen(path);
+    if (len > 5 && !strcasecmp(path + len - 5, ".json")) {
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return cs_fail(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+        fputs("{\"x\": [", f);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%s%.17g", i ? ", " : "", x[i]);
+        fputs("]}\n", f);
+        if (fclose(f))
+            return cs_fail(err, CS_EIO, "%s: cannot write: %s", path, strerror(errno));
+        return CS_OK;
+    }
+    cs_array a = {n, 1, (double *)x};
+    return cs_array_write(path, &a, err);
 }

@@ -28,6 +28,10 @@ typedef struct solve_state {
     uint64_t stream;        /* the problem's trial stream */
     char reg_at_problem[1024];
     char graph[256];        /* maxcut: the graph name (for display) */
+    char own_method[256];   /* problem file reg=: the problem's method ("": the kind's) */
+    char files[5][256];     /* problem file: A, b, xstar, x0, C as given ("": none) */
+    double *x0;             /* problem file x0=: the first start of a new solver */
+    size_t nx0;
     cs_solver *solver;
     solve_args args;        /* what the solver was made from */
     uint64_t solver_seed;   /* the seed it was made with */
@@ -49,6 +53,11 @@ int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, c
 int solve_resolve_graph(cs_interp *in, const char *name, char *buf, size_t len, cs_err *err);
 /* The help text's name for where G-set graphs are looked up. */
 #define SOLVE_GSET_DIR "sessions/data/gset"
+
+/* Write an iterate (n entries) to path by its extension: .csv and .npy (an
+ * n x 1 array, cs_array_io.h), .json ({"x": [...]}, 17 digits: each reads
+ * back bit for bit). */
+int solve_write_x(const char *path, const double *x, size_t n, cs_err *err);
 
 /* The method text the next solve (without reg=) uses: the current
  * regularizer when it was chosen after `problem`, else the problem's own.

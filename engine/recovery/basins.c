@@ -35,6 +35,7 @@ void cs_basins_free(cs_basins *b)
     free(b->end);
     free(b->iters);
     free(b->rel_err);
+    free(b->endx);
     free(b->clusters);
     free(b);
 }
@@ -186,7 +187,9 @@ static int cluster(const job *jb, cs_err *err)
 {
     cs_basins *b = jb->b;
     size_t np = b->res * b->res, nx = jb->nx;
-    double tol = CLUSTER_TOL * fmax(cs_problem_xstar_norm(jb->prob), 1e-12), tol2 = tol * tol;
+    /* without x* (a problem from files) the scale is 1 */
+    double scale = cs_problem_xstar(jb->prob) ? cs_problem_xstar_norm(jb->prob) : 1.0;
+    double tol = CLUSTER_TOL * fmax(scale, 1e-12), tol2 = tol * tol;
     b->clusters = calloc(CS_BASINS_MAX_CLUSTERS, sizeof *b->clusters);
     if (!b->clusters)
         return cs_fail(err, CS_ENOMEM, "out of memory");
@@ -241,6 +244,10 @@ static int check_spec(const cs_problem *prob, const cs_basins_spec *sp, cs_err *
     if (N > 2 && (sp->dims[0] >= N || sp->dims[1] >= N || sp->dims[0] == sp->dims[1]))
         return cs_fail_key(err, CS_EINVAL, "dims", "dims: two different coordinates in 1..%zu",
                            N);
+    /* N > 2: the slice goes through x*; a problem from files may have none */
+    if (N > 2 && !cs_problem_xstar(prob))
+        return cs_fail(err, CS_EUNSUPPORTED, "basins: N = %zu > 2 and the problem has no x*, "
+                       "the centre of the slice (give problem file xstar=PATH)", N);
     return CS_OK;
 }
 
@@ -328,7 +335,7 @@ int cs_basins_run(cs_basins **out, const cs_problem *prob, const cs_basins_spec 
         rc = cs_fail(err, CS_ECANCEL, "basins: interrupted");
     if (!rc)
         rc = cluster(&jb, err);
-    free(jb.endx);
+    b->endx = jb.endx;   /* kept for basins ends= */
     if (rc) {
         cs_basins_free(b);
         return rc;

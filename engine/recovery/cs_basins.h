@@ -71,6 +71,7 @@ typedef struct cs_basins {
     double *end;                /* 2 per point: the end point along dims */
     long *iters;                /* iterations each run took */
     double *rel_err;            /* each end point's error to x* */
+    double *endx;               /* N per point: every end point, all its coordinates */
     size_t counts[CS_BASIN_CLASSES];
     cs_basin_cluster *clusters; /* largest first */
     size_t nclusters;
