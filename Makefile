@@ -303,6 +303,8 @@ check: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@for b in $(patsubst tests/%.c,$(BUILD_ROOT)/rel/tests/%,$(BENCH_SRC)); do echo "== $$b"; $$b || exit 1; done
+	@echo "== tests/python/bench_reg.py (the library's rows and the PyTorch module against torch one-liners, one thread)"
+	@PYTHONPATH=python CSREG_LIB=$(BUILD_ROOT)/rel/libcsreg.so.0 /usr/bin/python3 tests/python/bench_reg.py
 
 # Fuzz the interpreter (tests/fuzz/fuzz_interp.c) for FUZZ_SECONDS, starting
 # from the seed corpus in tests/fuzz/corpus; findings land in build/fuzz/.
