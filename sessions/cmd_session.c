@@ -1,7 +1,9 @@
 /* cmd_session.c — sessions as scripts: `source FILE` runs one inside the
  * session, `save session FILE.csr` writes the journal as a runnable script
  * (not journaled itself), `save model FILE` writes a network checkpoint
- * (journaled, so a replay writes it again). */
+ * (journaled, so a replay writes it again). The journal holds each command
+ * as it ran, loops unrolled and variables substituted (interp.c), so a
+ * saved session needs no variable and writes the same files again. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
     char *line = NULL;
     size_t cap = 0, len;
     int lineno = 0, first = CS_OK, result = CS_OK;
+    int outer_line = in->lineno;   /* `source` inside a script */
     cs_err first_err = {0};
     for (;;) {
         int col;
@@ -55,33 +58,60 @@ int cs_interp_run_file(cs_interp *in, const char *path, int keep_going, cs_repor
         int before = *cmd && *cmd != '#' && cs_cancelled(&in->cancel);
         /* in->exec: cs_interp_exec, through the pointer, as `source` is one of
          * the commands it dispatches */
+        cs_interp_set_line(in, lineno);
         rc = before ? CS_INTERRUPTED_BEFORE : in->exec(in, line, &col, &lerr);
         if (rc == 1) {
             result = 1;
             break;
         }
+        /* the end of a loop: what stopped is a line of its body */
+        const char *at_text = line;
+        int at = lineno;
+        if (!before && cs_interp_where(in, NULL)) {
+            at = cs_interp_where(in, &at_text);
+            if (rc == CS_ECANCEL || cs_interp_interrupted(in, NULL))
+                col = 1;
+        }
         if (before || rc == CS_ECANCEL || cs_interp_interrupted(in, NULL)) {
             /* scripts stop at an interrupt, even with keep_going */
             cs_err ierr;
-            cs_interp_interrupt_msg(in, line, rc, &lerr, &ierr);
+            cs_interp_interrupt_msg(in, at_text, rc, &lerr, &ierr);
             if (report)
-                report(ctx, path, lineno, 1, line, &ierr);
+                report(ctx, path, at, 1, at_text, &ierr);
             if (first == CS_OK)
-                cs_fail(&first_err, CS_ECANCEL, "%s:%d: %s", path, lineno, ierr.msg);
+                cs_fail(&first_err, CS_ECANCEL, "%s:%d: %s", path, at, ierr.msg);
             first = CS_ECANCEL;
             break;
         }
         if (rc < 0) {
             if (report)
-                report(ctx, path, lineno, col, line, &lerr);
+                report(ctx, path, at, col, at_text, &lerr);
             if (first == CS_OK) {
                 first = rc;
-                cs_fail(&first_err, rc, "%s:%d:%d: %s", path, lineno, col ? col : 1, lerr.msg);
+                cs_fail(&first_err, rc, "%s:%d:%d: %s", path, at, col ? col : 1, lerr.msg);
             }
             if (!keep_going)
                 break;
         }
     }
+    /* the end of the file: a for still waiting for its end */
+    int col;
+    cs_err ferr;
+    if (first == CS_OK || (keep_going && first != CS_ECANCEL)) {
+        if (cs_interp_finish(in, &col, &ferr) < 0) {
+            const char *head;
+            int at = cs_interp_where(in, &head);
+            if (report)
+                report(ctx, path, at, col, head, &ferr);
+            if (first == CS_OK) {
+                first = CS_EINVAL;
+                cs_fail(&first_err, CS_EINVAL, "%s:%d:%d: %s", path, at, col, ferr.msg);
+            }
+        }
+    } else {
+        cs_interp_finish(in, &col, &ferr);   /* dropped: the script stopped inside it */
+    }
+    cs_interp_set_line(in, outer_line);
     free(line);
     fclose(f);
     if (first != CS_OK) {
@@ -105,6 +135,10 @@ int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *e
     int rc = cs_interp_run_file(in, file->value, 0, NULL, NULL, err);
     double seconds = cs_now() - t0;
     in->source_depth--;
+    /* the error names its file, line and column: a loop around `source`
+     * points at this line, not at the file's */
+    free(in->where_text);
+    in->where_text = NULL;
     if (rc < 0) {
         in->err_col = file->col;
         return rc;

@@ -32,6 +32,7 @@ static int cmd_regs(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
 static int cmd_seed(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
+static int cmd_script_word(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 
 static const cs_key_spec no_keys[] = {{0}};
 static const cs_key_spec save_keys[] = {
@@ -84,6 +85,26 @@ static const cs_cmd_spec core_commands[] = {
      .run = cs_cmd_source},
     {.name = "quit", .topic = "basics", .usage = "quit", .summary = "leave csreg",
      .example = "quit", .keys = no_keys, .run = cmd_quit},
+    /* the script language: read by cs_interp_exec before any command (these
+     * rows give help, completion and the manual) */
+    {.name = "let", .topic = "scripts", .usage = "let NAME = VALUE",
+     .summary = "set a script variable: $NAME in a later value or positional argument "
+                "stands for VALUE (the name ends before the first character not a letter, "
+                "digit or _, or at a closing brace after a $ and an opening one); "
+                "csreg run FILE -D NAME=VALUE sets one from outside "
+                "and wins over the script's let. No if or while: to go further, loop in the "
+                "shell over csreg -D, or read the --json output from a program",
+     .example = "let L = 1e-3", .max_pos = 3, .open_keys = 1, .keys = no_keys,
+     .run = cmd_script_word},
+    {.name = "for", .topic = "scripts", .usage = "for NAME in LIST ... end",
+     .summary = "run the lines up to the matching end once per value of LIST (a,b,c as typed, "
+                "or start:step:stop), $NAME set to it; loops nest; the journal (save session) "
+                "keeps each command as it ran. For more, a shell loop over csreg -D NAME=VALUE "
+                "or --json output",
+     .example = "for L in 1e-3,1e-1", .max_pos = 3, .keys = no_keys, .run = cmd_script_word},
+    {.name = "end", .topic = "scripts", .usage = "end",
+     .summary = "close a for loop, which then runs", .example = "end", .keys = no_keys,
+     .run = cmd_script_word},
 };
 
 static CS_CMD_GROUP(cs_group_core, core_commands);
@@ -352,4 +373,13 @@ static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     (void)err;
     in->quit = 1;
     return CS_OK;
+}
+
+/* let, for and end never get here (cs_interp_exec reads them first). */
+static int cmd_script_word(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
+{
+    (void)res;
+    in->err_col = cl->name_col;
+    return cs_fail(err, CS_EINVAL, "%s belongs to the script language (help %s)", cl->name,
+                   cl->name);
 }

@@ -25,6 +25,14 @@ typedef struct cs_interp_opts {
     /* Fuzzing and tests: every file name a command reads or writes is mapped
      * to sandbox_dir/BASENAME. NULL: paths are used as given. */
     const char *sandbox_dir;
+    /* Script variables given from outside (csreg -D NAME=VALUE), each
+     * "NAME=VALUE": set before any line runs, kept by cs_interp_reset, and
+     * never changed by a script's `let` (a `for` over one is an error). */
+    const char *const *defines;
+    size_t ndefines;
+    /* The most lines loops may run for one line given (0: 1,000,000);
+     * the fuzzer keeps it small. */
+    long loop_limit;
 } cs_interp_opts;
 
 int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err);
@@ -33,8 +41,28 @@ void cs_interp_free(cs_interp *in);
 /* Run one line. Returns 0 (result printed), 1 when the line was `quit`, or
  * <0 with err filled; *err_col is the 1-based column of the offending
  * argument (0 when none). In JSON mode the caller prints the error object
- * with cs_interp_print_error. */
+ * with cs_interp_print_error.
+ * The script language is read here, so every front end has it: `let NAME =
+ * VALUE`, $NAME and ${NAME} in arguments, and `for NAME in LIST` ... `end`,
+ * whose lines are kept (0 returned, nothing run) until the matching `end`
+ * arrives, which runs the loop. A loop stops at its first error (err_col
+ * is then that body line's: cs_interp_where says which) or at an interrupt
+ * (a command interrupted, or CS_INTERRUPTED_BEFORE when the flag was set
+ * between two of its commands). The journal gets each command as it ran:
+ * loops unrolled, variables substituted; let, for and end are not journaled. */
 int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err);
+/* The number of the next line given to cs_interp_exec in its script (0:
+ * none), kept with a loop's body lines so an error in one names its line. */
+void cs_interp_set_line(cs_interp *in, int lineno);
+/* Where the last cs_interp_exec stopped when the line given was the `end`
+ * of a loop: the body line (its number from cs_interp_set_line, *text its
+ * text as typed) that failed or was interrupted; 0 and *text NULL when it
+ * was the line given itself. */
+int cs_interp_where(const cs_interp *in, const char **text);
+/* The end of the input (a script, the -e lines, the REPL): a `for` still
+ * waiting for its `end` is dropped, and is an error (CS_EINVAL, *err_col
+ * its column; cs_interp_where gives its line). 0 when none was open. */
+int cs_interp_finish(cs_interp *in, int *err_col, cs_err *err);
 void cs_interp_print_error(cs_interp *in, const char *line, const cs_err *err, FILE *out);
 
 /* Back to the state of a new interpreter with the same options (every
@@ -104,7 +132,8 @@ void cs_interp_interrupt_msg(cs_interp *in, const char *line, int rc, const cs_e
 /* A file name as the command should use it (sandbox mapping), into buf. */
 int cs_interp_path(cs_interp *in, const char *path, char *buf, size_t len, cs_err *err);
 
-/* Prompt text showing the state, e.g. "csreg[bin]> ". */
+/* Prompt text showing the state, e.g. "csreg[bin]> "; "...> " while a
+ * for loop is being typed. */
 void cs_interp_prompt(const cs_interp *in, char *buf, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
-/* interp.c — run command lines: parse, check against the command table,
- * dispatch, print the result, journal what succeeded. */
+/* interp.c — run command lines: the script language first (let, for ...
+ * end, $NAME: interp_script.c), then for each command parse, check against
+ * the command table, dispatch, print the result, journal what succeeded. */
 #include "cs_interp.h"
 
 #include "cs_args.h"
@@ -11,6 +12,26 @@
 #include <string.h>
 
 #include "interp_internal.h"
+
+static int exec_agreed(cs_interp *in, const char *line, int *err_col, cs_err *err);
+
+/* -D NAME=VALUE: a fixed variable (a script's let leaves it). */
+static int define(cs_interp *in, const char *def, cs_err *err)
+{
+    const char *eq = strchr(def, '=');
+    if (!eq || !cs_var_name_ok(def, (size_t)(eq - def)))
+        return cs_fail(err, CS_EINVAL, "-D %s: expected NAME=VALUE, NAME of letters, digits "
+                       "and _ (not starting with a digit)", def);
+    for (const char *p = eq + 1; *p; p++)
+        if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+            return cs_fail(err, CS_EINVAL, "-D %.*s: a control character in the value",
+                           (int)(eq - def), def);
+    char name[CS_VAR_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - def), def);
+    if (cs_vars_set(in->vars, name, eq + 1, 1, 1) < 0)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    return CS_OK;
+}
 
 int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
 {
@@ -27,9 +48,14 @@ int cs_interp_new(cs_interp **out, const cs_interp_opts *opts, cs_err *err)
     in->threads = opts->threads;
     cs_blas_set_threads(1);   /* always one: network commands hold cs_par threads */
     in->exec = cs_interp_exec;
+    in->command = exec_agreed;
     in->res = cs_result_new("");
-    int rc = in->res ? cs_device_parse(opts->device ? opts->device : "cpu", &in->device, err)
-                     : cs_fail(err, CS_ENOMEM, "out of memory");
+    in->vars = cs_vars_new();
+    int rc = in->res && in->vars
+                 ? cs_device_parse(opts->device ? opts->device : "cpu", &in->device, err)
+                 : cs_fail(err, CS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < opts->ndefines && !rc; i++)
+        rc = define(in, opts->defines[i], err);
     if (!rc)
         rc = cs_reg_new(&in->reg, "bin", NULL, 0, in->seed, err);
     if (rc) {
@@ -52,6 +78,9 @@ void cs_interp_free(cs_interp *in)
     free(in->journal);
     cs_reg_free(in->reg);
     cs_result_free(in->res);
+    cs_vars_free(in->vars);
+    cs_block_clear(&in->block);
+    free(in->where_text);
     free(in);
 }
 
@@ -74,6 +103,8 @@ int cs_interp_reset(cs_interp *in, cs_err *err)
     cs_device_parse(in->opts.device ? in->opts.device : "cpu", &in->device, NULL); /* as new */
     in->plot_window = 0;
     in->chapter = 0;
+    cs_vars_clear(in->vars);   /* the -D ones stay */
+    cs_block_clear(&in->block);
     return CS_OK;
 }
 
@@ -201,7 +232,7 @@ static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)
  * alone writes files, so only it can fail at that), and a rank that fails
  * where rank 0 did not has left the common path: rank 0 says so and the
  * job stops, rather than the ranks waiting on each other for ever. */
-int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
+static int exec_agreed(cs_interp *in, const char *line, int *err_col, cs_err *err)
 {
     int rc = exec_here(in, line, err_col, err);
     int diverged;
@@ -216,6 +247,17 @@ int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
         cs_dist_abort(1);
     }
     return rc;
+}
+
+int cs_interp_exec(cs_interp *in, const char *line, int *err_col, cs_err *err)
+{
+    free(in->where_text);
+    in->where_text = NULL;
+    in->where_line = 0;
+    in->loop_commands = 0;
+    in->interrupted = 0;
+    in->stop_note[0] = '\0';
+    return cs_interp_script_line(in, line, in->lineno, err_col, err);
 }
 
 static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)

@@ -9,6 +9,7 @@
 #include "cs_device.h"
 #include "cs_interp.h"
 #include "cs_reg.h"
+#include "cs_script.h"
 #include "cs_sweep_view.h"
 
 /* State a module of sessions/ keeps in the interpreter (the solver's
@@ -55,10 +56,27 @@ struct cs_interp {
     int watch_hist;             /* frames with histograms */
     cs_sweep_watch sweep_watch; /* sweeps followed live (cs_sweep_view.h); start NULL: none */
     long sweep_runs;            /* sweeps watched so far */
+    /* the script language (cs_script.h, run by interp.c) */
+    cs_vars *vars;        /* let, for, -D */
+    cs_block block;       /* a for ... end being typed */
+    int lineno;           /* cs_interp_set_line: the number of the next line */
+    int where_line;       /* the loop-body line where the last exec stopped */
+    char *where_text;     /* (its text; NULL: the line given stopped itself) */
+    long loop_commands;   /* lines a loop ran for the line given, bounded */
+    /* the dispatcher's one command (interp.c), set by cs_interp_new: how
+     * the script language runs a command without calling up into it */
+    int (*command)(cs_interp *in, const char *line, int *err_col, cs_err *err);
     /* cs_interp_exec, set by cs_interp_new: how `source` runs its lines
      * without calling up into the dispatcher */
     int (*exec)(cs_interp *in, const char *line, int *err_col, cs_err *err);
 };
+
+/* One line of the script language (interp_script.c): let, for ... end,
+ * or a command with its variables substituted, run by in->command. lineno
+ * is kept with a loop's body lines. cs_interp_exec's, after it reset the
+ * state of the line before. */
+int cs_interp_script_line(cs_interp *in, const char *line, int lineno, int *err_col,
+                          cs_err *err);
 
 /* The module state in `slot`, NULL when none yet. */
 void *cs_interp_ext(cs_interp *in, int slot);

@@ -5,6 +5,7 @@
 #include "cs_interp.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,10 @@ const cs_reg *cs_interp_reg(const cs_interp *in) { return in->reg; }
 
 void cs_interp_prompt(const cs_interp *in, char *buf, size_t len)
 {
+    if (in->block.depth > 0) {   /* a for loop being typed: more lines until its end */
+        snprintf(buf, len, "...> ");
+        return;
+    }
     char extra[256] = "";
     size_t used = 0;
     for (int s = 0; s < CS_EXT_COUNT && used < sizeof extra; s++)

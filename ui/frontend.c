@@ -83,7 +83,9 @@ int cs_run_line(cs_interp *in, const char *line, const char *where, int lineno, 
     int rc = cs_interp_exec(in, line, &col, &err);
     cs_progress_end();
     if (rc < 0) {
-        report(in, line, where, lineno, col, &err, json);
+        const char *body;   /* an error in a loop's body: that line */
+        int at = cs_interp_where(in, &body);
+        report(in, body ? body : line, where, body ? at : lineno, col, &err, json);
         return 1;
     }
     return rc == 1 ? 2 : 0;

@@ -30,6 +30,8 @@ static const char usage_text[] =
             "  --repl          the line REPL\n"
             "  --keep-going    scripts and -e: run on after an error and report every\n"
             "                  one (exit status 1 when any failed)\n"
+            "  -D NAME=VALUE   set the script variable $NAME (repeatable); it wins over the\n"
+            "                  script's own `let NAME = ...` (help let, help for)\n"
             "  --demo          start on the built-in demo (the TUI on a terminal)\n"
             "  --tour          a guided tour of the paper (sessions/tour.csr) in the TUI\n"
             "  --play FILE     play a script in the TUI a line at a time (stops at pause)\n"
@@ -45,6 +47,7 @@ typedef struct cli {
     size_t nlines;
     const char **files;  /* run */
     size_t nfiles;
+    const char **defines;  /* -D NAME=VALUE */
     int repl, demo, tour, keep_going;
     const char *play;    /* --play FILE: the TUI plays this script */
 } cli;
@@ -63,8 +66,10 @@ static int parse_cli(int argc, char **argv, cli *c)
 {
     c->lines = calloc((size_t)argc, sizeof *c->lines);
     c->files = calloc((size_t)argc, sizeof *c->files);
-    if (!c->lines || !c->files)
+    c->defines = calloc((size_t)argc, sizeof *c->defines);
+    if (!c->lines || !c->files || !c->defines)
         return 1;
+    c->opts.defines = c->defines;
     int run_mode = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -104,6 +109,10 @@ static int parse_cli(int argc, char **argv, cli *c)
             if (!want_value(argc, argv, i))
                 return 1;
             c->play = argv[++i];
+        } else if (!strncmp(a, "-D", 2)) {   /* -D NAME=VALUE or -DNAME=VALUE */
+            if (!a[2] && !want_value(argc, argv, i))
+                return 1;
+            c->defines[c->opts.ndefines++] = a[2] ? a + 2 : argv[++i];
         } else if (!strcmp(a, "-e")) {
             if (!want_value(argc, argv, i))
                 return 1;
@@ -201,6 +210,7 @@ static int csreg_main(int argc, char **argv)
     if (rc) {
         free(c.lines);
         free(c.files);
+        free(c.defines);
         return rc < 0 ? 0 : 1;
     }
     /* several ranks read no terminal: each runs the scripts and -e commands */
@@ -209,6 +219,7 @@ static int csreg_main(int argc, char **argv)
                         "run FILE.csr), not the workbench or the REPL\n");
         free(c.lines);
         free(c.files);
+        free(c.defines);
         return 1;
     }
     /* On a terminal, nothing to run and no --repl/--json: the full-screen workbench. */
@@ -220,14 +231,18 @@ static int csreg_main(int argc, char **argv)
         if (c.tour && cs_project_find("sessions/tour.csr", tour, sizeof tour) != 0) {
             fprintf(stderr, "error: --tour: sessions/tour.csr not found here or beside the "
                             "program\n");
+            free(c.defines);
             return 1;
         }
-        return cs_tui_main(&c.opts, c.demo, c.tour ? tour : c.play);
+        int trc = cs_tui_main(&c.opts, c.demo, c.tour ? tour : c.play);   /* with -D */
+        free(c.defines);
+        return trc;
     }
     if (c.tour || c.play) {
         fprintf(stderr, "error: --tour and --play need a terminal (batch: csreg run FILE.csr)\n");
         free(c.lines);
         free(c.files);
+        free(c.defines);
         return 1;
     }
     cs_interp *in;
@@ -240,6 +255,15 @@ static int csreg_main(int argc, char **argv)
     /* the first error stops the run; with --keep-going every line and file is
      * run and the exit status says whether any failed */
     int status = cs_run_commands(in, c.lines, c.nlines, c.opts.json, c.keep_going);
+    int col;
+    if ((status == 0 || status == 1) && cs_interp_finish(in, &col, &err) < 0) {
+        /* -e 'for ...' without an -e end */
+        if (c.opts.json)
+            cs_interp_print_error(in, "for", &err, stdout);
+        else
+            fprintf(stderr, "error: %s\n", err.msg);
+        status = 1;
+    }
     int failed = status == 1;
     for (size_t i = 0; i < c.nfiles && (status == 0 || (status == 1 && c.keep_going)); i++) {
         status = cs_run_script(in, c.files[i], c.opts.json, c.keep_going);
@@ -254,6 +278,7 @@ static int csreg_main(int argc, char **argv)
     cs_interp_free(in);
     free(c.lines);
     free(c.files);
+    free(c.defines);
     /* an interrupted script or -e command: as a shell reports SIGINT */
     return status == 1 ? 1 : status == 3 ? 130 : 0;
 }

@@ -1,7 +1,8 @@
 /* repl.c — the interactive line loop: GNU readline with history kept across
  * runs and tab completion from the command table; plain lines when stdin is
  * not a terminal. Ctrl-C cancels the running command or the line being
- * typed; Ctrl-D leaves. */
+ * typed; Ctrl-D leaves. While a `for` loop is typed the prompt is "...> "
+ * (cs_interp_prompt) until its `end`, which runs it; Ctrl-C drops it. */
 #include "cs_frontend.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "cs_text.h"
 
 static cs_cancel *cancel_flag;
+static cs_interp *repl_in;   /* for on_signal_event: a loop being typed */
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig)
@@ -45,6 +47,14 @@ static int on_signal_event(void)
             atomic_store(cancel_flag, 0);
         rl_crlf();
         rl_replace_line("", 0);
+        int col;
+        cs_err err;
+        if (repl_in && cs_interp_finish(repl_in, &col, &err) < 0) {
+            /* a for loop being typed is dropped with the line */
+            char prompt[256];
+            cs_interp_prompt(repl_in, prompt, sizeof prompt);
+            rl_set_prompt(prompt);
+        }
         rl_on_new_line();
         rl_redisplay();
     }
@@ -120,6 +130,7 @@ static char **attempt_completion(const char *text, int start, int end)
 static void repl_init(cs_interp *in, int tty, char *hist, size_t len)
 {
     cancel_flag = cs_interp_cancel_flag(in);
+    repl_in = in;
     install_sigint();
     hist[0] = '\0';
     if (!tty)
@@ -214,7 +225,8 @@ int cs_repl(cs_interp *in, int json)
         }
         repl_saveline(tty, line, hist);
         lineno++;
-        /* piped input is a script: its errors name the line */
+        /* piped input is a script: its errors name the line (a loop's too) */
+        cs_interp_set_line(in, lineno);
         int rc = cs_run_line(in, line, tty ? NULL : "<stdin>", lineno, json);
         free(line);
         if (interrupted) {
@@ -228,6 +240,19 @@ int cs_repl(cs_interp *in, int json)
     }
     if (tty)
         putchar('\n');
+    int col;
+    cs_err ferr;
+    if (cs_interp_finish(in, &col, &ferr) < 0) {   /* a for without its end */
+        const char *head;
+        int at = cs_interp_where(in, &head);
+        if (json)
+            cs_interp_print_error(in, head ? head : "", &ferr, stdout);
+        else if (tty)
+            fprintf(stderr, "error: %s\n", ferr.msg);
+        else
+            fprintf(stderr, "<stdin>:%d:%d: error: %s\n", at, col, ferr.msg);
+        status = 1;
+    }
     cs_complete_free(matches);
     matches = NULL;
     return status;

@@ -24,9 +24,12 @@ int cs_parse_matrix_at(const char *text, double **out, size_t *rows, size_t *col
 /* Read a numeric CSV file (comma separated, optional '#' comment lines). */
 int cs_read_csv_matrix(const char *path, double **out, size_t *rows, size_t *cols, cs_err *err);
 
-/* The shortest text that reads back to the same double; whole numbers
- * plainly (120, not 1.2e+02; -0 as 0); nan, inf, -inf spelled out. For
- * JSON, CSV and text outputs alike. */
+/* The shortest text that reads back to the same double: what "%.{p}g"
+ * writes for the smallest such p (0.1, 1e-05, 1.7976931348623157e+308);
+ * whole numbers below 1e15 plainly (120, not 1.2e+02; -0 as 0); nan, inf,
+ * -inf spelled out. For JSON, CSV and text outputs alike. About 0.1 µs a
+ * number (libdouble-conversion's shortest digits, cs_dtoa.h); cut as
+ * snprintf cuts when len is under 25. */
 void cs_format_double(char *buf, size_t len, double v);
 
 #endif

@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    cs_interp_opts o = {.json = 1, .seed = 1, .out = sink, .sandbox_dir = scratch};
+    cs_interp_opts o = {.json = 1, .seed = 1, .out = sink, .sandbox_dir = scratch,
+                        .loop_limit = 256};   /* for loops: a few lines each */
     cs_interp *in;
     cs_err err;
     if (cs_interp_new(&in, &o, &err) == 0) {
