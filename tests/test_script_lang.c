@@ -315,8 +315,10 @@ static void test_repl_continuation_prompt(void **state)
     tmux_keys(&t, (const char *[]){"Enter", NULL});
     assert_int_equal(tmux_wait_for(&t, "...> say never\n...>", 3000, screen, sizeof screen), 0);
     tmux_literal(&t, "say half");
+    /* Ctrl-C once readline has the text (under load, not before) */
+    assert_int_equal(tmux_wait_for(&t, "...> say half", 5000, screen, sizeof screen), 0);
     tmux_keys(&t, (const char *[]){"C-c", NULL});
-    assert_int_equal(tmux_wait_for(&t, "...> say half\ncsreg[bin]>", 3000, screen, sizeof screen),
+    assert_int_equal(tmux_wait_for(&t, "...> say half\ncsreg[bin]>", 5000, screen, sizeof screen),
                      0);
     tmux_literal(&t, "end");
     tmux_keys(&t, (const char *[]){"Enter", NULL});
