@@ -18,29 +18,7 @@
 
 #include "cs_interp.h"
 #include "cs_parse.h"
-
-/* The former cs_format_double, verbatim (tests/test_format.c checks the
- * bytes are the same). */
-static void format_former(char *buf, size_t len, double v)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, len, v > 0 ? "inf" : "-inf");
-        return;
-    }
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, len, "%.0f", v == 0.0 ? 0.0 : v);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
+#include "format_util.h"
 
 typedef void (*format_fn)(char *buf, size_t len, double v);
 

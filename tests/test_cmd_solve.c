@@ -19,16 +19,7 @@
 #include "interp_util.h"
 #include "cs_solve_view.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+#include "sanitized.h"
 
 static int setup(void **state)
 {

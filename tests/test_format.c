@@ -18,29 +18,8 @@
 #include <string.h>
 
 #include "cs_parse.h"
+#include "format_util.h"
 #include "sanitized.h"
-
-/* The former cs_format_double, verbatim. */
-static void format_reference(char *buf, size_t len, double v)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, len, v > 0 ? "inf" : "-inf");
-        return;
-    }
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, len, "%.0f", v == 0.0 ? 0.0 : v); /* no "-0" */
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
 static uint64_t next_u64(void)   /* splitmix64 */
@@ -63,7 +42,7 @@ static long mismatches;
 static void check(double v)
 {
     char want[40], got[40];
-    format_reference(want, sizeof want, v);
+    format_former(want, sizeof want, v);
     cs_format_double(got, sizeof got, v);
     if (strcmp(want, got) != 0) {
         if (mismatches < 10) {

@@ -28,16 +28,7 @@
 static char dir[64];
 static char screen[65536];
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+#include "sanitized.h"
 
 /* The sweep: some tens of seconds here; under the sanitizers, where the
  * solver is about 30 times slower, fewer and cheaper trials (seconds). */
