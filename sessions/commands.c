@@ -155,6 +155,15 @@ const cs_cmd_spec *cs_command_find(const char *name)
     return NULL;
 }
 
+int cs_command_topic_first(size_t i)
+{
+    const char *topic = cs_command_at(i)->topic;
+    for (size_t u = 0; u < i; u++)
+        if (strcmp(cs_command_at(u)->topic, topic) == 0)
+            return 0;
+    return 1;
+}
+
 /* Commands grouped by topic, topics in order of first appearance. */
 static void help_overview(cs_result *res)
 {
@@ -162,12 +171,9 @@ static void help_overview(cs_result *res)
                         "regularizer):\n");
     size_t n = cs_command_count();
     for (size_t t = 0; t < n; t++) {
-        const char *topic = cs_command_at(t)->topic;
-        int seen = 0;
-        for (size_t u = 0; u < t && !seen; u++)
-            seen = strcmp(cs_command_at(u)->topic, topic) == 0;
-        if (seen)
+        if (!cs_command_topic_first(t))
             continue;
+        const char *topic = cs_command_at(t)->topic;
         cs_result_text(res, "\n%s:\n", topic);
         for (size_t i = t; i < n; i++) {
             const cs_cmd_spec *c = cs_command_at(i);

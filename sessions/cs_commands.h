@@ -12,5 +12,8 @@
 size_t cs_command_count(void);
 const cs_cmd_spec *cs_command_at(size_t i);
 const cs_cmd_spec *cs_command_find(const char *name);
+/* 1 when command i is the first of its topic (topics in order of first
+ * appearance: `help`, the man page). */
+int cs_command_topic_first(size_t i);
 
 #endif

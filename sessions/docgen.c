@@ -28,12 +28,9 @@ static void commands(FILE *out)
     char usage[1024];
     size_t n = cs_command_count();
     for (size_t t = 0; t < n; t++) {
-        const char *topic = cs_command_at(t)->topic;
-        int seen = 0;
-        for (size_t u = 0; u < t && !seen; u++)
-            seen = strcmp(cs_command_at(u)->topic, topic) == 0;
-        if (seen)
+        if (!cs_command_topic_first(t))
             continue;
+        const char *topic = cs_command_at(t)->topic;
         fputs(".SS ", out);
         roff(out, topic);
         fputc('\n', out);
