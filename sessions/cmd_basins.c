@@ -176,6 +176,7 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     cs_basins_free(st->basins);
     st->basins = b;
     st->basins_method = method;
+    st->basins_seed = sp.seed;
     st->seq = cs_interp_stamp(in);
     cs_result_str(res, "method", method.text);
     cs_result_int(res, "res", (long long)b->res);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_args.h"
+#include "cs_array_io.h"
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
@@ -110,15 +111,24 @@ static int same_stop(const solve_args *a, const solve_args *b)
     return a->o.maxit == b->o.maxit && a->o.stop == b->o.stop && a->o.tol == b->o.tol;
 }
 
+/* A new solver asked for (solve x0=, solve start=): its seed and its
+ * first start (x: n entries). */
+typedef struct fresh_start {
+    uint64_t seed;
+    double *x;
+    size_t n;
+} fresh_start;
+
 /* The solver for these arguments: the existing one when they match (*fresh
  * 0); after a rewind, while the run goes on, the existing one with the new
  * stop keys when only they differ (*forked 1: the run forks there); else a
- * new one from the problem's trial stream. */
-static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, int *fresh,
-                         int *forked, cs_err *err)
+ * new one from the problem's trial stream. fs (may be NULL) forces a new
+ * one, with its seed and start. */
+static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a,
+                         const fresh_start *fs, int *fresh, int *forked, cs_err *err)
 {
     *fresh = *forked = 0;
-    if (st->solver && same_run(a, &st->args)) {
+    if (!fs && st->solver && same_run(a, &st->args)) {
         if (same_stop(a, &st->args))
             return CS_OK;
         if (st->rewound && !cs_solver_done(st->solver)) {
@@ -133,19 +143,22 @@ static int ensure_solver(cs_interp *in, solve_state *st, const solve_args *a, in
         }
     }
     cs_solver *s;
-    int rc = cs_solver_new(&s, st->prob, &a->method, &a->o, cs_interp_seed(in),
+    uint64_t seed = fs ? fs->seed : cs_interp_seed(in);
+    int rc = cs_solver_new(&s, st->prob, &a->method, &a->o, seed,
                            cs_sweep_method_stream(st->stream, &a->method), err);
     if (rc)
         return rc;
-    /* problem file x0=: the first start */
-    if (st->x0 && (rc = cs_solver_set_start(s, st->x0, st->nx0, err))) {
+    /* the first start: the one asked for, else problem file x0= */
+    const double *x0 = fs ? fs->x : st->x0;
+    size_t nx0 = fs ? fs->n : st->nx0;
+    if (x0 && (rc = cs_solver_set_start(s, x0, nx0, err))) {
         cs_solver_free(s);
         return rc;
     }
     cs_solver_free(st->solver);
     st->solver = s;
     st->args = *a;
-    st->solver_seed = cs_interp_seed(in);
+    st->solver_seed = seed;
     st->rewound = 0;
     *fresh = 1;
     return CS_OK;
@@ -319,17 +332,112 @@ static int write_out(cs_interp *in, const cs_cmdline *cl, solve_state *st, cs_re
     return CS_OK;
 }
 
+/* x0=PATH: the first start of a new solver (N entries as n x 1 or 1 x n;
+ * 2bit also 2N), read and checked before anything changes. fs->x NULL:
+ * no x0= given. */
+static int read_x0(cs_interp *in, const cs_cmdline *cl, const solve_state *st, fresh_start *fs,
+                   cs_err *err)
+{
+    *fs = (fresh_start){.seed = cs_interp_seed(in)};
+    if (!cs_cmdline_key(cl, "x0"))
+        return CS_OK;
+    const char *spec = cs_arg_text(cl, "x0", "");
+    char path[4096];
+    cs_array arr = {0};
+    int rc = cs_arg_path(in, cl, "x0", path, sizeof path, err);
+    if (!rc)
+        rc = cs_array_read(path, &arr, err);
+    size_t len = arr.rows * arr.cols, nx = st->kind == CS_PROB_2BIT ? 2 * st->N : st->N;
+    if (!rc && ((arr.rows != 1 && arr.cols != 1) || (len != st->N && len != nx)))
+        rc = cs_fail(err, CS_EINVAL, "x0 is %zux%zu, the problem has N = %zu (give N entries)",
+                     arr.rows, arr.cols, st->N);
+    if (rc) {
+        cs_array_free(&arr);
+        if (strncmp(err->msg, spec, strlen(spec)) != 0) {   /* the readers name it already */
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%.200s: %.300s", spec, err->msg);
+            snprintf(err->msg, sizeof err->msg, "%s", msg);
+        }
+        cs_arg_blame(in, cl, "x0", 0);
+        return rc;
+    }
+    fs->x = arr.data;
+    fs->n = len;
+    return CS_OK;
+}
+
+/* start=i,j: cell (i, j) of the last basins map (0-based, row j*res + i of
+ * its ends=): the map's method, maxit, seed and stream, one start from the
+ * cell's point (N > 2: x* with the map's dims set), so the run ends where
+ * the map says, bit for bit. fs->x is malloc'd. */
+static int replay_args(cs_interp *in, const cs_cmdline *cl, solve_state *st, solve_args *a,
+                       fresh_start *fs, size_t cell[2], cs_err *err)
+{
+    static const char *const run_keys[] = {"method", "reg", "maxit", "stop", "tol", "restarts",
+                                           "lambda", "fit", "mode", "x0"};
+    const cs_basins *b = st->basins;
+    for (size_t k = 0; k < sizeof run_keys / sizeof *run_keys; k++)
+        if (cs_cmdline_key(cl, run_keys[k])) {
+            cs_arg_blame(in, cl, run_keys[k], 0);
+            return cs_fail(err, CS_EINVAL, "%s=: start= replays the basins map's run as it was "
+                           "(its method and maxit)", run_keys[k]);
+        }
+    if (!b) {
+        cs_arg_blame(in, cl, "start", 0);
+        return cs_fail(err, CS_ESTATE, "start=: no basins map of this problem yet (e.g. basins "
+                       "res=21)");
+    }
+    const char *t = cs_arg_text(cl, "start", "");
+    char *e1 = NULL, *e2 = NULL;
+    long i = strtol(t, &e1, 10), j = e1 && *e1 == ',' ? strtol(e1 + 1, &e2, 10) : -1;
+    if (!e2 || e2 == e1 + 1 || *e2 || i < 0 || j < 0 || (size_t)i >= b->res ||
+        (size_t)j >= b->res) {
+        cs_arg_blame(in, cl, "start", 0);
+        return cs_fail(err, CS_EINVAL, "start=%s: a cell i,j of the basins map, each 0 to %zu",
+                       t, b->res - 1);
+    }
+    const double *xs = cs_problem_xstar(st->prob);
+    fs->x = calloc(b->N, sizeof *fs->x);
+    if (!fs->x)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    if (b->N > 2 && xs)
+        memcpy(fs->x, xs, b->N * sizeof *fs->x);
+    fs->x[b->dims[0]] = b->xs[i];
+    fs->x[b->dims[1]] = b->ys[j];
+    fs->n = b->N;
+    fs->seed = st->basins_seed;
+    cell[0] = (size_t)i;
+    cell[1] = (size_t)j;
+    /* the options cs_basins_run gives each start */
+    memset(a, 0, sizeof *a);
+    a->method = st->basins_method;
+    a->o.maxit = b->maxit;
+    a->o.restarts = 1;
+    a->o.trace = 1;
+    a->o.path = solve_traj_wanted(st);
+    a->o.cancel = cs_interp_cancel_flag(in);
+    return CS_OK;
+}
+
 static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     solve_state *st = NULL;
     solve_args a;
-    int rc, fresh, forked;
-    if ((rc = solve_need_problem(in, cl, &st, err)) ||
-        (rc = read_solve_args(in, cl, st, NULL, &a, err)))
+    fresh_start fs = {0};
+    size_t cell[2] = {0, 0};
+    int rc, fresh, forked, replay = cs_cmdline_key(cl, "start") != NULL;
+    if ((rc = solve_need_problem(in, cl, &st, err)))
         return rc;
-    if ((rc = cs_plot_key_check(in, cl, "plot", err)))
-        return rc;
-    if ((rc = ensure_solver(in, st, &a, &fresh, &forked, err)))
+    if (replay)
+        rc = replay_args(in, cl, st, &a, &fs, cell, err);
+    else if (!(rc = read_solve_args(in, cl, st, NULL, &a, err)))
+        rc = read_x0(in, cl, st, &fs, err);
+    if (!rc)
+        rc = cs_plot_key_check(in, cl, "plot", err);
+    if (!rc)
+        rc = ensure_solver(in, st, &a, fs.x ? &fs : NULL, &fresh, &forked, err);
+    free(fs.x);
+    if (rc)
         return rc;
     /* a finished run is solved again from its start (same stream, same result) */
     if (!fresh && !forked && cs_solver_done(st->solver)) {
@@ -346,6 +454,8 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     put_run(res, st);
     if (forked)
         cs_result_bool(res, "forked", 1);
+    if (replay)
+        cs_result_vec(res, "cell", (double[2]){(double)cell[0], (double)cell[1]}, 2);
     if ((rc = write_out(in, cl, st, res, err)))
         return rc;
     return store_run(in, cl, st, res, err);
@@ -382,6 +492,7 @@ static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
 {
     solve_state *st = NULL;
     solve_args a;
+    fresh_start fs = {0};
     int rc, fresh, forked;
     long n;
     if ((rc = solve_need_problem(in, cl, &st, err)) ||
@@ -391,7 +502,11 @@ static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     if ((rc = cs_plot_key_check(in, cl, "plot", err)))
         return rc;
-    if ((rc = ensure_solver(in, st, &a, &fresh, &forked, err)))
+    if ((rc = read_x0(in, cl, st, &fs, err)))
+        return rc;
+    rc = ensure_solver(in, st, &a, fs.x ? &fs : NULL, &fresh, &forked, err);
+    free(fs.x);
+    if (rc)
         return rc;
     int was_done = cs_solver_done(st->solver);
     long done = 0;
@@ -509,10 +624,14 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
      "by FISTA without a projection, for a noisy b (bin osb ter eig)", "affine|ls",           \
      CS_KEY_WORD},                                                                             \
     {"mode", "default", "FISTA variant: accel, adaptive (BB steps), plain",                    \
-     "default|accel|adaptive|plain", CS_KEY_WORD}
+     "default|accel|adaptive|plain", CS_KEY_WORD},                                            \
+    {"x0", NULL, "a new run whose first start is this vector (N entries; .npy .csv .mtx .mat)", \
+     NULL, CS_KEY_FILE}
 
 static const cs_key_spec solve_keys[] = {
     SOLVE_KEYS,
+    {"start", NULL, "i,j: replay the run of cell (i, j) of the last basins map (0-based; row "
+     "j*res + i of basins ends=), bit for bit", NULL, CS_KEY_LIST},
     {"out", NULL, "write the solution x to this file (.csv .npy .json)", NULL, CS_KEY_FILE},
     {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
      "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},

@@ -16,6 +16,7 @@
 #include "cs_sweep_journal.h"
 #include "interp_internal.h"
 #include "solve_state.h"
+#include "sweep_problems.h"
 #include "sweep_report.h"
 
 /* ------------------------------------------------------------ sweep */
@@ -61,6 +62,8 @@ static int split_methods(char *text, const char **out, size_t cap, size_t *n)
 
 static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
+    if (cs_cmdline_key(cl, "problems"))   /* folders of saved problems: sweep_problems.c */
+        return sweep_problems_run(in, cl, res, err);
     const char *kind;
     int rc = cs_arg_choice(in, cl, "kind", "bin|osb|ter|2bit|eig|orth", NULL, &kind, err);
     if (rc)
@@ -415,6 +418,9 @@ static const cs_key_spec sweep_keys[] = {
     {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
      CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
+    {"problems", NULL, "DIR/*: instead of a grid, every folder holding A, b [, xstar] as problem "
+     "save writes them, solved once per method (kind= methods= maxit= restarts= out=; CSV: "
+     SWEEP_PROBLEMS_CSV_HEADER ")", NULL, CS_KEY_TEXT},
     {0}};
 
 

@@ -41,6 +41,7 @@ typedef struct solve_state {
     size_t view_cap, hist_cap;
     cs_basins *basins;      /* the last basin map of this problem (NULL: none) */
     cs_method basins_method; /* the method it was made with */
+    uint64_t basins_seed;   /* and the seed (solve start=i,j replays one of its runs) */
     long seq;               /* when it last changed, for front ends (cs_solve_view.h) */
 } solve_state;
 

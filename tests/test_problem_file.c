@@ -1,7 +1,8 @@
 /* test_problem_file.c — your own problem in, every number out: `problem
  * file`, `problem save`, `solve out=`, `x out=`, `eval PATH`, `trace
- * iterates=`, `basins ends=`, basins on a problem without x*, and the
- * journal's SHA-256 of each file read. */
+ * iterates=`, `basins ends=`, basins on a problem without x*, the
+ * journal's SHA-256 of each file read, `solve x0=`, `solve start=i,j` and
+ * `sweep problems=`. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -358,6 +359,141 @@ static void test_iterates_and_ends(void **state)
     cs_array_free(&x5);
 }
 
+/* solve x0= / step x0=: a new run from the vector in the file; a vector of
+ * the wrong size is refused, naming the file, and the run stays. */
+static void test_solve_x0(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=30 M=20");
+    ok(f, "problem save dir=d");
+    cs_array c = {0};
+    assert_int_equal(cs_array_alloc(&c, 30, 1, &(cs_err){0}), 0);
+    for (size_t i = 0; i < 30; i++)
+        c.data[i] = 0.25 - (double)i / 40.0;
+    write_arr(f, "x0.npy", &c);
+    ok(f, "step x0=x0.npy n=0");
+    ok(f, "x out=s.npy");
+    cs_array s;
+    read_arr(f, "s.npy", &s);
+    assert_memory_equal(s.data, c.data, 30 * sizeof *c.data);
+    cs_array_free(&s);
+    const char *r = ok(f, "solve x0=x0.npy");
+    assert_true(jnum(r, "success") == 1.0);
+    double it = jnum(r, "iters");
+    ok(f, "x out=x1.npy");
+    /* the same start again: the same run, bit for bit */
+    r = ok(f, "solve x0=x0.npy");
+    assert_true(jnum(r, "iters") == it);
+    ok(f, "x out=x2.npy");
+    assert_same_file(f, "x1.npy", "x2.npy");
+    fails(f, "solve x0=d/b.npy", "d/b.npy: x0 is 20x1, the problem has N = 30", -1);
+    fails(f, "step x0=nope.npy", "nope.npy", -1);
+    ok(f, "x out=x3.npy");
+    assert_same_file(f, "x1.npy", "x3.npy");
+    cs_array_free(&c);
+}
+
+/* solve start=i,j replays cell (i, j) of the last basins map: it ends on
+ * row j*res + i of basins ends=, bit for bit. */
+static void test_solve_start(void **state)
+{
+    fixture *f = *state;
+    ok(f, "problem bin N=12 M=8");
+    fails(f, "solve start=1,1", "no basins map", -1);
+    ok(f, "basins res=5 dims=3,4 maxit=300 ends=e.npy");
+    cs_array e, x;
+    read_arr(f, "e.npy", &e);
+    assert_int_equal(e.rows, 25);
+    const size_t cells[3][2] = {{2, 3}, {0, 4}, {4, 1}};
+    for (size_t c = 0; c < 3; c++) {
+        char cmd[64];
+        size_t i = cells[c][0], j = cells[c][1], row = j * 5 + i;
+        snprintf(cmd, sizeof cmd, "solve start=%zu,%zu out=x.npy", i, j);
+        const char *r = ok(f, cmd);
+        assert_true(jnum(r, "restarts") == 1.0);
+        read_arr(f, "x.npy", &x);
+        assert_int_equal(x.rows * x.cols, 12);
+        assert_memory_equal(x.data, e.data + row * 12, 12 * sizeof *x.data);
+        /* and not some other cell's end (the ends differ in their last bits) */
+        size_t same = 0;
+        for (size_t k = 0; k < 25; k++)
+            same += !memcmp(x.data, e.data + k * 12, 12 * sizeof *x.data);
+        assert_true(same < 25);
+        cs_array_free(&x);
+    }
+    fails(f, "solve start=5,0", "each 0 to 4", -1);
+    fails(f, "solve start=1", "a cell i,j", -1);
+    fails(f, "solve start=1,1 maxit=5", "replays the basins map's run", -1);
+    ok(f, "problem bin N=12 M=8");
+    fails(f, "solve start=1,1", "no basins map", -1);
+    cs_array_free(&e);
+}
+
+/* The CSV field k (0-based) of line as a number. */
+static double csv_field(const char *line, int k)
+{
+    for (int i = 0; i < k; i++) {
+        line = strchr(line, ',');
+        assert_non_null(line);
+        line++;
+    }
+    return strtod(line, NULL);
+}
+
+/* sweep problems='DIR/GLOB': one row per folder and method, each the run
+ * `problem file` then `solve reg=METHOD` gives (folders need no sandbox). */
+static void test_sweep_problems(void **state)
+{
+    fixture *sb = *state;
+    fails(sb, "sweep problems=d/* out=s.csv", "sandbox", -1);
+    char dir[] = "/tmp/csreg_sweepXXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    fixture *f = fixture_new(1, 5, 2, 0);
+    assert_non_null(f);
+    snprintf(cmd, sizeof cmd, "sweep problems=%s/* out=%s/s.csv", dir, dir);
+    fails(f, cmd, "no folder matches", -1);
+    const char *draws[3] = {"problem bin N=30 M=20", "problem bin N=30 M=12 trial=2",
+                            "problem bin N=20 M=15"};
+    for (int k = 0; k < 3; k++) {
+        ok(f, draws[k]);
+        snprintf(cmd, sizeof cmd, "problem save dir=%s/p%d%s", dir, k + 1,
+                 k == 1 ? " format=csv" : "");
+        ok(f, cmd);
+    }
+    snprintf(cmd, sizeof cmd, "sweep problems=%s/p* methods=bin,linf out=%s/s.csv", dir, dir);
+    const char *r = ok(f, cmd);
+    assert_true(jnum(r, "folders") == 3.0 && jnum(r, "rows") == 6.0);
+    snprintf(cmd, sizeof cmd, "problem file A=%s/p1/A.npy b=%s/p1/b.npy xstar=%s/p1/xstar.npy",
+             dir, dir, dir);
+    ok(f, cmd);
+    double e_bin = jnum(ok(f, "solve reg=bin"), "rel_err");
+    double e_linf = jnum(ok(f, "solve reg=linf"), "rel_err");
+    snprintf(cmd, sizeof cmd, "%s/s.csv", dir);
+    FILE *csv = fopen(cmd, "r");
+    assert_non_null(csv);
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, csv)) {
+        if (n == 0)
+            assert_string_equal(line,
+                                "folder,method,N,M,has_xstar,success,rel_err,residual,iters\n");
+        if (n == 1 || n == 2) {   /* p1: bin, then linf */
+            assert_non_null(strstr(line, n == 1 ? "/p1,bin,30,20,1,1," : "/p1,linf,30,20,1,1,"));
+            assert_true(csv_field(line, 6) == (n == 1 ? e_bin : e_linf));
+        }
+        if (n == 3)   /* M = 12 of N = 30: too few measurements */
+            assert_non_null(strstr(line, "/p2,bin,30,12,1,0,"));
+        if (n == 5)
+            assert_non_null(strstr(line, "/p3,bin,20,15,1,"));
+        n++;
+    }
+    fclose(csv);
+    assert_int_equal(n, 7);
+    fixture_teardown((void **)&f);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +505,9 @@ int main(void)
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test_setup_teardown(test_iterates_and_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solve_x0, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solve_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_problems, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -404,6 +404,47 @@ static void test_tui_80x24_reads(void **state)
     quit_and_check_terminal(&t);
 }
 
+/* Your own problem in the workbench: a drawn problem's A, b and x* saved
+ * by `csreg -e ... problem save`, loaded with `:problem file` and solved
+ * with `:solve`: the Solver panel shows its N and M, success, and the
+ * error to x* that solving the drawn problem gives. */
+static void test_tui_problem_file(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    char cmd[1024], out[4096], want[64] = "";
+    snprintf(cmd, sizeof cmd, "%s --json -e 'problem bin N=30 M=20' -e 'problem save dir=%s/pf' "
+             "-e solve", tmux_csreg_bin(), dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    while (fgets(out, sizeof out, p)) {
+        const char *e = strstr(out, "\"rel_err\":");
+        if (strstr(out, "\"cmd\":\"solve\"") && e)
+            snprintf(want, sizeof want, "%.6g", strtod(e + 10, NULL));
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(want[0]);
+
+    tmux_session t;
+    start(&t, 120, 40, "");
+    snprintf(cmd, sizeof cmd, "problem file A=%s/pf/A.npy b=%s/pf/b.npy xstar=%s/pf/xstar.npy",
+             dir, dir, dir);
+    command(&t, cmd);
+    assert_int_equal(tmux_wait_for(&t, "has_xstar: yes", 5000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "problem bin N=30 M=20"));
+    command(&t, "solve");
+    assert_int_equal(tmux_wait_for(&t, ": success", 5000, screen, sizeof screen), 0);
+    usleep(300000);  /* let the last snapshot land */
+    assert_int_equal(tmux_wait_for(&t, ": success", 3000, screen, sizeof screen), 0);
+    assert_non_null(strstr(screen, "Solver"));
+    assert_non_null(strstr(screen, "bin N=30 M=2"));   /* the panel's header (cut at 120 wide) */
+    char err[64];
+    screen_value(screen, "err to x*", err, sizeof err);
+    assert_string_equal(err, want);
+    quit_and_check_terminal(&t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -429,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_tui_demo_runs_and_zooms),
         cmocka_unit_test(test_tui_long_command_cancels),
         cmocka_unit_test(test_tui_hist_weights),
+        cmocka_unit_test(test_tui_problem_file),
     };
     if (!tmux_available())
         fprintf(stderr, "tmux not installed: TUI tests skipped (apt-get install tmux)\n");
