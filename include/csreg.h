@@ -90,6 +90,20 @@ typedef struct cs_problem cs_problem;
  * "ter", "2bit", "eig", "orth"; M = 0: the kind's default. */
 CSREG_API int cs_problem_draw(cs_problem **out, const char *kind, size_t N, size_t M,
                               uint64_t seed);
+/* A problem of the user's: A (M×N, row-major), b (M), x* (N, or NULL when
+ * unknown: success is then judged by the residual and the distance to the
+ * target set), C (eig: N×N, else NULL); copied. kind as cs_problem_draw. A
+ * b out of A's range is refused with A's rank and the residual. */
+CSREG_API int cs_problem_from_arrays(cs_problem **out, const char *kind, const double *A,
+                                     size_t M, size_t N, const double *b, const double *xstar,
+                                     const double *C);
+/* The same from files (.csv .npy .mtx .mat, F.mat:VAR names a variable);
+ * xstar and C may be NULL. Errors name the file. */
+CSREG_API int cs_problem_load(cs_problem **out, const char *kind, const char *A, const char *b,
+                              const char *xstar, const char *C);
+/* Write A, b, x* (and C) as DIR/A.EXT ... with ext "npy", "csv" or "mtx";
+ * an existing file is replaced. */
+CSREG_API int cs_problem_save(const cs_problem *p, const char *dir, const char *ext);
 CSREG_API void cs_problem_close(cs_problem *p);
 /* Its sizes and arrays (owned by the problem): A is M×N, b has M entries,
  * x* N (NULL when unknown). */

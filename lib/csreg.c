@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_array_io.h"
 #include "cs_interp.h"
 #include "cs_method.h"
 #include "cs_par.h"
@@ -273,6 +274,96 @@ CSREG_API int cs_problem_draw(cs_problem **out, const char *kind, size_t N, size
         return fail_msg(CS_EUNSUPPORTED, "maxcut problems come from a graph: use a session");
     if (cs_problem_new(out, &spec, seed, 0, &err))
         return fail_err(&err);
+    return ok();
+}
+
+CSREG_API int cs_problem_from_arrays(cs_problem **out, const char *kind, const double *A,
+                                     size_t M, size_t N, const double *b, const double *xstar,
+                                     const double *C)
+{
+    cs_err err = {0};
+    cs_kind k;
+    *out = NULL;
+    if (!kind || cs_problem_kind_parse(kind, &k, &err))
+        return kind ? fail_err(&err) : fail_msg(CS_EINVAL, "no problem kind named");
+    if (cs_problem_new_arrays(out, k, A, M, N, b, xstar, C, &err))
+        return fail_err(&err);
+    return ok();
+}
+
+/* A file's array, its error prefixed by the file's name when the reader's
+ * message does not already say it */
+static int read_array(const char *path, cs_array *a, cs_err *err)
+{
+    int rc = cs_array_read(path, a, err);
+    if (rc && !strstr(err->msg, path)) {
+        char msg[CS_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        cs_fail(err, rc, "%s: %s", path, msg);
+    }
+    return rc;
+}
+
+CSREG_API int cs_problem_load(cs_problem **out, const char *kind, const char *A, const char *b,
+                              const char *xstar, const char *C)
+{
+    cs_err err = {0};
+    cs_kind k;
+    cs_array a = {0}, vb = {0}, vx = {0}, vc = {0};
+    *out = NULL;
+    if (!kind || !A || !b)
+        return fail_msg(CS_EINVAL, "a problem needs its kind, A and b");
+    int rc = cs_problem_kind_parse(kind, &k, &err);
+    if (!rc)
+        rc = read_array(A, &a, &err);
+    if (!rc)
+        rc = read_array(b, &vb, &err);
+    if (!rc && xstar)
+        rc = read_array(xstar, &vx, &err);
+    if (!rc && C)
+        rc = read_array(C, &vc, &err);
+    if (!rc && (rc = cs_problem_check_shapes(k, a.rows, a.cols, vb.rows * vb.cols,
+                                             xstar ? vx.rows * vx.cols : 0, vc.rows, vc.cols,
+                                             &err))) {
+        /* name the file the mismatch is about */
+        const char *f = strstr(err.msg, "x*") ? xstar : strstr(err.msg, "C ") ? C : b;
+        char msg[CS_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        cs_fail(&err, rc, "%s: %s", f ? f : b, msg);
+    }
+    if (!rc)
+        rc = cs_problem_new_arrays(out, k, a.data, a.rows, a.cols, vb.data,
+                                   xstar ? vx.data : NULL, C ? vc.data : NULL, &err);
+    cs_array_free(&a);
+    cs_array_free(&vb);
+    cs_array_free(&vx);
+    cs_array_free(&vc);
+    return rc ? fail_err(&err) : ok();
+}
+
+CSREG_API int cs_problem_save(const cs_problem *p, const char *dir, const char *ext)
+{
+    cs_err err = {0};
+    size_t M = cs_problem_M(p), N = cs_problem_N(p);
+    struct {
+        const char *name;
+        const double *data;
+        size_t rows, cols;
+    } parts[] = {{"A", cs_problem_A(p), M, N},
+                 {"b", cs_problem_b(p), M, 1},
+                 {"xstar", cs_problem_xstar(p), N, 1},
+                 {"C", cs_problem_C(p), N, N}};
+    if (!ext || (strcmp(ext, "npy") && strcmp(ext, "csv") && strcmp(ext, "mtx")))
+        return fail_msg(CS_EINVAL, "ext must be npy, csv or mtx");
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!parts[i].data)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.%s", dir, parts[i].name, ext);
+        cs_array a = {parts[i].rows, parts[i].cols, (double *)parts[i].data};
+        if (cs_array_write(path, &a, &err))
+            return fail_err(&err);
+    }
     return ok();
 }
 

@@ -196,10 +196,11 @@ class Problem:
     kind bin, osb, ter, 2bit, eig, orth; M=0: the kind's default. A (M×N), b and
     x_star are copies (x_star None when unknown)."""
 
-    def __init__(self, kind="bin", N=100, M=0, seed=1):
-        h = _c.c_void_p()
-        _check(_L.cs_problem_draw(_c.byref(h), str(kind).encode(), int(N), int(M),
-                                  int(seed) & (2**64 - 1)))
+    def __init__(self, kind="bin", N=100, M=0, seed=1, _handle=None):
+        h = _c.c_void_p(_handle)
+        if _handle is None:
+            _check(_L.cs_problem_draw(_c.byref(h), str(kind).encode(), int(N), int(M),
+                                      int(seed) & (2**64 - 1)))
         self._h = h.value
         m, n = _c.c_size_t(), _c.c_size_t()
         _L.cs_problem_shape(self._h, _c.byref(m), _c.byref(n))
@@ -207,6 +208,30 @@ class Problem:
         self.A = _copy(_L.cs_problem_matrix(self._h), self.M * self.N).reshape(self.M, self.N)
         self.b = _copy(_L.cs_problem_rhs(self._h), self.M)
         self.x_star = _copy(_L.cs_problem_solution(self._h), self.N)
+
+    @classmethod
+    def from_arrays(cls, A, b, x_star=None, C=None, kind="bin"):
+        """Your own problem: A (M×N), b (M), x_star (N, or None: success is then
+        judged by the residual and the distance to the target set), C (eig).
+        The arrays are copied by the engine; a b outside A's range is refused."""
+        A = _np.ascontiguousarray(A, dtype=_np.float64)
+        if A.ndim != 2:
+            raise Error("A must be a 2-D array (M×N)")
+        b = _np.ascontiguousarray(b, dtype=_np.float64).ravel()
+        xs = None if x_star is None else _np.ascontiguousarray(x_star, dtype=_np.float64).ravel()
+        Cm = None if C is None else _np.ascontiguousarray(C, dtype=_np.float64)
+        M, N = A.shape
+        if b.size != M:
+            raise Error("A is %dx%d, b has %d entries" % (M, N, b.size))
+        if xs is not None and xs.size != N:
+            raise Error("x* has %d entries, A has N = %d columns" % (xs.size, N))
+        if Cm is not None and Cm.shape != (N, N):
+            raise Error("C must be N×N = %dx%d" % (N, N))
+        h = _c.c_void_p()
+        _check(_L.cs_problem_from_arrays(_c.byref(h), str(kind).encode(), A.ctypes.data, M, N,
+                                         b.ctypes.data, None if xs is None else xs.ctypes.data,
+                                         None if Cm is None else Cm.ctypes.data))
+        return cls(kind, _handle=h.value)
 
     def close(self):
         h, self._h = self._h, None
@@ -244,16 +269,16 @@ class Problem:
                    "rel_err": res.rel_err, "objective": res.objective}
 
 
-def solve(A=None, b=None, reg="bin", N=100, M=0, seed=1, kind="bin", iterations=None):
+def solve(A=None, b=None, reg="bin", N=100, M=0, seed=1, kind="bin", iterations=None,
+          x_star=None):
     """Draw a problem of the paper (kind, N, M; M=0: the kind's default) and
     recover it with reg: (x, result) where result has success, done,
     iterations, starts, rel_err (‖x − x*‖/‖x*‖) and objective.
-    A and b from arrays are not supported yet."""
-    if A is not None or b is not None:
-        raise NotImplementedError("csreg.solve: loading A and b from arrays comes with "
-                                  "`problem file` (issue 33); for now solve draws the "
-                                  "problem: solve(kind=..., N=..., M=...)")
-    p = Problem(kind, N, M, seed)
+    With A and b (and optionally x_star): your own problem instead
+    (Problem.from_arrays)."""
+    if (A is None) != (b is None):
+        raise Error("csreg.solve: give both A and b, or neither (a drawn problem)")
+    p = Problem(kind, N, M, seed) if A is None else Problem.from_arrays(A, b, x_star, kind=kind)
     try:
         return p.solve(reg, seed, iterations)
     finally:

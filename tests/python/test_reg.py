@@ -3,6 +3,8 @@ import os
 import subprocess
 import sys
 
+import math
+
 import numpy as np
 import pytest
 
@@ -173,10 +175,27 @@ def test_solve():
     p = csreg.Problem("bin", N=20, M=12, seed=1)
     assert p.A.shape == (12, 20) and p.b.shape == (12,)
     assert np.linalg.norm(x - p.x_star) / np.linalg.norm(p.x_star) == pytest.approx(res["rel_err"])
-    with pytest.raises(NotImplementedError, match="issue 33"):
-        csreg.solve(np.eye(2), np.ones(2))
     with pytest.raises(csreg.Error):
         csreg.solve(kind="nope", N=10)
+
+
+def test_solve_own_arrays():
+    # the drawn problem's arrays, given back as the user's own: the same run
+    p = csreg.Problem("bin", N=30, M=20, seed=3)
+    x0, r0 = p.solve("bin", seed=1)
+    x1, r1 = csreg.solve(p.A, p.b, reg="bin", seed=1, x_star=p.x_star)
+    assert np.array_equal(x0, x1) and r0["iterations"] == r1["iterations"]
+    # without x*: success from the residual and the target set
+    x2, r2 = csreg.solve(p.A, p.b, reg="bin", seed=1)
+    assert r2["success"] and math.isnan(r2["rel_err"])
+    assert np.linalg.norm(p.A @ x2 - p.b) <= 1e-8 * np.linalg.norm(p.b)
+    assert np.allclose(np.abs(x2), np.abs(x2).mean(), rtol=1e-6)
+    # b outside the range of a rank-deficient A is refused with the rank
+    A = np.vstack([p.A[:19], p.A[18]])
+    with pytest.raises(csreg.Error, match="rank 19 < M = 20"):
+        csreg.solve(A, p.b)
+    with pytest.raises(csreg.Error, match="b has 3 entries"):
+        csreg.solve(p.A, p.b[:3])
 
 
 def test_session():
