@@ -53,7 +53,7 @@ CSREG_API void cs_free(void *p) { free(p); }
 CSREG_API int cs_reg_open(cs_reg **out, const char *spec, uint64_t seed)
 {
     cs_err err = {0};
-    cs_method m;
+    cs_method m = {0};
     *out = NULL;
     if (!spec)
         return fail_msg(CS_EINVAL, "no regularizer named");
@@ -164,14 +164,17 @@ static int rows_library(cs_reg *r, const void *W, int f32, size_t rows, size_t c
     cs_err err = {0};
     if (!j.regs || !j.scratch || !j.failed || !j.errs)
         rc = fail_msg(CS_ENOMEM, "out of memory");
-    j.regs[0] = r;
-    for (int w = 1; w < nw && !rc; w++) {
-        cs_method m;
+    cs_method m = {0};
+    if (!rc && nw > 1) {   /* the workers' instances: the caller's, described and parsed once */
         cs_reg_describe(r, reg_text, sizeof reg_text);
-        if (cs_method_parse(&m, reg_text, &err) ||
-            cs_method_reg_new(&j.regs[w], &m, NULL, 0, &err))
+        if (cs_method_parse(&m, reg_text, &err))
             rc = fail_err(&err);
     }
+    if (!rc)
+        j.regs[0] = r;
+    for (int w = 1; w < nw && !rc; w++)
+        if (cs_method_reg_new(&j.regs[w], &m, NULL, 0, &err))
+            rc = fail_err(&err);
     if (!rc) {
         int saved = cs_par_hold_threads(nw);
         cs_par_for((int)rows, rows_task, &j);
@@ -380,7 +383,7 @@ CSREG_API const double *cs_problem_solution(const cs_problem *p) { return cs_pro
 CSREG_API int cs_solver_open(cs_solver **out, cs_problem *p, const char *method, uint64_t seed)
 {
     cs_err err = {0};
-    cs_method m;
+    cs_method m = {0};
     cs_solve_opts opts = {0};
     *out = NULL;
     if (method && cs_method_parse(&m, method, &err))

@@ -49,34 +49,6 @@ typedef struct job {
     size_t nx;
 } job;
 
-/* ‖Cx − ρx‖/(‖C‖_F‖x‖), ρ the Rayleigh quotient: 0 on eigenvectors. */
-static double eig_distance(const cs_problem *p, const double *x, size_t n)
-{
-    const double *C = cs_problem_C(p);
-    if (!C)
-        return NAN;
-    double xx = 0.0, xCx = 0.0, cc = 0.0, r2 = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double ci = 0.0;
-        for (size_t j = 0; j < n; j++) {
-            ci += C[i * n + j] * x[j];
-            cc += C[i * n + j] * C[i * n + j];
-        }
-        xx += x[i] * x[i];
-        xCx += x[i] * ci;
-    }
-    if (!(xx > 0) || !(cc > 0))
-        return NAN;
-    double rho = xCx / xx;
-    for (size_t i = 0; i < n; i++) {
-        double ci = -rho * x[i];
-        for (size_t j = 0; j < n; j++)
-            ci += C[i * n + j] * x[j];
-        r2 += ci * ci;
-    }
-    return sqrt(r2 / (cc * xx));
-}
-
 /* The class of the end of a finished run (v: its full variable). */
 static int classify(cs_solver *s, const cs_solve_result *r, const double *v, double *g,
                     double *d)
@@ -84,8 +56,10 @@ static int classify(cs_solver *s, const cs_solve_result *r, const double *v, dou
     if (r->success)
         return CS_BASIN_SUCCESS;
     const double *x = solver_x_part(s, v);
-    double dist = cs_reg_family(s->reg) == CS_TARGET_EIG ? eig_distance(s->prob, x, s->nx)
-                                                         : cs_reg_target_distance(s->reg, x, s->nx);
+    const double *C = cs_problem_C(s->prob);
+    double dist = cs_reg_family(s->reg) != CS_TARGET_EIG ? cs_reg_target_distance(s->reg, x, s->nx)
+                  : C                                    ? solver_eig_distance(C, x, s->nx, 0)
+                                                         : NAN;
     const double *b = cs_problem_b(s->prob);
     double bn = 0.0;
     for (size_t i = 0; i < cs_problem_M(s->prob); i++)

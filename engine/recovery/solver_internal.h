@@ -80,6 +80,9 @@ const double *solver_x_part(cs_solver *s, const double *v);
 /* solver_measure.c: residual, target distance and scale of the x part x
  * of a solution into r (for every problem, with x* or without). */
 void solver_measure(cs_solver *s, const double *x, cs_solve_result *r);
+/* ‖Cx − ρx‖/(‖C‖_F‖x‖), ρ the Rayleigh quotient (nullspace: ρ = 0): 0 on
+ * eigenvectors (solver_measure.c; basins classify with it too). */
+double solver_eig_distance(const double *C, const double *x, size_t n, int nullspace);
 
 /* solver_start.c: one start. */
 int solver_begin_start(cs_solver *s, cs_err *err);

@@ -113,7 +113,7 @@ static double levels_fit(const double *x, size_t n, const double *lv, size_t nl,
 
 /* ‖Cx − ρx‖/(‖C‖_F‖x‖), ρ the Rayleigh quotient (rho 0: ns's null space,
  * ‖Cx‖/(‖C‖_F‖x‖)): 0 on eigenvectors. */
-static double eig_distance(const double *C, const double *x, size_t n, int nullspace)
+double solver_eig_distance(const double *C, const double *x, size_t n, int nullspace)
 {
     double xx = 0.0, xCx = 0.0, cc = 0.0, r2 = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -161,7 +161,7 @@ void solver_measure(cs_solver *s, const double *x, cs_solve_result *r)
         double xx = 0.0;
         for (size_t i = 0; i < n; i++)
             xx += x[i] * x[i];
-        r->target_dist = eig_distance(C, x, n, fam == CS_TARGET_NULLSPACE);
+        r->target_dist = solver_eig_distance(C, x, n, fam == CS_TARGET_NULLSPACE);
         r->scale = sqrt(xx);
         break;
     }

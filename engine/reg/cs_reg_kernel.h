@@ -113,62 +113,47 @@ static inline CS_HD int cs_reg_kernel_flags(int k)
 #undef SGN
 #undef CS_KT
 
-/* g and g' of kernel k in double and float, by id: a switch the compiler
- * folds where k is a constant (the backends instantiate one loop per kernel). */
-static inline CS_HD double cs_reg_kernel_g(int k, double x)
+/* g, g', h or h' (which) of kernel k by id, in double and in float: one
+ * switch each, folded by the compiler where k and which are constants (the
+ * backends instantiate one loop per kernel). g' takes g. */
+enum { CS_KW_G, CS_KW_DG, CS_KW_H, CS_KW_DH };
+static inline CS_HD double cs_reg_kernel_fn(int k, int which, double x, double g)
 {
     switch (k) {
 #define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_g_##name(x);
+    case CS_REG_KERNEL_##ID:                                                                       \
+        return which == CS_KW_G    ? cs_g_##name(x)                                                \
+               : which == CS_KW_DG ? cs_dg_##name(x, g)                                            \
+               : which == CS_KW_H ? cs_h_##name(x)                                                \
+                                   : cs_dh_##name(x);
 #include "reg_builtins.def"
     default: return 0.0;
     }
 }
-static inline CS_HD float cs_reg_kernel_gf(int k, float x)
+static inline CS_HD float cs_reg_kernel_fnf(int k, int which, float x, float g)
 {
     switch (k) {
 #define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_g_##name##f(x);
+    case CS_REG_KERNEL_##ID:                                                                       \
+        return which == CS_KW_G    ? cs_g_##name##f(x)                                             \
+               : which == CS_KW_DG ? cs_dg_##name##f(x, g)                                         \
+               : which == CS_KW_H ? cs_h_##name##f(x)                                             \
+                                   : cs_dh_##name##f(x);
 #include "reg_builtins.def"
     default: return 0.0f;
     }
 }
-static inline CS_HD float cs_reg_kernel_dgf(int k, float x, float g)
-{
-    switch (k) {
-#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_dg_##name##f(x, g);
-#include "reg_builtins.def"
-    default: return 0.0f;
-    }
-}
-/* h, h' by id, in double (the tests compare every kernel with its formula text) */
+static inline CS_HD double cs_reg_kernel_g(int k, double x) { return cs_reg_kernel_fn(k, CS_KW_G, x, 0.0); }
 static inline CS_HD double cs_reg_kernel_dg(int k, double x, double g)
 {
-    switch (k) {
-#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_dg_##name(x, g);
-#include "reg_builtins.def"
-    default: return 0.0;
-    }
+    return cs_reg_kernel_fn(k, CS_KW_DG, x, g);
 }
-static inline CS_HD double cs_reg_kernel_h(int k, double x)
+static inline CS_HD double cs_reg_kernel_h(int k, double x) { return cs_reg_kernel_fn(k, CS_KW_H, x, 0.0); }
+static inline CS_HD double cs_reg_kernel_dh(int k, double x) { return cs_reg_kernel_fn(k, CS_KW_DH, x, 0.0); }
+static inline CS_HD float cs_reg_kernel_gf(int k, float x) { return cs_reg_kernel_fnf(k, CS_KW_G, x, 0.0f); }
+static inline CS_HD float cs_reg_kernel_dgf(int k, float x, float g)
 {
-    switch (k) {
-#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_h_##name(x);
-#include "reg_builtins.def"
-    default: return 0.0;
-    }
-}
-static inline CS_HD double cs_reg_kernel_dh(int k, double x)
-{
-    switch (k) {
-#define CS_KERNEL(ID, name, CLASS, FLAGS, G, DG, H, DH)                                            \
-    case CS_REG_KERNEL_##ID: return cs_dh_##name(x);
-#include "reg_builtins.def"
-    default: return 0.0;
-    }
+    return cs_reg_kernel_fnf(k, CS_KW_DG, x, g);
 }
 
 #endif
