@@ -160,15 +160,13 @@ static int parse_range(const char *text, double **vals, size_t *n, cs_err *err)
     return CS_OK;
 }
 
-int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
-                double **vals, size_t *n, cs_err *err)
+/* The grid in `text`, which starts at byte `off` of a's value (a NULL for
+ * a default); errors name `key` and point at a's column. */
+static int grid_text(cs_interp *in, const cs_arg *a, size_t off, const char *key,
+                     const char *text, double **vals, size_t *n, cs_err *err)
 {
-    const cs_arg *a = cs_cmdline_key(cl, key);
-    const char *text = a ? a->value : def;
     *vals = NULL;
     *n = 0;
-    if (!text)
-        return CS_OK;
     cs_err sub;
     int rc;
     if (strchr(text, ':')) {
@@ -177,8 +175,8 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
         size_t rows, cols, fault = 0;
         rc = cs_parse_matrix_at(text, vals, &rows, &cols, &fault, &sub);
         if (rc && a) {
-            in->err_col = cs_arg_value_col(a, fault);
-            return cs_fail(err, rc, "%s=%s: %s", key, text, sub.msg);
+            in->err_col = cs_arg_value_col(a, off + fault);
+            return cs_fail(err, rc, "%s=%s: %s", key, a->value, sub.msg);
         }
         if (!rc && rows != 1) {
             free(*vals);
@@ -190,10 +188,43 @@ int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char
     }
     if (rc) {
         if (a)
-            in->err_col = a->col;
-        return cs_fail(err, rc, "%s=%s: %s", key, text, sub.msg);
+            in->err_col = cs_arg_value_col(a, off);
+        return cs_fail(err, rc, "%s=%s: %s", key, a ? a->value : text, sub.msg);
     }
     return CS_OK;
+}
+
+int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
+                double **vals, size_t *n, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    const char *text = a ? a->value : def;
+    *vals = NULL;
+    *n = 0;
+    if (!text)
+        return CS_OK;
+    return grid_text(in, a, 0, key, text, vals, n, err);
+}
+
+int cs_arg_named_grid(cs_interp *in, const cs_cmdline *cl, const char *key, char *name,
+                      size_t cap, double **vals, size_t *n, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, key);
+    *vals = NULL;
+    *n = 0;
+    name[0] = '\0';
+    if (!a)
+        return CS_OK;
+    const char *colon = strchr(a->value, ':');
+    size_t len = colon ? (size_t)(colon - a->value) : 0;
+    if (!colon || len == 0 || len >= cap || !colon[1]) {
+        in->err_col = a->col;
+        return cs_fail(err, CS_EINVAL, "%s=%s: expected NAME:LIST (a list a,b,c or a range "
+                       "start:step:stop, e.g. %s=noise:0,0.05,0.1)", key, a->value, key);
+    }
+    memcpy(name, a->value, len);
+    name[len] = '\0';
+    return grid_text(in, a, len + 1, key, colon + 1, vals, n, err);
 }
 
 /* x=lo:hi or lo:step:hi (the ends); lo < hi. */

@@ -1,6 +1,7 @@
 /* cmd_sweep.c — `sweep`: Monte-Carlo success rates over a grid of γ, M or K,
  * trials in parallel in the engine (cs_sweep.h); results do not depend on the
  * thread count. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "cs_provenance.h"
 #include "cs_sweep.h"
 #include "cs_dist.h"
 #include "cs_sweep_journal.h"
@@ -26,7 +28,8 @@ static int is_grid_text(const char *v) { return v && (strchr(v, ':') || strchr(v
 /* The progress line names the grid point: "sweep  gamma=0.46 (9/31)". */
 typedef struct sweep_progress {
     cs_progress_to to;        /* first: cs_interp_progress_engine's user */
-    char what[96];
+    char what[160];
+    char vary[64];            /* "noise=0.1 " with vary=, else "" */
     const char *axis;
     const double *values;
 } sweep_progress;
@@ -34,8 +37,8 @@ typedef struct sweep_progress {
 static void sweep_point(void *user, size_t point, size_t npoints)
 {
     sweep_progress *p = user;
-    snprintf(p->what, sizeof p->what, "sweep  %s=%g (%zu/%zu)", p->axis, p->values[point],
-             point + 1, npoints);
+    snprintf(p->what, sizeof p->what, "sweep  %s%s=%g (%zu/%zu)", p->vary, p->axis,
+             p->values[point], point + 1, npoints);
 }
 
 /* Each finished trial to the front end watching (cs_sweep_view.h); from
@@ -58,6 +61,217 @@ static int split_methods(char *text, const char **out, size_t cap, size_t *n)
         out[(*n)++] = tok;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------ vary= */
+
+/* vary=KEY:LIST: the keys a sweep can run once per value of, besides its
+ * grid; each sets one field of the spec. */
+typedef struct sweep_vary {
+    char name[24];
+    double *values;
+    size_t n;
+} sweep_vary;
+
+typedef enum vary_kind { V_REAL, V_POSITIVE, V_WHOLE, V_FRACTION } vary_kind;
+
+static const struct vary_key {
+    const char *name;
+    vary_kind kind;
+    double lo;           /* smallest value (V_WHOLE) */
+} vary_keys[] = {
+    {"noise", V_REAL, 0},      {"lambda", V_POSITIVE, 0}, {"tol", V_FRACTION, 0},
+    {"maxit", V_WHOLE, 0},     {"restarts", V_WHOLE, 0},  {"trials", V_WHOLE, 1},
+    {"N", V_WHOLE, 1},         {"K", V_WHOLE, 0},         {"M", V_WHOLE, 1},
+    {"gamma", V_FRACTION, 0},
+};
+
+static const struct vary_key *vary_key_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof vary_keys / sizeof *vary_keys; i++)
+        if (!strcmp(vary_keys[i].name, name))
+            return &vary_keys[i];
+    return NULL;
+}
+
+static void vary_apply(cs_sweep_spec *sp, const sweep_vary *v, double x)
+{
+    const char *k = v->name;
+    if (!strcmp(k, "noise"))
+        sp->noise = x;
+    else if (!strcmp(k, "lambda"))
+        sp->solve.lambda = x;
+    else if (!strcmp(k, "tol"))
+        sp->solve.tol = x;
+    else if (!strcmp(k, "maxit"))
+        sp->solve.maxit = (long)x;
+    else if (!strcmp(k, "restarts"))
+        sp->solve.restarts = (int)x;
+    else if (!strcmp(k, "trials"))
+        sp->trials = (long)x;
+    else if (!strcmp(k, "N"))
+        sp->N = (size_t)x;
+    else if (!strcmp(k, "K"))
+        sp->K = (size_t)x;
+    else if (!strcmp(k, "M"))
+        sp->M = (size_t)x, sp->gamma = 0.0;
+    else if (!strcmp(k, "gamma"))
+        sp->gamma = x, sp->M = 0;
+}
+
+/* The key is one vary takes, not the grid itself nor a key also given,
+ * and its values are in range (whole numbers where they count, N at least
+ * the grid's M or K, no value twice). */
+static int vary_check(cs_interp *in, const cs_cmdline *cl, const cs_sweep_spec *sp, int axis,
+                      const double *grid, size_t ngrid, const sweep_vary *v, cs_err *err)
+{
+    static const char *const axes[] = {"gamma", "M", "K"};
+    const struct vary_key *k = vary_key_of(v->name);
+    cs_arg_blame(in, cl, "vary", 0);
+    if (!k)
+        return cs_fail(err, CS_EINVAL, "vary=%s: not a key sweep can vary (noise lambda tol "
+                       "maxit restarts trials N, and K, M or gamma where it is not the grid)",
+                       v->name);
+    if (!strcmp(v->name, axes[axis]))
+        return cs_fail(err, CS_EINVAL, "vary=%s: %s= is already the grid", v->name, v->name);
+    if ((axis != 2 && (!strcmp(v->name, "M") || !strcmp(v->name, "gamma"))) ||
+        (axis == 2 && !strcmp(v->name, "K")))
+        return cs_fail(err, CS_EINVAL, "vary=%s: the grid is %s=; vary K over a gamma or M "
+                       "grid, or M or gamma over a K grid", v->name, axes[axis]);
+    if (cs_cmdline_key(cl, v->name))
+        return cs_fail(err, CS_EINVAL, "vary=%s: %s= is also given; give one of them",
+                       v->name, v->name);
+    double gmax = 0.0;
+    for (size_t i = 0; axis != 0 && i < ngrid; i++)
+        gmax = grid[i] > gmax ? grid[i] : gmax;
+    for (size_t i = 0; i < v->n; i++) {
+        double x = v->values[i];
+        const char *why = NULL;
+        if (!isfinite(x) || (k->kind == V_REAL && x < 0.0) ||
+            (k->kind == V_POSITIVE && !(x > 0.0)))
+            why = k->kind == V_REAL ? "must be >= 0" : "must be > 0";
+        else if (k->kind == V_FRACTION && !(x > 0.0 && x <= 1.0))
+            why = "must be in (0, 1]";
+        else if (k->kind == V_WHOLE && (x != floor(x) || x < k->lo || x > 1e8))
+            why = k->lo ? "must be a whole number >= 1" : "must be a whole number >= 0";
+        else if (!strcmp(v->name, "N") && x < gmax)
+            why = "is below the grid's largest value";
+        else if ((!strcmp(v->name, "K") || !strcmp(v->name, "M")) && x > (double)sp->N)
+            why = "is above N";
+        for (size_t j = 0; !why && j < i; j++)
+            if (v->values[j] == x)
+                why = "is listed twice";
+        if (why)
+            return cs_fail(err, CS_EINVAL, "vary=%s: %s=%g %s", v->name, v->name, x, why);
+    }
+    in->err_col = 0;
+    return CS_OK;
+}
+
+/* The journal of one run beside out=: FILE.csv.journal, with vary= one a
+ * value (FILE.csv.journal.vI), under mpirun one a rank (... .rR). */
+static int journal_path(const char *out, long v, char *buf, size_t cap, cs_err *err)
+{
+    int rc = cs_sweep_journal_name(out, buf, cap - 40, err);
+    if (rc)
+        return rc;
+    if (v >= 0)
+        snprintf(buf + strlen(buf), 24, ".v%ld", v);
+    if (cs_dist_size() > 1)
+        snprintf(buf + strlen(buf), 24, ".r%d", cs_dist_rank());
+    return CS_OK;
+}
+
+/* The CSV is written: the journals of its runs go (vary= with nv values:
+ * one each; else the one). */
+static int sweep_journals_remove(const char *out, size_t nv, cs_err *err)
+{
+    char jpath[4096 + 64];
+    for (size_t v = 0; v < (nv ? nv : 1); v++) {
+        int rc = journal_path(out, nv ? (long)v : -1, jpath, sizeof jpath, err);
+        if (rc)
+            return rc;
+        if (remove(jpath) && errno != ENOENT)
+            return cs_fail(err, CS_EIO, "cannot remove %s: %s", jpath, strerror(errno));
+    }
+    return CS_OK;
+}
+
+/* One run of the engine for spec sp (a value of vary=, index v; -1: none):
+ * its journal beside out= (kept for resume=on), the front end watching. */
+static int sweep_once(cs_interp *in, cs_sweep_spec *sp, const char *out, int resume, long v,
+                      sweep_progress *pc, const char *kind, const char *const *methods,
+                      cs_sweep_result **res, cs_err *err)
+{
+    cs_sweep_journal *jr = NULL;
+    cs_sweep_store store;
+    char jpath[4096 + 64];
+    int rc;
+    *res = NULL;
+    if (out[0]) {
+        if ((rc = journal_path(out, v, jpath, sizeof jpath, err)) ||
+            (rc = cs_sweep_journal_open(&jr, jpath, sp, resume, err)))
+            return rc;
+        cs_sweep_journal_store(jr, &store);
+        sp->store = &store;
+    }
+    sp->progress = cs_interp_progress_engine;
+    sp->point = sweep_point;
+    sp->progress_user = pc;
+    /* a front end watching: the grid first, then each trial as it ends */
+    cs_sweep_watch watch = in->sweep_watch;
+    if (watch.start) {
+        cs_sweep_live live = {.run = ++in->sweep_runs, .kind = kind, .axis = pc->axis,
+                              .N = sp->N, .values = sp->values, .npoints = sp->nvalues,
+                              .methods = methods, .nmethods = sp->nmethods,
+                              .trials = sp->trials, .threads = sp->threads};
+        watch.start(watch.ctx, &live);
+        sp->on_trial = sweep_trial;
+        sp->trial_user = &watch;
+    }
+    rc = cs_sweep_run(sp, res, err);
+    if (watch.start && watch.end)
+        watch.end(watch.ctx, rc ? CS_SWEEP_LIVE_FAILED
+                             : (*res)->partial ? CS_SWEEP_LIVE_INTERRUPTED
+                                               : CS_SWEEP_LIVE_DONE);
+    int crc = cs_sweep_journal_close(jr, rc ? NULL : err); /* kept until the CSV is written */
+    if (!rc && crc) {
+        cs_sweep_result_free(*res);
+        *res = NULL;
+        rc = crc;
+    }
+    return rc;
+}
+
+/* Append run `one` (taken) to *all, its rows tagged vary=x when name is
+ * set; nruns: the runs planned, for the count of grid points. */
+static int sweep_merge(cs_sweep_result **all, cs_sweep_result *one, const char *name, double x,
+                       size_t nruns, cs_err *err)
+{
+    for (size_t i = 0; i < one->nrows; i++)
+        one->rows[i].vary = x;
+    snprintf(one->vary, sizeof one->vary, "%s", name);
+    if (!*all) {
+        one->points_total *= nruns;
+        one->trials_total *= (long)nruns;
+        *all = one;
+        return CS_OK;
+    }
+    cs_sweep_result *a = *all;
+    cs_sweep_row *rows = realloc(a->rows, (a->nrows + one->nrows + 1) * sizeof *rows);
+    if (!rows) {
+        cs_sweep_result_free(one);
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    }
+    memcpy(rows + a->nrows, one->rows, one->nrows * sizeof *rows);
+    a->rows = rows;
+    a->nrows += one->nrows;
+    a->points_done += one->points_done;
+    a->trials_done += one->trials_done;
+    a->partial = one->partial;
+    a->wall_seconds += one->wall_seconds;
+    cs_sweep_result_free(one);
+    return CS_OK;
 }
 
 static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
@@ -220,58 +434,39 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return cs_fail(err, CS_EINVAL, "resume=on needs out=FILE.csv (the journal of finished "
                        "trials is FILE.csv.journal)");
     }
-    /* the journal of finished trials beside out= (replaced unless resume=on);
-     * under mpirun each rank keeps its own, FILE.csv.journal.rR, of the
-     * trials it ran (a lost node loses only what its rank had not written) */
-    cs_sweep_journal *jr = NULL;
-    cs_sweep_store store;
-    char jpath[4096 + 32];
-    if (path[0]) {
-        rc = cs_sweep_journal_name(path, jpath, sizeof jpath - 16, err);
-        if (!rc && cs_dist_size() > 1)
-            snprintf(jpath + strlen(jpath), 16, ".r%d", cs_dist_rank());
-        if (rc || (rc = cs_sweep_journal_open(&jr, jpath, &sp, resume, err))) {
-            free(vals);
-            cs_arg_blame(in, cl, resume ? "resume" : "out", 0);
-            return rc;
-        }
-        cs_sweep_journal_store(jr, &store);
-        sp.store = &store;
+    /* vary=KEY:LIST: the sweep once per value, each row tagged with it */
+    sweep_vary vary = {.name = ""};
+    if ((rc = cs_arg_named_grid(in, cl, "vary", vary.name, sizeof vary.name, &vary.values,
+                                &vary.n, err)) ||
+        (vary.values && (rc = vary_check(in, cl, &sp, axis, vals, nv, &vary, err)))) {
+        free(vals);
+        free(vary.values);
+        return rc;
     }
     sweep_progress pc = {.to = {in, pc.what}, .what = "sweep", .axis = axes[axis],
                          .values = vals};
-    sp.progress = cs_interp_progress_engine;
-    sp.point = sweep_point;
-    sp.progress_user = &pc;
-    /* a front end watching: the grid first, then each trial as it ends */
-    cs_sweep_watch watch = in->sweep_watch;
-    if (watch.start) {
-        cs_sweep_live live = {.run = ++in->sweep_runs, .kind = kind, .axis = axes[axis],
-                              .N = (size_t)N, .values = vals, .npoints = nv,
-                              .methods = methods, .nmethods = nm, .trials = trials,
-                              .threads = (int)threads};
-        watch.start(watch.ctx, &live);
-        sp.on_trial = sweep_trial;
-        sp.trial_user = &watch;
-    }
     cs_sweep_result *r = NULL;
-    rc = cs_sweep_run(&sp, &r, err);
-    if (watch.start && watch.end)
-        watch.end(watch.ctx, rc ? CS_SWEEP_LIVE_FAILED
-                             : r->partial ? CS_SWEEP_LIVE_INTERRUPTED : CS_SWEEP_LIVE_DONE);
-    free(vals);
-    if (rc) {
-        cs_sweep_journal_close(jr, NULL); /* kept: resume=on continues */
-        in->err_col = cl->name_col;
-        return rc;
-    }
-    if (jr && r->partial) {
-        rc = cs_sweep_journal_close(jr, err);
-        jr = NULL;
-        if (rc) {
-            cs_sweep_result_free(r);
-            return rc;
+    for (size_t v = 0; v < (vary.values ? vary.n : 1); v++) {
+        cs_sweep_spec spv = sp;
+        if (vary.values) {
+            vary_apply(&spv, &vary, vary.values[v]);
+            snprintf(pc.vary, sizeof pc.vary, "%s=%g ", vary.name, vary.values[v]);
         }
+        cs_sweep_result *one = NULL;
+        rc = sweep_once(in, &spv, path, resume, vary.values ? (long)v : -1, &pc, kind, methods,
+                        &one, err);
+        if (!rc)
+            rc = sweep_merge(&r, one, vary.name, vary.values ? vary.values[v] : 0.0,
+                             vary.values ? vary.n : 1, err);
+        if (rc || r->partial)
+            break;
+    }
+    free(vals);
+    free(vary.values);
+    if (rc) {
+        in->err_col = cl->name_col;
+        cs_sweep_result_free(r);
+        return rc;
     }
     char shown[4096];
     snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
@@ -280,14 +475,16 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_sweep_result_free(r);
         return rc;
     }
-    if (path[0] && (rc = cs_sweep_write_csv(r, path, err))) {
-        cs_sweep_journal_close(jr, NULL);
+    char prov[2048];
+    cs_provenance(in, cl, 0, prov, sizeof prov);
+    if (path[0] && (rc = cs_sweep_write_csv(r, path, prov, err))) {
         cs_arg_blame(in, cl, "out", 0);
         cs_sweep_result_free(r);
         return rc;
     }
-    /* the CSV is complete: its journal goes */
-    if (jr && (rc = cs_sweep_journal_finish(jr, err))) {
+    /* the CSV is complete: the journals go */
+    if (path[0] && !r->partial &&
+        (rc = sweep_journals_remove(path, vary.values ? vary.n : 0, err))) {
         cs_sweep_result_free(r);
         return rc;
     }
@@ -312,13 +509,18 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     /* a noisy b or the least-squares fit, named after the stop rule in the caption */
     char stop_text[96];
     snprintf(stop_text, sizeof stop_text, "%s", stop);
-    if (noise != 0.0 || sp.solve.fit != CS_FIT_AFFINE) {
+    int varied = !strcmp(r->vary, "noise");
+    if (varied || noise != 0.0 || sp.solve.fit != CS_FIT_AFFINE) {
+        if (!varied)
+            snprintf(stop_text + strlen(stop_text), sizeof stop_text - strlen(stop_text),
+                     "; noise %g", noise);
         snprintf(stop_text + strlen(stop_text), sizeof stop_text - strlen(stop_text),
-                 "; noise %g, fit %s", noise, fit);
+                 "%s fit %s", varied ? ";" : ",", fit);
         if (sp.solve.fit == CS_FIT_LS)
             snprintf(stop_text + strlen(stop_text), sizeof stop_text - strlen(stop_text),
                      " lambda %g", sp.solve.lambda > 0 ? sp.solve.lambda : CS_FIT_LS_LAMBDA);
-        cs_result_num(res, "_noise", noise);
+        if (!varied)
+            cs_result_num(res, "_noise", noise);
         cs_result_str(res, "_fit", fit);
     }
     sweep_setting set = {.kind = kind, .N = N, .axis = axis, .M = sp.M, .gamma = sp.gamma,
@@ -330,32 +532,19 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_result_int(res, "_points", (long long)r->points_done);
     cs_result_int(res, "_trials", trials);
     cs_result_str(res, "_stop", stop);
-    size_t np = r->points_done;
-    double *xs = malloc((np ? np : 1) * sizeof *xs);
-    double *ys = malloc((nm * (np ? np : 1)) * sizeof *ys);
-    double *es = malloc((nm * (np ? np : 1)) * sizeof *es);
-    cs_plot_series *series = calloc(nm, sizeof *series);
-    if (!xs || !ys || !es || !series) {
-        free(xs), free(ys), free(es), free(series);
+    /* the curves: one per method, or with vary= one per method and value;
+     * over a one-point grid, vary's values are the x axis */
+    sweep_curves cv;
+    if ((rc = sweep_curves_make(r, methods, nm, axis, &cv, err))) {
         cs_sweep_result_free(r);
-        return cs_fail(err, CS_ENOMEM, "out of memory");
-    }
-    for (size_t p = 0; p < np; p++) {
-        const cs_sweep_row *row = &r->rows[p];
-        xs[p] = axis == 0 ? row->gamma : axis == 1 ? (double)row->M : (double)row->K;
+        return rc;
     }
     char key[160];
-    snprintf(key, sizeof key, "_%s", axes[axis]);
-    cs_result_vec(res, key, xs, np);
-    for (size_t m = 0; m < nm; m++) {
-        for (size_t p = 0; p < np; p++) {
-            ys[m * np + p] = r->rows[m * np + p].success;
-            es[m * np + p] = r->rows[m * np + p].stderr_;
-        }
+    snprintf(key, sizeof key, "_%s", cv.xvar);
+    cs_result_vec(res, key, cv.series[0].x, cv.series[0].n);
+    for (size_t m = 0; m < nm && cv.nseries == nm; m++) {
         snprintf(key, sizeof key, "_success_%s", methods[m]);
-        cs_result_vec(res, key, ys + m * np, np);
-        series[m] = (cs_plot_series){.name = methods[m], .x = xs, .y = ys + m * np,
-                                     .err = es + m * np, .n = np};
+        cs_result_vec(res, key, cv.series[m].y, cv.series[m].n);
     }
     if (path[0])
         cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
@@ -364,10 +553,12 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     char title[256], xlabel[128];
     sweep_caption(&set, title, sizeof title);
     sweep_xlabel(&set, xlabel, sizeof xlabel);
-    cs_plot_success_data d = {.xvar = axes[axis], .xlabel = xlabel, .title = title,
-                              .series = series, .nseries = nm};
-    rc = np ? cs_plotstore_success(in, &d, err) : CS_OK;
-    free(xs), free(ys), free(es), free(series);
+    if (strcmp(cv.xvar, axes[axis]))
+        snprintf(xlabel, sizeof xlabel, "%s", cv.xvar);
+    cs_plot_success_data d = {.xvar = cv.xvar, .xlabel = xlabel, .title = title,
+                              .series = cv.series, .nseries = cv.nseries};
+    rc = r->points_done ? cs_plotstore_success(in, &d, err) : CS_OK;
+    sweep_curves_free(&cv);
     cs_sweep_result_free(r);
     if (rc)
         return rc;
@@ -400,6 +591,10 @@ static const cs_key_spec sweep_keys[] = {
      CS_KEY_NUM},
     {"fit", "affine", "affine: min reg(x) s.t. Ax = b; ls: min 0.5*|Ax - b|^2 + lambda*reg(x) "
      "(as solve fit=)", "affine|ls", CS_KEY_WORD},
+    {"vary", NULL, "KEY:LIST: the sweep once per value of KEY (noise lambda tol maxit restarts "
+     "trials N, K over a gamma or M grid, M or gamma over a K grid), e.g. vary=noise:0,0.05,0.1 "
+     "or vary=lambda:0.05:0.05:0.2; the CSV gains the column KEY first; over a grid of one "
+     "point the plot's x axis is KEY", NULL, CS_KEY_TEXT},
     {"threads", "session", "worker threads (0: all cores); results do not depend on it", NULL,
      CS_KEY_INT},
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
@@ -427,7 +622,7 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
      .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
-              "[{restarts}] [{stop}] [threads=..] [device=cpu|cuda] [out=FILE.csv] "
+              "[{restarts}] [{stop}] [vary=KEY:LIST] [threads=..] [device=cpu|cuda] [out=FILE.csv] "
               "[resume=on|off] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",

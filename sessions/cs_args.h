@@ -31,6 +31,11 @@ const char *cs_arg_text(const cs_cmdline *cl, const char *key, const char *def);
  * *vals is malloc'd. */
 int cs_arg_grid(cs_interp *in, const cs_cmdline *cl, const char *key, const char *def,
                 double **vals, size_t *n, cs_err *err);
+/* key=NAME:GRID (e.g. vary=noise:0,0.05,0.1 or lambda:0.1:0.1:0.5): NAME
+ * into name (cap bytes) and the grid into *vals (malloc'd); untouched
+ * (*vals NULL) when the key is absent. */
+int cs_arg_named_grid(cs_interp *in, const cs_cmdline *cl, const char *key, char *name,
+                      size_t cap, double **vals, size_t *n, cs_err *err);
 /* A range lo:hi (or lo:step:hi: its ends), lo < hi; untouched when the
  * key is absent. */
 int cs_arg_box(cs_interp *in, const cs_cmdline *cl, const char *key, double *lo, double *hi,

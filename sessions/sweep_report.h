@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "cs_plotstore.h"
 #include "cs_result.h"
 #include "cs_sweep.h"
 
@@ -31,5 +32,21 @@ void sweep_xlabel(const sweep_setting *s, char *buf, size_t len);
  * as objects. */
 void sweep_report(cs_result *res, const cs_sweep_result *r, const sweep_setting *s,
                   const char *const *methods, size_t nm);
+
+/* The success curves of a result (rows method-major; with r->vary, in
+ * blocks of one value each): one curve per method, named as it; with vary=
+ * over a grid of one point, x is vary's values (xvar its name), over a
+ * larger grid one curve per method and value ("bin noise=0.1"). */
+typedef struct sweep_curves {
+    const char *xvar;         /* "gamma" "M" "K" or r->vary */
+    cs_plot_series *series;
+    size_t nseries;
+    double *mem;              /* the x, y and err arrays */
+    char *names;
+} sweep_curves;
+
+int sweep_curves_make(const cs_sweep_result *r, const char *const *methods, size_t nm,
+                      int axis, sweep_curves *c, cs_err *err);
+void sweep_curves_free(sweep_curves *c);
 
 #endif

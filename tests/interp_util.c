@@ -129,6 +129,20 @@ char *slurp(const char *path, size_t *len)
     return b;
 }
 
+char *slurp_csv(const char *path)
+{
+    char *b = slurp(path, NULL);
+    if (!b)
+        return NULL;
+    char *p = b;
+    while (*p == '#') {
+        char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    memmove(b, p, strlen(p) + 1);
+    return b;
+}
+
 /* The number after "key": in a JSON line (NAN when absent). */
 double jnum(const char *json, const char *key)
 {

@@ -269,7 +269,7 @@ static void test_sweep_threads_identical(void **state)
           "out=a.csv");
     ok(f, "sweep kind=bin methods=bin,linf N=60 gamma=0.4:0.2:0.8 trials=6 threads=2 "
           "out=b.csv");
-    char *a = slurp(in_dir(f, "a.csv"), NULL), *b = slurp(in_dir(f, "b.csv"), NULL);
+    char *a = slurp_csv(in_dir(f, "a.csv")), *b = slurp_csv(in_dir(f, "b.csv"));
     assert_non_null(a);
     assert_non_null(b);
     assert_string_equal(a, b);

@@ -44,7 +44,7 @@ static void test_sweep_table(void **state)
     assert_null(strstr(out, "method,kind"));
     char path[128];
     snprintf(path, sizeof path, "%s/s.csv", f->dir);
-    char *csv = slurp(path, NULL);
+    char *csv = slurp_csv(path);
     assert_non_null(csv);
     /* every CSV row's success and stderr, formatted as the table shows them */
     int rows = 0;
@@ -268,7 +268,7 @@ static void test_nnreport(void **state)
     free(rep);
     char path[128];
     snprintf(path, sizeof path, "%s/r.csv", f->dir);
-    char *csv = slurp(path, NULL);
+    char *csv = slurp_csv(path);
     assert_non_null(csv);
     assert_true(!strncmp(csv, "stage,label,model,reg,lambda,epochs,train_accuracy,train_loss,"
                               "test_accuracy,test_loss,seconds,partial\n", 90));

@@ -70,8 +70,8 @@ static void test_csv_identical_across_threads(void **state)
     assert_int_equal(cs_sweep_run(&s2, &r2, &err), 0);
     assert_int_equal(r1->threads, 1);
     assert_int_equal(r2->threads, 2);
-    assert_int_equal(cs_sweep_write_csv(r1, p1, &err), 0);
-    assert_int_equal(cs_sweep_write_csv(r2, p2, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r1, p1, NULL, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r2, p2, NULL, &err), 0);
     char *a = slurp(p1), *b = slurp(p2);
     assert_non_null(a);
     assert_non_null(b);
@@ -167,7 +167,7 @@ static void test_every_method_across_threads(void **state)
         char path[] = "/tmp/csreg_thrXXXXXX";
         int fd = mkstemp(path);
         close(fd);
-        assert_int_equal(cs_sweep_write_csv(r, path, &err), 0);
+        assert_int_equal(cs_sweep_write_csv(r, path, NULL, &err), 0);
         csv[t] = slurp(path);
         unlink(path);
         cs_sweep_result_free(r);
@@ -242,7 +242,7 @@ static void test_progress_and_cancel(void **state)
     char path[] = "/tmp/csreg_sweep3XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    assert_int_equal(cs_sweep_write_csv(r, path, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, path, NULL, &err), 0);
     char *text = slurp(path);
     assert_non_null(strstr(text, "# partial: interrupted after 0 of 3 grid points"));
     free(text);

@@ -272,7 +272,7 @@ static void test_engine_resume_identical(void **state)
     cs_sweep_result_free(r);
     sp.timing = 0;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
-    assert_int_equal(cs_sweep_write_csv(r, full, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, full, NULL, &err), 0);
     cs_sweep_result_free(r);
     /* first run: stopped after 7 of 24 trials */
     stopper st = {.after = 7};
@@ -301,11 +301,11 @@ static void test_engine_resume_identical(void **state)
     b.store = &store;
     assert_int_equal(cs_sweep_run(&b, &r, &err), 0);
     assert_false(r->partial);
-    assert_int_equal(cs_sweep_write_csv(r, part, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, part, NULL, &err), 0);
     cs_sweep_result_free(r);
     assert_int_equal(cs_sweep_journal_finish(j, &err), 0);
     assert_int_equal(file_size(jpath), -1);
-    char *x = slurp(full, NULL), *y = slurp(part, NULL);
+    char *x = slurp_csv(full), *y = slurp_csv(part);
     assert_string_equal(x, y);
     free(x);
     free(y);
@@ -362,7 +362,7 @@ static void test_resume_redefined(void **state)
     cs_sweep_result *r;
     cs_err err;
     assert_int_equal(cs_sweep_run(&sp, &r, &err), 0);
-    assert_int_equal(cs_sweep_write_csv(r, full, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, full, NULL, &err), 0);
     cs_sweep_result_free(r);
     /* stopped after 5 of 24 trials */
     stopper st = {.after = 5};
@@ -414,10 +414,10 @@ static void test_resume_redefined(void **state)
     b.store = &store;
     assert_int_equal(cs_sweep_run(&b, &r, &err), 0);
     assert_false(r->partial);
-    assert_int_equal(cs_sweep_write_csv(r, part, &err), 0);
+    assert_int_equal(cs_sweep_write_csv(r, part, NULL, &err), 0);
     cs_sweep_result_free(r);
     assert_int_equal(cs_sweep_journal_finish(j, &err), 0);
-    char *x = slurp(full, NULL), *y = slurp(part, NULL);
+    char *x = slurp_csv(full), *y = slurp_csv(part);
     assert_string_equal(x, y);
     free(x);
     free(y);
@@ -452,7 +452,7 @@ static char *get(const char *dir, const char *name)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    return slurp(p, NULL);
+    return slurp_csv(p);
 }
 
 static void interrupted_then_resumed(int signo)

@@ -105,7 +105,7 @@ static char *csv_of(const cs_sweep_result *r)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(cs_sweep_print_csv(r, f), 0);
+    assert_int_equal(cs_sweep_print_csv(r, NULL, f), 0);
     fclose(f);
     return buf;
 }
@@ -292,7 +292,7 @@ static void test_interp_watch(void **state)
     char p1[128], p2[128];
     snprintf(p1, sizeof p1, "%s/w.csv", f->dir);
     snprintf(p2, sizeof p2, "%s/w.csv", plain->dir);
-    char *a = slurp(p1, NULL), *b = slurp(p2, NULL);
+    char *a = slurp_csv(p1), *b = slurp_csv(p2);
     assert_non_null(a);
     assert_non_null(b);
     assert_string_equal(a, b);

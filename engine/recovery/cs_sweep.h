@@ -118,6 +118,7 @@ typedef struct cs_sweep_row {
     double mean_restarts; /* starts used, per trial */
     double seconds;       /* mean solver seconds per trial (NaN without timing) */
     char stop[16];
+    double vary;          /* the value of the result's vary key (unused without one) */
 } cs_sweep_row;
 
 typedef struct cs_sweep_result {
@@ -128,6 +129,8 @@ typedef struct cs_sweep_result {
     int threads;
     double wall_seconds;
     long trials_done, trials_total;
+    char vary[24];        /* a key varied over several runs (`sweep vary=`): the CSV's
+                             first column, each row's value in row.vary; "" none */
 } cs_sweep_result;
 
 int cs_sweep_run(const cs_sweep_spec *spec, cs_sweep_result **out, cs_err *err);
@@ -137,11 +140,14 @@ void cs_sweep_result_free(cs_sweep_result *r);
 #define CS_SWEEP_CSV_HEADER                                                                    \
     "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,mean_restarts,seconds,stop"
 
-/* Write the CSV atomically (temporary file + rename). A partial result ends
- * with a comment line `# partial: ...`. */
-int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err);
+/* Write the CSV atomically (temporary file + rename): the `preamble` first
+ * (comment lines saying how it was made, each "# ...\n"; NULL: none), the
+ * header (with r->vary set, that key's column first), the rows. A partial
+ * result ends with a comment line `# partial: ...`. */
+int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, const char *preamble,
+                       cs_err *err);
 /* The same text into a stream. */
-int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f);
+int cs_sweep_print_csv(const cs_sweep_result *r, const char *preamble, FILE *f);
 
 /* ---- MAX-CUT ---- */
 

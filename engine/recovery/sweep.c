@@ -399,8 +399,14 @@ out:
     return CS_OK;
 }
 
-int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f)
+int cs_sweep_print_csv(const cs_sweep_result *r, const char *preamble, FILE *f)
 {
+    if (preamble)
+        fputs(preamble, f);
+    if (r->vary[0]) {
+        cs_csv_field(f, r->vary);
+        fputc(',', f);
+    }
     fprintf(f, "%s\n", CS_SWEEP_CSV_HEADER);
     for (size_t i = 0; i < r->nrows; i++) {
         const cs_sweep_row *w = &r->rows[i];
@@ -409,6 +415,8 @@ int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f)
             snprintf(sec, sizeof sec, "nan");
         else
             snprintf(sec, sizeof sec, "%.6g", w->seconds);
+        if (r->vary[0])
+            fprintf(f, "%.10g,", w->vary);
         cs_csv_field(f, w->method);
         fputc(',', f);
         cs_csv_field(f, w->kind);
@@ -423,13 +431,14 @@ int cs_sweep_print_csv(const cs_sweep_result *r, FILE *f)
     return ferror(f) ? CS_EIO : CS_OK;
 }
 
-int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, cs_err *err)
+int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, const char *preamble,
+                       cs_err *err)
 {
     cs_afile af;
     int rc = cs_afile_open(&af, path, 0, err);
     if (rc)
         return rc;
-    if (cs_sweep_print_csv(r, af.f) != CS_OK) {
+    if (cs_sweep_print_csv(r, preamble, af.f) != CS_OK) {
         cs_afile_abort(&af);
         return cs_fail(err, CS_EIO, "cannot write %s", path);
     }
