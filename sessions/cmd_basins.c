@@ -73,11 +73,12 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
     cs_plot_curve tc[CS_LANDSCAPE_MAX_TARGETS];
     size_t nt = 0;
     const double *xs = cs_problem_xstar(st->prob);
+    const double *centre = b->centre ? b->centre : xs;   /* the slice's point */
     if (!rc && !cs_method_reg_new(&reg, &st->basins_method, st->prob, cs_interp_seed(in), &sub) &&
         cs_landscape_family(reg) != CS_TARGET_NONE) {
         size_t nlevels = 0;
         const double *levels = cs_reg_target_levels(reg, &nlevels);
-        nt = cs_landscape_targets(levels, nlevels, xs, b->N, b->dims, b->x0, b->x1, b->y0,
+        nt = cs_landscape_targets(levels, nlevels, centre, b->N, b->dims, b->x0, b->x1, b->y0,
                                   b->y1, t);
     }
     cs_reg_free(reg);
@@ -87,7 +88,7 @@ static int store_basins(cs_interp *in, solve_state *st, const cs_basins *b, cs_e
     cs_plot_geometry geo = {.has_xstar = xs != NULL,
                             .xstar = {xs ? xs[b->dims[0]] : 0.0, xs ? xs[b->dims[1]] : 0.0}};
     cs_landscape_curve c;
-    if (cs_problem_constraint_slice(st->prob, b->N > 2 ? xs : NULL, b->dims, b->x0, b->x1, b->y0,
+    if (cs_problem_constraint_slice(st->prob, b->N > 2 ? centre : NULL, b->dims, b->x0, b->x1, b->y0,
                                     b->y1, &c)) {
         geo.constraint_n = c.n;
         memcpy(geo.constraint_x, c.x, sizeof c.x);
@@ -127,6 +128,47 @@ static void draw_terminal(cs_interp *in, const cs_basins *b, cs_result *res)
     cs_heat_canvas_free(&c);
 }
 
+/* at=v1,...,vN or at=FILE (a vector of N entries, any array format): the
+ * point the slice of an N > 2 problem goes through. */
+static int basins_centre(cs_interp *in, const cs_cmdline *cl, size_t N, double **out,
+                         cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "at");
+    size_t rows = 0, cols = 0, fault = 0;
+    cs_err sub;
+    int rc;
+    *out = NULL;
+    if (strchr(a->value, ',') || strspn(a->value, "+-.0123456789eE") == strlen(a->value)) {
+        if ((rc = cs_parse_matrix_at(a->value, out, &rows, &cols, &fault, &sub))) {
+            in->err_col = cs_arg_value_col(a, fault);
+            return cs_fail(err, rc, "at=%s: %s", a->value, sub.msg);
+        }
+    } else {
+        char path[4096];
+        cs_array arr;
+        if ((rc = cs_arg_path(in, cl, "at", path, sizeof path, err)))
+            return rc;
+        if ((rc = cs_array_read(path, &arr, &sub))) {
+            cs_arg_blame(in, cl, "at", 0);
+            return cs_fail(err, rc, "at=%s", sub.msg);
+        }
+        *out = arr.data;
+        rows = arr.rows, cols = arr.cols;
+    }
+    if (rows * cols != N || (rows != 1 && cols != 1)) {
+        free(*out);
+        *out = NULL;
+        cs_arg_blame(in, cl, "at", 0);
+        return cs_fail(err, CS_EINVAL, "at=: a vector of N = %zu entries (got %zux%zu)", N,
+                       rows, cols);
+    }
+    if (N <= 2) {
+        free(*out);
+        *out = NULL;
+    }
+    return CS_OK;
+}
+
 static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     solve_state *st;
@@ -147,6 +189,10 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         (rc = cs_arg_dims(in, cl, "dims", st->N, sp.dims, err)) ||
         (rc = cs_plot_key_check(in, cl, "plot", err)))
         return rc;
+    double *centre = NULL;   /* at=: the slice's point instead of x* */
+    if (cs_cmdline_key(cl, "at") && (rc = basins_centre(in, cl, st->N, &centre, err)))
+        return rc;
+    sp.centre = centre;
     const char *out = cs_arg_text(cl, "out", NULL);
     int csv = out && strlen(out) > 4 && !strcmp(out + strlen(out) - 4, ".csv");
     if (out && !csv && (rc = cs_plot_key_check(in, cl, "out", err)))
@@ -166,7 +212,10 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     cs_progress_to pc = {in, "basins (rows)"};
     sp.progress = cs_interp_progress_engine;
     sp.progress_user = &pc;
-    if (rc || (rc = cs_basins_run(&b, st->prob, &sp, err))) {
+    if (!rc)
+        rc = cs_basins_run(&b, st->prob, &sp, err);
+    free(centre);
+    if (rc) {
         if (err->key[0])
             cs_arg_blame(in, cl, err->key, 0);
         if (!in->err_col)
@@ -226,6 +275,9 @@ static const cs_key_spec basins_keys[] = {
     {"y", "-2:2", "range lo:hi of the second", NULL, CS_KEY_RANGE},
     {"dims", "1,2", "N > 2: the coordinates of x* the starts vary (1-based); the others stay "
      "at x*", NULL, CS_KEY_LIST},
+    {"at", "x*", "N > 2: the point the slice goes through instead of x* (a problem without "
+     "x* needs it): v1,...,vN or a file holding the vector (.csv .npy .mtx .mat)", NULL,
+     CS_KEY_TEXT},
     {"maxit", "2000", "iterations per start", NULL, CS_KEY_INT},
     {"reg", "current", "method text (default: what the next solve uses)", NULL, CS_KEY_TEXT},
     {"threads", "session", "worker threads (0: all cores); the result does not depend on it",
@@ -240,7 +292,7 @@ static const cs_key_spec basins_keys[] = {
 
 static const cs_cmd_spec basins_commands[] = {
     {.name = "basins", .topic = "solvers",
-     .usage = "basins [{res}] [{x}] [{y}] [dims=i,j] [{maxit}] [reg=..] "
+     .usage = "basins [{res}] [{x}] [{y}] [dims=i,j] [at=CENTRE] [{maxit}] [reg=..] "
               "[out=F.png|F.csv] [plot=F] [ends=F.npy]",
      .summary = "run the problem's method from every start of a grid and map where each ends: "
                 "success, other (on the target set, not x*), spurious (stationary off it), "

@@ -219,7 +219,8 @@ static void test_x_out(void **state)
     cs_array_free(&n);
 }
 
-/* basins without x*: the plane (N = 2) works; a slice (N > 2) needs x*. */
+/* basins without x*: the plane (N = 2) works; a slice (N > 2) needs x* or
+ * its centre at= (a list or a file): at=x* maps exactly what x* does. */
 static void test_basins_without_xstar(void **state)
 {
     fixture *f = *state;
@@ -241,10 +242,28 @@ static void test_basins_without_xstar(void **state)
     ok(f, "problem bin N=12 M=8");
     ok(f, "problem save dir=d");
     ok(f, "problem file A=d/A.npy b=d/b.npy");
-    fails(f, "basins res=5", "has no x*", -1);
+    fails(f, "basins res=5", "has no x*: give the centre of the slice (at=", -1);
+    fails(f, "basins res=5 at=1,2,3", "at=: a vector of N = 12 entries (got 1x3)", 14);
+    fails(f, "basins res=5 at=1,2,x", "malformed number 'x'", 21);
+    r = ok(f, "basins res=5 dims=3,4 maxit=300 at=d/xstar.npy ends=blind.npy");
+    /* judged without x* (its stop rule, the normalized residual, runs on):
+     * every start ends on the target set here */
+    assert_true(jnum(r, "success") + jnum(r, "other") == 25.0);
     ok(f, "problem file A=d/A.npy b=d/b.npy xstar=d/xstar.npy");
-    r = ok(f, "basins res=5 dims=3,4");
+    r = ok(f, "basins res=5 dims=3,4 maxit=300 ends=seen.npy");
     assert_true(jnum(r, "success") >= 1.0);
+    /* a centre typed out: the slice through it */
+    cs_array xs;
+    read_arr(f, "d/xstar.npy", &xs);
+    char line[1024] = "basins res=5 dims=3,4 maxit=300 ends=typed.npy at=";
+    for (size_t i = 0; i < 12; i++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%.17g", i ? "," : "",
+                 xs.data[i]);
+    cs_array_free(&xs);
+    ok(f, line);
+    assert_same_file(f, "typed.npy", "seen.npy");
+    r = ok(f, "basins res=5 dims=3,4 maxit=300 at=0,0,0,0,0,0,0,0,0,0,0,0 ends=zero.npy");
+    assert_true(jnum(r, "starts") == 25.0);
 }
 
 /* eval PATH: the regularizer on a vector from a file, as on typed numbers. */

@@ -36,6 +36,7 @@ void cs_basins_free(cs_basins *b)
     free(b->iters);
     free(b->rel_err);
     free(b->endx);
+    free(b->centre);
     free(b->clusters);
     free(b);
 }
@@ -83,13 +84,13 @@ static int classify(cs_solver *s, const cs_solve_result *r, const double *v, dou
     return CS_BASIN_NOT_CONVERGED;
 }
 
-/* The start of point (i, j): (x, y) in the plane, or x* with coordinates
- * dims replaced. */
+/* The start of point (i, j): (x, y) in the plane, or the centre (x*
+ * unless given) with coordinates dims replaced. */
 static void start_point(const job *jb, size_t i, size_t j, double *x0)
 {
     const cs_basins *b = jb->b;
     if (b->N > 2)
-        memcpy(x0, cs_problem_xstar(jb->prob), jb->nx * sizeof *x0);
+        memcpy(x0, b->centre, jb->nx * sizeof *x0);
     x0[b->dims[0]] = b->xs[i];
     x0[b->dims[1]] = b->ys[j];
 }
@@ -218,10 +219,12 @@ static int check_spec(const cs_problem *prob, const cs_basins_spec *sp, cs_err *
     if (N > 2 && (sp->dims[0] >= N || sp->dims[1] >= N || sp->dims[0] == sp->dims[1]))
         return cs_fail_key(err, CS_EINVAL, "dims", "dims: two different coordinates in 1..%zu",
                            N);
-    /* N > 2: the slice goes through x*; a problem from files may have none */
-    if (N > 2 && !cs_problem_xstar(prob))
-        return cs_fail(err, CS_EUNSUPPORTED, "basins: N = %zu > 2 and the problem has no x*, "
-                       "the centre of the slice (give problem file xstar=PATH)", N);
+    /* N > 2: the slice goes through x* or the centre given; a problem from
+     * files may have no x* */
+    if (N > 2 && !sp->centre && !cs_problem_xstar(prob))
+        return cs_fail(err, CS_EUNSUPPORTED, "basins: N = %zu > 2 and the problem has no x*: "
+                       "give the centre of the slice (at=v1,...,vN or at=FILE), or problem "
+                       "file xstar=PATH", N);
     return CS_OK;
 }
 
@@ -243,7 +246,11 @@ static cs_basins *alloc_basins(const cs_problem *prob, const cs_basins_spec *sp)
     b->end = malloc(2 * np * sizeof *b->end);
     b->iters = malloc(np * sizeof *b->iters);
     b->rel_err = malloc(np * sizeof *b->rel_err);
-    if (!b->xs || !b->ys || !b->cls || !b->cluster || !b->end || !b->iters || !b->rel_err) {
+    if (b->N > 2 && (b->centre = malloc(b->N * sizeof *b->centre)))
+        memcpy(b->centre, sp->centre ? sp->centre : cs_problem_xstar(prob),
+               b->N * sizeof *b->centre);
+    if (!b->xs || !b->ys || !b->cls || !b->cluster || !b->end || !b->iters || !b->rel_err ||
+        (b->N > 2 && !b->centre)) {
         cs_basins_free(b);
         return NULL;
     }

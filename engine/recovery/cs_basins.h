@@ -41,6 +41,8 @@ typedef struct cs_basins_spec {
     double x0, x1, y0, y1;      /* the box of starts */
     size_t res;                 /* res × res starts, 2..CS_BASINS_MAX_RES */
     size_t dims[2];             /* N > 2: the coordinates varied (0-based, distinct) */
+    const double *centre;       /* N > 2: the slice's point (N entries; the other
+                                   coordinates stay at it); NULL: x* */
     const cs_method *method;    /* parsed (cs_method_parse); NULL: the problem's */
     cs_solve_opts opts;         /* algo, mode, lambda, maxit (0: 2000); one start each */
     uint64_t seed, stream;      /* the solver's stream (its L estimates) */
@@ -72,6 +74,8 @@ typedef struct cs_basins {
     long *iters;                /* iterations each run took */
     double *rel_err;            /* each end point's error to x* */
     double *endx;               /* N per point: every end point, all its coordinates */
+    double *centre;             /* N > 2: the slice's point (x* or the spec's centre);
+                                   NULL for N <= 2 */
     size_t counts[CS_BASIN_CLASSES];
     cs_basin_cluster *clusters; /* largest first */
     size_t nclusters;
