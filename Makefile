@@ -18,7 +18,7 @@ endif
 DEB_PKGS := gcc make pkg-config libopenblas-dev liblapacke-dev libncurses-dev \
             libreadline-dev libcmocka-dev zlib1g-dev libsleef-dev gnuplot-nox tmux \
             dataset-fashion-mnist libopenmpi-dev openmpi-bin \
-            python3-numpy python3-torch python3-pytest clang libmatio-dev \
+            python3-numpy python3-torch python3-pytest python3-onnx clang libmatio-dev \
             libdouble-conversion-dev
 
 PKGS      := openblas lapacke readline ncursesw zlib sleef double-conversion
@@ -289,9 +289,9 @@ test: deps check-layers
 	@$(MAKE) --no-print-directory check-link
 	@$(MAKE) --no-print-directory $(SUBJ) VARIANT=asan build-variant
 	@$(MAKE) --no-print-directory $(SUBJ) fuzz-build
-	@cd $(BUILD_ROOT)/fuzz && ./fuzz_interp $(CURDIR)/tests/fuzz/corpus/* >seeds.log 2>&1 || \
-	  { cat seeds.log; echo "✗ fuzz_interp failed on the seed corpus"; exit 1; }
-	@echo "✓ fuzz_interp built (clang) and ran the seed corpus"
+	@$(foreach h,$(FUZZ_HARNESSES),cd $(BUILD_ROOT)/fuzz && ./$(h) $(CURDIR)/$(FUZZ_SEEDS_$(h))/* \
+	  >$(h).log 2>&1 || { cat $(h).log; echo "✗ $(h) failed on the seed corpus"; exit 1; }; cd $(CURDIR);)
+	@echo "✓ $(FUZZ_HARNESSES) built (clang) and ran their seed corpora"
 	@JOBS=$(JOBS) tests/run_tests.sh $(BUILD_ROOT)/rel $(BUILD_ROOT)/asan
 
 # The unit suites of both builds: the check to run while working.
@@ -305,21 +305,36 @@ bench: deps
 	@for b in $(patsubst tests/%.c,$(BUILD_ROOT)/rel/tests/%,$(BENCH_SRC)); do echo "== $$b"; $$b || exit 1; done
 	@echo "== tests/python/bench_reg.py (the library's rows and the PyTorch module against torch one-liners, one thread)"
 	@PYTHONPATH=python CSREG_LIB=$(BUILD_ROOT)/rel/libcsreg.so.0 /usr/bin/python3 tests/python/bench_reg.py
+	@echo "== tests/python/bench_watch.py (csreg.watch.Logger: its cost on a ResNet-20 training step)"
+	@PYTHONPATH=python CSREG_LIB=$(BUILD_ROOT)/rel/libcsreg.so.0 /usr/bin/python3 tests/python/bench_watch.py
 
-# Fuzz the interpreter (tests/fuzz/fuzz_interp.c) for FUZZ_SECONDS, starting
-# from the seed corpus in tests/fuzz/corpus; findings land in build/fuzz/.
+# Fuzz each harness of tests/fuzz for FUZZ_SECONDS: fuzz_interp (the
+# interpreter, seeds in tests/fuzz/corpus), fuzz_expr (the expression
+# parser and evaluator, seeds in tests/fuzz/corpus_expr); findings land in
+# build/fuzz/artifacts/, new inputs in build/fuzz/corpus-HARNESS/.
+FUZZ_HARNESSES := fuzz_interp fuzz_expr
+FUZZ_SEEDS_fuzz_interp := tests/fuzz/corpus
+FUZZ_SEEDS_fuzz_expr := tests/fuzz/corpus_expr
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
-	@mkdir -p $(BUILD_ROOT)/fuzz/corpus $(BUILD_ROOT)/fuzz/artifacts
-	cd $(BUILD_ROOT)/fuzz && ./fuzz_interp -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-	  -rss_limit_mb=2048 -artifact_prefix=artifacts/ -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
+	@mkdir -p $(BUILD_ROOT)/fuzz/artifacts
+	@set -e; $(foreach h,$(FUZZ_HARNESSES),mkdir -p $(BUILD_ROOT)/fuzz/corpus-$(h); \
+	  echo "$(h) for $(FUZZ_SECONDS) s"; cd $(BUILD_ROOT)/fuzz; \
+	  ./$(h) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+	    -artifact_prefix=artifacts/$(h)- -print_final_stats=1 corpus-$(h) $(CURDIR)/$(FUZZ_SEEDS_$(h)); \
+	  cd $(CURDIR);)
 
-# the harness alone, built with clang (make test builds it too, so it cannot rot)
+# the harnesses alone, built with clang (make test builds them too, so they cannot rot)
 fuzz-build:
 	$(need_pkgs)
-	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang CXX=clang++ $(BUILD_ROOT)/fuzz/fuzz_interp
+	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang CXX=clang++ \
+	  $(addprefix $(BUILD_ROOT)/fuzz/,$(FUZZ_HARNESSES))
 
 $(BUILD_ROOT)/fuzz/fuzz_interp: $(BUILD)/tests/fuzz/fuzz_interp.o $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD fuzz $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD_ROOT)/fuzz/fuzz_expr: $(BUILD)/tests/fuzz/fuzz_expr.o $(LIBCSREG)
 	@echo "  LD fuzz $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 

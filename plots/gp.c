@@ -772,3 +772,28 @@ int cs_gp_render(const char *prologue, const char *body, const char *path,
     }
     return rc;
 }
+
+int cs_gp_save_script(const char *file, const char *note, const char *prologue,
+                      const char *body, const char *output_name, cs_err *err)
+{
+    cs_gpbuf s;
+    cs_gpbuf_init(&s);
+    if (note)
+        cs_gpbuf_append(&s, note, strlen(note));
+    cs_gp_compose(&s, prologue, body, output_name);
+    if (s.failed) {
+        cs_gpbuf_free(&s);
+        return cs_fail(err, CS_ENOMEM, "out of memory building the gnuplot script");
+    }
+    cs_afile af;
+    int rc = cs_afile_open(&af, file, 0, err);
+    if (!rc) {
+        rc = cs_afile_write(&af, cs_gpbuf_str(&s), s.len, err);
+        if (!rc)
+            rc = cs_afile_commit(&af, err);
+        if (rc)
+            cs_afile_abort(&af);   /* the old file stays */
+    }
+    cs_gpbuf_free(&s);
+    return rc;
+}

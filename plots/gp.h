@@ -137,4 +137,11 @@ int cs_gp_check_image(const char *file, const char *target, cs_err *err);
 void cs_gp_compose(cs_gpbuf *out, const char *prologue, const char *body,
                    const char *output_name);
 
+/* Save the script that redraws a figure to `file` (atomically, missing
+ * folders made): `note` ('#' comment lines, may be NULL), then what
+ * cs_gp_compose gives for output_name (NULL: no `set output`). Run with
+ * `gnuplot FILE` it writes output_name (relative to where it runs). */
+int cs_gp_save_script(const char *file, const char *note, const char *prologue,
+                      const char *body, const char *output_name, cs_err *err);
+
 #endif

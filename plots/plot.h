@@ -8,7 +8,15 @@
  *   - term=CS_PLOT_TERM_WINDOW: a live window (DISPLAY set and a qt/wxt/x11
  *     gnuplot; the window stays open after the call returns).
  * With opts->script set, nothing runs: the gnuplot command text is written
- * there (golden tests, debugging).
+ * there (golden tests, debugging). With opts->save_script set, the figure
+ * is drawn and the same text, with the output named as opts->script_output
+ * says, is also saved to that file: `gnuplot FILE` redraws the figure (the
+ * data travels inline, as datablocks).
+ *
+ * Size: width x height in pixels (.png .gif, a window), characters (dumb),
+ * or inches (.pdf .svg: width_in x height_in; an SVG is laid out at 96
+ * pixels an inch, the CSS inch, its fonts scaled so that their sizes are
+ * points). font: "NAME,SIZE" in gnuplot's syntax (",10", "Helvetica").
  *
  * Text: opts->title, the `name` of series and frames that are not known
  * method names, and any *label given, are shown literally (never as gnuplot
@@ -36,12 +44,25 @@ typedef enum cs_plot_term {
     CS_PLOT_TERM_WINDOW      /* live window; out is ignored */
 } cs_plot_term;
 
+/* Sizes in inches (PDF, SVG) run from 0.5 to 100. */
+#define CS_PLOT_MIN_IN 0.5
+#define CS_PLOT_MAX_IN 100.0
+
 typedef struct cs_plot_opts {
     const char *out;      /* output file (AUTO/PNG/SVG/PDF/GIF) */
     cs_plot_term term;
     FILE *text;           /* DUMB: where the drawing goes */
     FILE *script;         /* non-NULL: write the gnuplot commands here, run nothing */
     int width, height;    /* pixels (0: 1000 x 700); DUMB: characters (0: 100 x 32) */
+    double width_in, height_in; /* PDF, SVG: inches (0: from width and height: a PDF
+                                   of 10 x 7 in, an SVG of 1000 x 700 pixels) */
+    const char *font;     /* gnuplot font "NAME,SIZE", literal (NULL: sans,12) */
+    const char *save_script;   /* also save the gnuplot script here (atomically, once
+                                  the drawing succeeded); NULL: none */
+    const char *script_output; /* the output that saved script names (NULL: out) */
+    const char *script_note;   /* '#' comment lines it begins with (may be NULL) */
+    int save_only;        /* with save_script: only save it, draw nothing (no gnuplot
+                             needed; a .png's script then names pngcairo) */
     const char *title;    /* literal; NULL: a default title; "" : none */
     int frame_delay;      /* animated GIF: 1/100 s per frame (0: 80) */
     const cs_cancel *cancel; /* polled while gnuplot draws (may be NULL): CS_ECANCEL */
@@ -205,6 +226,30 @@ int cs_plot_trace(const cs_plot_trace_data *d, const cs_plot_opts *o, cs_err *er
 int cs_plot_hist(const cs_plot_hist_data *d, const cs_plot_opts *o, cs_err *err);
 int cs_plot_maxcut(const cs_plot_maxcut_data *d, const cs_plot_opts *o, cs_err *err);
 int cs_plot_basins(const cs_plot_basins_data *d, const cs_plot_opts *o, cs_err *err);
+
+/* The numbers of a plot as CSV, to f: a header line, then one row per
+ * point, numbers in the shortest form that reads back exactly
+ * (cs_format_double), text fields quoted as RFC 4180 has them:
+ *   landscape:  x,y,value                       (y outer, x inner)
+ *   trajectory: start,point,x,y                 (point 0: the start point)
+ *   success:    method,XVAR,success[,stderr]    (XVAR: gamma, K, M, ...)
+ *   trace:      iter,start,objective,residual,tau[,rel_err]  (the arrays given)
+ *   hist:       snapshot,lo,hi,count            (the bins drawn)
+ *   maxcut:     method,iter,cut
+ *   basins:     x,y,class                       (success other spurious not_converged)
+ * The landscape and basins grids are those of cs_grid_axis (the commands'
+ * own). CS_EINVAL without data, CS_EIO when f fails. */
+int cs_plot_landscape_csv(const cs_plot_landscape_data *d, FILE *f, cs_err *err);
+int cs_plot_trajectory_csv(const cs_plot_trajectory_data *d, FILE *f, cs_err *err);
+int cs_plot_success_csv(const cs_plot_success_data *d, FILE *f, cs_err *err);
+int cs_plot_trace_csv(const cs_plot_trace_data *d, FILE *f, cs_err *err);
+int cs_plot_hist_csv(const cs_plot_hist_data *d, FILE *f, cs_err *err);
+int cs_plot_maxcut_csv(const cs_plot_maxcut_data *d, FILE *f, cs_err *err);
+int cs_plot_basins_csv(const cs_plot_basins_data *d, FILE *f, cs_err *err);
+
+/* A font text as the plots take it: "NAME", "NAME,SIZE" or ",SIZE", the
+ * size 1 to 200 points, no control characters; CS_EINVAL saying why. */
+int cs_plot_check_font(const char *font, cs_err *err);
 
 /* The terminal an output name asks for (.png .svg .pdf .gif, any case). */
 int cs_plot_term_from_path(const char *path, cs_plot_term *term, cs_err *err);

@@ -202,6 +202,52 @@ int cs_plot_available(cs_err *err)
 
 /* ---- begin / finish ---------------------------------------------------- */
 
+/* An SVG's inch: the CSS one. Its fonts are scaled by 96/72 so that their
+ * sizes are points of that inch, as in a PDF. */
+#define SVG_PX_PER_IN 96
+
+/* Sizes in inches: for PDF and SVG only, each 0.5 to 100 inches. */
+static int plot_size_inches(plot_ctx *c, const cs_plot_opts *o, const char *kind, cs_err *err)
+{
+    if (o->width_in == 0 && o->height_in == 0)
+        return CS_OK;
+    if (c->term != CS_PLOT_TERM_PDF && c->term != CS_PLOT_TERM_SVG)
+        return cs_fail(err, CS_EINVAL, "%s: a size in inches is for .pdf and .svg only", kind);
+    if (!(o->width_in >= CS_PLOT_MIN_IN && o->width_in <= CS_PLOT_MAX_IN &&
+          o->height_in >= CS_PLOT_MIN_IN && o->height_in <= CS_PLOT_MAX_IN))
+        return cs_fail(err, CS_EINVAL, "%s: plot size %g x %g in out of range (%g to %g inches)",
+                       kind, o->width_in, o->height_in, CS_PLOT_MIN_IN, CS_PLOT_MAX_IN);
+    c->win = o->width_in;
+    c->hin = o->height_in;
+    if (c->term == CS_PLOT_TERM_SVG) {
+        c->w = (int)(c->win * SVG_PX_PER_IN + 0.5);
+        c->h = (int)(c->hin * SVG_PX_PER_IN + 0.5);
+    }
+    return CS_OK;
+}
+
+int cs_plot_check_font(const char *font, cs_err *err)
+{
+    if (!font)
+        return CS_OK;
+    size_t n = strlen(font);
+    if (n == 0 || n > 200 || !strcmp(font, ","))
+        return cs_fail(err, CS_EINVAL, "expected NAME,SIZE (e.g. Helvetica,10)");
+    for (const unsigned char *p = (const unsigned char *)font; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return cs_fail(err, CS_EINVAL, "the font name holds a control character");
+    const char *comma = strrchr(font, ',');
+    if (comma) {
+        char *end;
+        double pt = strtod(comma + 1, &end);
+        /* plain decimals only: strtod would take hex, inf and nan */
+        if (end == comma + 1 || *end || strpbrk(comma + 1, "xXnNiI") || !(pt >= 1 && pt <= 200))
+            return cs_fail(err, CS_EINVAL, "the size after the comma must be 1 to 200 points "
+                           "(e.g. Helvetica,10)");
+    }
+    return CS_OK;
+}
+
 int plot_begin(plot_ctx *c, const cs_plot_opts *o, size_t frames, const char *kind,
                cs_err *err)
 {
@@ -223,11 +269,12 @@ int plot_begin(plot_ctx *c, const cs_plot_opts *o, size_t frames, const char *ki
     if (c->term != CS_PLOT_TERM_DUMB && c->term != CS_PLOT_TERM_WINDOW) {
         if (!o->out)
             return cs_fail(err, CS_EINVAL, "%s: no output file", kind);
-        int rc = o->script ? cs_gp_check_name(o->out, err) : cs_gp_check_path(o->out, err);
+        int rc = o->script || o->save_only ? cs_gp_check_name(o->out, err)
+                                           : cs_gp_check_path(o->out, err);
         if (rc != CS_OK)
             return rc;
     }
-    if (text_term && !o->text && !o->script)
+    if (text_term && !o->text && !o->script && !o->save_only)
         return cs_fail(err, CS_EINVAL, "%s: term=dumb needs a text stream", kind);
     if (o->width < 0 || o->height < 0 || o->width > 20000 || o->height > 20000)
         return cs_fail(err, CS_EINVAL, "%s: plot size %d x %d out of range", kind, o->width,
@@ -240,16 +287,22 @@ int plot_begin(plot_ctx *c, const cs_plot_opts *o, size_t frames, const char *ki
     if (!text_term && (c->w < 100 || c->h < 100))
         return cs_fail(err, CS_EINVAL, "%s: plot size %d x %d too small (min 100 x 100)",
                        kind, c->w, c->h);
+    int rc = plot_size_inches(c, o, kind, err);
+    if (rc != CS_OK)
+        return rc;
+    cs_err sub;
+    if (cs_plot_check_font(o->font, &sub) != CS_OK)
+        return cs_fail(err, CS_EINVAL, "%s: font '%s': %s", kind, o->font, sub.msg);
     c->enhanced = !text_term;
     c->animate = c->term == CS_PLOT_TERM_GIF && frames > 1;
-    if (c->term == CS_PLOT_TERM_WINDOW && !o->script) {
+    if (c->term == CS_PLOT_TERM_WINDOW && !o->script && !o->save_only) {
         const char *d = getenv("DISPLAY");
         if (!d || !*d)
             return cs_fail(err, CS_EUNSUPPORTED, "%s: no live window: DISPLAY is not set", kind);
     }
-    if (!o->script) {
+    if (!o->script && !o->save_only) {
         cs_gp_info info;
-        int rc = cs_gp_detect(&info, err);
+        rc = cs_gp_detect(&info, err);
         if (rc != CS_OK)
             return rc;
         unsigned need = 0;
@@ -275,25 +328,35 @@ int plot_begin(plot_ctx *c, const cs_plot_opts *o, size_t frames, const char *ki
 static void prologue(const plot_ctx *c, cs_gpbuf *p)
 {
     unsigned terms = CS_GP_TERM_PNGCAIRO | CS_GP_TERM_QT;
-    if (!c->o->script) {
+    if (!c->o->script && !c->o->save_only) {
         cs_gp_info info;
         if (cs_gp_detect(&info, NULL) == CS_OK)
             terms = info.terms;
     }
     cs_gpbuf_printf(p, "# drawn by csreg\nset encoding utf8\n");
-    const char *font = "font 'sans,12'";
+    cs_gpbuf fb;   /* the font option: the user's text quoted */
+    cs_gpbuf_init(&fb);
+    cs_gpbuf_printf(&fb, "font ");
+    cs_gpbuf_quote(&fb, c->o->font ? c->o->font : "sans,12");
+    if (fb.failed)
+        p->failed = 1;
+    const char *font = cs_gpbuf_str(&fb);
     switch (c->term) {
     case CS_PLOT_TERM_PNG:
         cs_gpbuf_printf(p, "set terminal %s size %d,%d enhanced %s background '#ffffff'\n",
                         (terms & CS_GP_TERM_PNGCAIRO) ? "pngcairo" : "png", c->w, c->h, font);
         break;
     case CS_PLOT_TERM_SVG:
-        cs_gpbuf_printf(p, "set terminal svg size %d,%d enhanced %s background '#ffffff'\n",
-                        c->w, c->h, font);
+        cs_gpbuf_printf(p, "set terminal svg size %d,%d enhanced %s%s background '#ffffff'\n",
+                        c->w, c->h, font, c->win > 0 ? " fontscale 1.333333" : "");
         break;
     case CS_PLOT_TERM_PDF:
-        cs_gpbuf_printf(p, "set terminal pdfcairo size %.2fin,%.2fin enhanced %s\n",
-                        c->w / 100.0, c->h / 100.0, font);
+        if (c->win > 0)
+            cs_gpbuf_printf(p, "set terminal pdfcairo size %gin,%gin enhanced %s\n", c->win,
+                            c->hin, font);
+        else
+            cs_gpbuf_printf(p, "set terminal pdfcairo size %.2fin,%.2fin enhanced %s\n",
+                            c->w / 100.0, c->h / 100.0, font);
         break;
     case CS_PLOT_TERM_GIF:
         if (c->animate)
@@ -314,6 +377,7 @@ static void prologue(const plot_ctx *c, cs_gpbuf *p)
         break;
     }
     }
+    cs_gpbuf_free(&fb);
     for (int i = 0; i < PLOT_LINECOLOURS; i++)
         cs_gpbuf_printf(p, "set linetype %d lc rgb '%s' lw 2 pt %d ps 1.2\n", i + 1,
                         plot_okabe_ito[i], line_pt[i]);
@@ -334,12 +398,19 @@ int plot_finish(plot_ctx *c, cs_err *err)
     } else {
         const char *path = (c->term == CS_PLOT_TERM_DUMB || c->term == CS_PLOT_TERM_WINDOW)
                                ? NULL : c->o->out;
-        rc = cs_gp_render(cs_gpbuf_str(&pro), cs_gpbuf_str(&c->body), path,
-                          c->term == CS_PLOT_TERM_DUMB ? &text : NULL, c->o->script,
-                          c->o->cancel, err);
-        if (rc == CS_OK && c->term == CS_PLOT_TERM_DUMB && !c->o->script &&
+        if (!c->o->save_only)
+            rc = cs_gp_render(cs_gpbuf_str(&pro), cs_gpbuf_str(&c->body), path,
+                              c->term == CS_PLOT_TERM_DUMB ? &text : NULL, c->o->script,
+                              c->o->cancel, err);
+        if (rc == CS_OK && c->term == CS_PLOT_TERM_DUMB && !c->o->script && !c->o->save_only &&
             text.len > 0 && fwrite(text.s, 1, text.len, c->o->text) != text.len)
             rc = cs_fail(err, CS_EIO, "cannot write the text plot");
+        /* the script that redraws what was just drawn (or would be) */
+        if (rc == CS_OK && c->o->save_script && !c->o->script)
+            rc = cs_gp_save_script(c->o->save_script, c->o->script_note, cs_gpbuf_str(&pro),
+                                   cs_gpbuf_str(&c->body),
+                                   path && c->o->script_output ? c->o->script_output : path,
+                                   err);
     }
     cs_gpbuf_free(&pro);
     cs_gpbuf_free(&text);

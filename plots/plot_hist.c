@@ -3,10 +3,14 @@
  * layer may have millions of weights). */
 #include "plot_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cs_csv.h"
+#include "cs_parse.h"
 
 #define MAX_BINS 10000
 #define MAX_GRID_FRAMES 64
@@ -202,4 +206,37 @@ int cs_plot_hist(const cs_plot_hist_data *d, const cs_plot_opts *o, cs_err *err)
         cs_gpbuf_printf(b, "unset multiplot\n");
     }
     return plot_finish(&c, err);
+}
+
+int cs_plot_hist_csv(const cs_plot_hist_data *d, FILE *f, cs_err *err)
+{
+    int rc = check_hist(d, err);
+    if (rc != CS_OK)
+        return rc;
+    size_t bins = d->bins ? d->bins : 60;
+    double lo, hi;
+    hist_range(d, &lo, &hi);
+    double *cnt = malloc(bins * sizeof *cnt);
+    if (!cnt)
+        return cs_fail(err, CS_ENOMEM, "hist: out of memory");
+    fputs("snapshot,lo,hi,count\n", f);
+    for (size_t s = 0; s < d->nframes; s++) {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "snapshot %zu", s + 1);
+        count(&d->frames[s], lo, hi, bins, cnt);
+        for (size_t k = 0; k < bins; k++) {
+            /* the edges as `hist` computes them; the last one exactly hi */
+            char a[40], b[40], n[40];
+            cs_format_double(a, sizeof a, lo + (hi - lo) * (double)k / (double)bins);
+            cs_format_double(b, sizeof b,
+                             k + 1 == bins ? hi : lo + (hi - lo) * (double)(k + 1) / (double)bins);
+            cs_format_double(n, sizeof n, cnt[k]);
+            cs_csv_field(f, d->frames[s].name ? d->frames[s].name : fallback);
+            fprintf(f, ",%s,%s,%s\n", a, b, n);
+        }
+    }
+    free(cnt);
+    if (fflush(f) != 0 || ferror(f))
+        return cs_fail(err, CS_EIO, "hist: cannot write the CSV: %s", strerror(errno));
+    return CS_OK;
 }

@@ -12,6 +12,7 @@ typedef struct plot_ctx {
     int enhanced;        /* terminal draws enhanced text (not dumb) */
     int animate;         /* GIF with several frames */
     int w, h;
+    double win, hin;     /* PDF, SVG: the size in inches (0: from w, h) */
     cs_gpbuf body;
 } plot_ctx;
 

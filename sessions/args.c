@@ -188,7 +188,7 @@ static int grid_text(cs_interp *in, const cs_arg *a, size_t off, const char *key
     }
     if (rc) {
         if (a)
-            in->err_col = cs_arg_value_col(a, off);
+            in->err_col = off ? cs_arg_value_col(a, off) : a->col;
         return cs_fail(err, rc, "%s=%s: %s", key, a ? a->value : text, sub.msg);
     }
     return CS_OK;

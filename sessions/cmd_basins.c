@@ -12,6 +12,7 @@
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "cs_provenance.h"
 #include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -152,6 +153,11 @@ static int basins_centre(cs_interp *in, const cs_cmdline *cl, size_t N, double *
             cs_arg_blame(in, cl, "at", 0);
             return cs_fail(err, rc, "at=%s", sub.msg);
         }
+        /* the file's digest in the journal: a replay refuses a changed one */
+        if ((rc = cs_interp_input_file(in, cl, a->value, path, err))) {
+            cs_array_free(&arr);
+            return rc;
+        }
         *out = arr.data;
         rows = arr.rows, cols = arr.cols;
     }
@@ -240,16 +246,16 @@ static int cmd_basins(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     if ((rc = store_basins(in, st, b, err)))
         return rc;
     if (csv) {
-        char path[4096];
+        char path[4096], prov[4096];
+        cs_provenance(in, cl, CS_PROV_REG, prov, sizeof prov);
         if ((rc = cs_arg_path(in, cl, "out", path, sizeof path, err)) ||
-            (rc = cs_basins_write_csv(b, path, cs_interp_cancel_flag(in), err))) {
+            (rc = cs_basins_write_csv(b, path, prov, cs_interp_cancel_flag(in), err))) {
             cs_arg_blame(in, cl, "out", 0);
             return rc;
         }
         cs_result_str(res, "out", out);
     } else if (out) {
-        if ((rc = cs_plotstore_draw(in, "basins", out, NULL, cs_arg_text(cl, "title", NULL), res,
-                                    err))) {
+        if ((rc = cs_plotstore_draw_cl(in, cl, "basins", out, NULL, res, err))) {
             cs_arg_blame(in, cl, "out", 0);
             return rc;
         }
@@ -278,6 +284,8 @@ static const cs_key_spec basins_keys[] = {
     {"at", "x*", "N > 2: the point the slice goes through instead of x* (a problem without "
      "x* needs it): v1,...,vN or a file holding the vector (.csv .npy .mtx .mat)", NULL,
      CS_KEY_TEXT},
+    {"sha256", NULL, "the at= file's SHA-256 digest (the journal records it; a replay whose "
+     "file differs is refused)", NULL, CS_KEY_LIST},
     {"maxit", "2000", "iterations per start", NULL, CS_KEY_INT},
     {"reg", "current", "method text (default: what the next solve uses)", NULL, CS_KEY_TEXT},
     {"threads", "session", "worker threads (0: all cores); the result does not depend on it",
@@ -285,6 +293,7 @@ static const cs_key_spec basins_keys[] = {
     {"out", NULL, ".csv: one row per start (" CS_BASINS_CSV_HEADER "); .png .svg .pdf .gif: "
      "the map; none: the map in the terminal", NULL, CS_KEY_FILE},
     {"plot", NULL, "also draw the map into this image", NULL, CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"ends", NULL, "every end point, all N coordinates: a (res*res) x N array, row j*res + i "
      "for the start (x_i, y_j) (.npy .csv .mtx .mat)", NULL, CS_KEY_FILE},
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},

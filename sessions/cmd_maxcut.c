@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs_args.h"
 #include "cs_csv.h"
@@ -13,6 +14,7 @@
 #include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "cs_provenance.h"
 #include "cs_sweep.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -33,11 +35,13 @@ static void stops_text(const cs_maxcut_result *r, const char *sep, const char *e
                                      cs_end_name((cs_end)e), eq, r->ends[e]);
 }
 
-/* The row of r into `path`; with append, after the rows of the CSV `from`
- * (copied into the new file, then renamed: `from` is path, or out= when
- * the row of an interrupted run goes beside it). */
-static int write_maxcut_csv(const char *path, const char *from, int append, const char *gname,
-                            const cs_graph *g, const cs_maxcut_result *r, cs_err *err)
+/* The row of r into `path`, after `prov` (the lines saying how it was
+ * made); with append, after the rows of the CSV `from` (copied into the new
+ * file, then renamed: `from` is path, or out= when the row of an
+ * interrupted run goes beside it): each row follows its own lines. */
+static int write_maxcut_csv(const char *path, const char *from, int append, const char *prov,
+                            const char *gname, const cs_graph *g, const cs_maxcut_result *r,
+                            cs_err *err)
 {
     char *old = NULL;
     size_t oldlen = 0;
@@ -69,6 +73,7 @@ static int write_maxcut_csv(const char *path, const char *from, int append, cons
     else
         fprintf(af.f, "%s\n", MAXCUT_CSV_HEADER);
     free(old);
+    fputs(prov, af.f);
     double v[12] = {r->lambda,     r->mean_cut,     r->std_cut,     r->best_cut,
                     r->known_best, r->mean_rounded, r->std_rounded, r->best_rounded,
                     r->mean_start, r->std_start,    r->mean_best_iter, r->max_best_iter};
@@ -177,8 +182,14 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
         if (!rc)
             rc = cs_graph_is_builtin(file) ? cs_graph_builtin(&owned, file, err)
                                            : cs_graph_read(&owned, file, err);
+        /* the user's graph file: its digest in the journal */
+        in->err_col = 0;
+        if (!rc && !cs_graph_is_builtin(file))
+            rc = cs_interp_input_named(in, cl, gtext, file, err);
         if (rc) {
-            cs_arg_blame(in, cl, "graph", 0);
+            cs_graph_free(owned);
+            if (!in->err_col)
+                cs_arg_blame(in, cl, "graph", 0);
             return rc;
         }
         g = owned;
@@ -192,6 +203,13 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     if (dot && !strcmp(dot, ".txt"))
         *dot = '\0';
     ms.graph = g;
+    /* append=on reads the rows out= has: their digest in the journal (a
+     * replay whose file is another is refused) */
+    if (append && path[0] && access(path, R_OK) == 0 &&
+        (rc = cs_interp_input_file(in, cl, cs_arg_text(cl, "out", ""), path, err))) {
+        cs_graph_free(owned);
+        return rc;
+    }
     cs_progress_to pc = {in, "maxcut"};
     ms.progress = cs_interp_progress_engine;
     ms.progress_user = &pc;
@@ -207,7 +225,9 @@ static int cmd_maxcut(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
     if (path[0] && r.partial)
         rc = cs_arg_partial_target(in, cl, dest, sizeof dest, shown, sizeof shown, err);
-    if (!rc && path[0] && (rc = write_maxcut_csv(dest, path, append, gname, g, &r, err)))
+    char prov[4096];
+    cs_provenance(in, cl, 0, prov, sizeof prov);
+    if (!rc && path[0] && (rc = write_maxcut_csv(dest, path, append, prov, gname, g, &r, err)))
         cs_arg_blame(in, cl, "out", 0);
     if (!rc && r.partial)
         rc = cs_fail(err, CS_ECANCEL, "maxcut interrupted after %ld of %ld trials%s%s%s", r.trials,
@@ -269,9 +289,13 @@ static const cs_key_spec maxcut_keys[] = {
      " (stops: how the trials ended, e.g. maxit=8;diverged=2; best_iter: the iteration of "
      "the returned iterate)", NULL, CS_KEY_FILE},
     {"append", "off", "add the row to an existing maxcut CSV", "on|off", CS_KEY_WORD},
+    {"sha256", NULL, "SHA-256 digests of the files read: graph= given by path, then out= "
+     "with append=on (the journal records them; a replay whose file differs is refused)",
+     NULL, CS_KEY_LIST},
     {"partial", "beside", "an interrupted run's row: beside out= as NAME.partial.csv (out= "
      "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
     {"plot", NULL, "draw the cut over the iterations of trial 1", NULL, CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 

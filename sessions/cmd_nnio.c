@@ -13,6 +13,7 @@
 #include "cs_file.h"
 #include "cs_nn.h"
 #include "cs_plotstore.h"
+#include "cs_provenance.h"
 #include "cs_train_view.h"
 #include "interp_internal.h"
 #include "nn_state.h"
@@ -185,7 +186,9 @@ static int cmd_hist(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         }
         have_file = 1;
         af.cancel = cs_interp_cancel_flag(in);
-        fprintf(af.f, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n");
+        char prov[4096];
+        cs_provenance(in, cl, 0, prov, sizeof prov);
+        fprintf(af.f, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n%s", prov);
     }
     for (size_t k = 0; k < ns; k++) {
         if (have_file && (rc = cs_afile_poll(&af, err))) {
@@ -276,16 +279,32 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return rc;
     char device[16], why[512];
     if ((rc = cs_nn_device_resolve(devreq, device, sizeof device, why, sizeof why, err))) {
+        size_t n = strlen(err->msg);
+        if (!strcmp(devreq, "cuda") && n < sizeof err->msg)
+            snprintf(err->msg + n, sizeof err->msg - n, " (the network needs a GPU: a session "
+                     "recorded on one replays on one, or here with device=cpu, whose results "
+                     "differ in the last bits)");
         cs_arg_blame(in, cl, "device", 0);
         return rc;
     }
+    /* device=: the one used when a replay could choose another (auto, a GPU) */
+    if (!strcmp(devreq, "auto") || strcmp(device, "cpu") != 0) {
+        char kv[32];
+        snprintf(kv, sizeof kv, "device=%s", device);
+        cs_interp_journal_key(in, kv);
+    }
     char path[4096];
     cs_nn *net;
+    in->err_col = 0;
     rc = cs_interp_path(in, file->value, path, sizeof path, err);
+    /* its digest in the journal: a replay refuses a file that changed */
+    if (!rc)
+        rc = cs_interp_input_file(in, cl, file->value, path, err);
     if (!rc)
         rc = cs_nn_load(&net, path, device, err);
     if (rc) {
-        in->err_col = file->col;
+        if (!in->err_col)
+            in->err_col = file->col;
         return rc;
     }
     cs_nn_free(s->net);
@@ -295,6 +314,7 @@ static int cmd_load(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     /* trained with: known when this session saved the file */
     snprintf(s->net_reg, sizeof s->net_reg, "n/a");
     s->net_lambda = NAN;
+    s->net_data[0] = s->net_hash[0] = '\0';   /* its training data: unknown */
     for (size_t i = 0; i < s->nsaved; i++)
         if (!strcmp(s->saved[i].path, path)) {
             snprintf(s->net_reg, sizeof s->net_reg, "%s", s->saved[i].reg);
@@ -382,11 +402,15 @@ static const cs_key_spec hist_keys[] = {
     {"out", NULL, "CSV of the counts of every snapshot", NULL, CS_KEY_FILE},
     {"plot", NULL, "figure: .png/.svg/.pdf grid of snapshots, .gif animation", NULL,
      CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {0}};
 
 static const cs_key_spec load_keys[] = {
     {"device", "cpu", "where the network lives; auto: cuda when a GPU answers, else cpu "
-     "(default: set device)", NN_DEVICE_CHOICES, CS_KEY_WORD},
+     "(default: set device; the journal records the one auto chose)", NN_DEVICE_CHOICES,
+     CS_KEY_WORD},
+    {"sha256", NULL, "the file's SHA-256 digest (the journal records it; a replay whose file "
+     "differs is refused)", NULL, CS_KEY_LIST},
     {0}};
 
 static const cs_key_spec report_keys[] = {
@@ -401,7 +425,8 @@ static const cs_cmd_spec nnio_commands[] = {
      .example = "hist layer=conv2 row=0 out=h.csv plot=h.gif", .keys = hist_keys,
      .run = cmd_hist, .journal = 1},
     {.name = "load", .topic = "networks", .usage = "load model FILE",
-     .summary = "load a network checkpoint written by save model", .example =
+     .summary = "load a network written by save model (a CSNN checkpoint, or an .npz of "
+                "PyTorch-named arrays)", .example =
      "load model pre.csnn", .min_pos = 2, .max_pos = 2, .keys = load_keys, .run = cmd_load,
      .journal = 1},
     {.name = "nnreport", .topic = "networks", .usage = "nnreport [out=FILE.csv]",

@@ -9,6 +9,8 @@
 #include "cs_landscape.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "sweep_csv.h"
+#include "cs_provenance.h"
 #include "interp_internal.h"
 #include "solve_state.h"
 #include "termdraw.h"
@@ -36,26 +38,42 @@ static const cs_key_spec landscape_keys[] = {
     {"term", "auto", "auto: without out= a heat map in the terminal (colour half blocks on a "
      "terminal, an ASCII ramp otherwise); dumb: gnuplot's text rendering; window: a live "
      "window (DISPLAY)", "auto|dumb|window", CS_KEY_WORD},
+    CS_PLOT_FIGURE_KEYS,
     {0}};
 
 static const cs_key_spec plot_keys[] = {
-    {"out", NULL, "the image: .png .svg .pdf or .gif (or term=dumb)", NULL, CS_KEY_FILE},
+    {"out", NULL, "the image: .png .svg .pdf or .gif (or term=dumb); .csv: its numbers, "
+     "after '#' lines saying how they were made (landscape: x,y,value; trajectory: "
+     "start,point,x,y; success: method,X,success[,stderr]; trace: iter,start,objective,"
+     "residual,tau[,rel_err]; hist: snapshot,lo,hi,count; maxcut: method,iter,cut; basins: "
+     "x,y,class)", NULL, CS_KEY_FILE},
     {"term", "auto", "dumb: draw in the terminal; window: a live window (DISPLAY)",
      "auto|dumb|window", CS_KEY_WORD},
     {"title", "default", "plot title, shown literally (\"\": none)", NULL, CS_KEY_TEXT},
+    {"from", NULL, "plot success: draw the curves of these sweep CSVs (a,b,...) instead of the "
+     "last sweep's: one curve per file and method", NULL, CS_KEY_LIST},
+    {"labels", "file names", "from=: the files' names in the legend, a,b,...", NULL,
+     CS_KEY_LIST},
+    {"x", "vary= column, else gamma/M/K", "from=: the column on the x axis", NULL, CS_KEY_WORD},
+    {"sha256", NULL, "from=: the files' SHA-256 digests (the journal records them; a replay "
+     "whose file differs is refused)", NULL, CS_KEY_LIST},
+    CS_PLOT_FIGURE_KEYS,
     {0}};
 
 static const cs_cmd_spec plot_commands[] = {
     {.name = "landscape", .topic = "plots",
      .usage = "landscape [{x}] [{y}] [{res}] [scale=log|lin] [at=X dims=i,j] "
-              "[title=..] [style=heatmap|surface] [out=FILE] [term=auto|dumb|window]",
+              "[title=..] [style=heatmap|surface] [out=FILE] [term=auto|dumb|window] "
+              "[size=WxH] [font=..] [script=F.gp]",
      .summary = "the current regularizer over a 2D box (or a 2D slice through X), target set "
                 "marked",
      .example = "landscape x=-2:2 y=-2:2 res=301 out=bin.png", .min_pos = 0, .max_pos = 0,
      .keys = landscape_keys, .run = cmd_landscape, .journal = 1},
     {.name = "plot", .topic = "plots",
-     .usage = "plot WHAT out=FILE [term=auto|dumb|window] [title=..]",
-     .summary = "redraw the last result of a kind: " CS_PLOT_KINDS,
+     .usage = "plot WHAT out=FILE [term=auto|dumb|window] [title=..] [size=WxH] [font=..] "
+              "[script=F.gp] | plot success from=A.csv,B.csv [labels=a,b] out=FILE",
+     .summary = "redraw the last result of a kind, or write its numbers (out=F.csv): "
+                CS_PLOT_KINDS,
      .example = "plot landscape out=land.svg", .min_pos = 1, .max_pos = 1, .keys = plot_keys,
      .run = cmd_plot, .journal = 1},
 };
@@ -192,7 +210,7 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
         (rc = cs_arg_choice(in, cl, "style", "heatmap|surface", "heatmap", &style, err)) ||
         (rc = cs_arg_choice(in, cl, "term", "auto|dumb|window", "auto", &term, err)) ||
         (rc = arg_out(in, cl, &out_kind, out, sizeof out, err)) ||
-        (rc = cs_plot_key_check(in, cl, "plot", err)))
+        (rc = cs_plot_key_check_screen(in, cl, "plot", err)))
         return rc;
     if (strcmp(term, "auto") && out_kind == OUT_IMAGE) {
         cs_arg_blame(in, cl, "term", 0);
@@ -235,7 +253,9 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
     /* the numbers first: they are written even when drawing fails */
     if (!rc && (out_kind == OUT_CSV || out_kind == OUT_TXT)) {
         const cs_cancel *cancel = cs_interp_cancel_flag(in);
-        rc = out_kind == OUT_CSV ? cs_landscape_write_csv(l, out, cancel, err)
+        char prov[4096];
+        cs_provenance(in, cl, CS_PROV_REG, prov, sizeof prov);
+        rc = out_kind == OUT_CSV ? cs_landscape_write_csv(l, out, prov, cancel, err)
                                  : cs_landscape_write_matrix(l, out, cancel, err);
         if (rc)
             cs_arg_blame(in, cl, "out", 0);
@@ -255,12 +275,67 @@ static int cmd_landscape(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs
     if (!rc && (out_kind == OUT_IMAGE || strcmp(term, "auto") ||
                 (out_kind == OUT_NONE && in->plot_window && !cs_cmdline_key(cl, "plot")))) {
         const char *user_out = out_kind == OUT_IMAGE ? cs_arg_text(cl, "out", NULL) : NULL;
-        rc = cs_plotstore_draw(in, "landscape", user_out, term, title, res, err);
+        rc = cs_plotstore_draw_cl(in, cl, "landscape", user_out, term, res, err);
         if (rc)
             cs_arg_blame(in, cl, user_out ? "out" : "term", 0);
     }
     if (!rc)
         rc = cs_plot_key(in, cl, "landscape", res, err);
+    return rc;
+}
+
+/* out=F.csv: the numbers of a plot kind, not a drawing. */
+static int is_csv(const char *out)
+{
+    const char *dot = out ? strrchr(out, '.') : NULL, *slash = out ? strrchr(out, '/') : NULL;
+    return dot && (!slash || dot > slash) && !strcasecmp(dot, ".csv");
+}
+
+/* from=A.csv,B.csv [labels=a,b] [x=COL]: the success curves of sweep CSVs
+ * become the plot's data (sweep_csv.h). */
+static int success_from(cs_interp *in, const cs_cmdline *cl, const cs_arg *what, cs_err *err)
+{
+    const cs_arg *from = cs_cmdline_key(cl, "from");
+    if (strcmp(what->value, "success") || !from) {
+        cs_arg_blame(in, cl, from ? "from" : cs_cmdline_key(cl, "labels") ? "labels" : "x", 0);
+        return cs_fail(err, CS_EINVAL, "from=, labels= and x= are for plot success from=A.csv,..");
+    }
+    enum { MAX_FILES = 16 };
+    char files[2048], labs[2048], paths[MAX_FILES][4096];
+    const char *pv[MAX_FILES], *lv[MAX_FILES] = {0};
+    size_t nf = 0, nl = 0;
+    snprintf(files, sizeof files, "%s", from->value);
+    snprintf(labs, sizeof labs, "%s", cs_arg_text(cl, "labels", ""));
+    char *save = NULL;
+    for (char *t = strtok_r(files, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        cs_err sub;
+        if (nf == MAX_FILES || cs_interp_path(in, t, paths[nf], sizeof paths[nf], &sub)) {
+            cs_arg_blame(in, cl, "from", 0);
+            return nf == MAX_FILES ? cs_fail(err, CS_EINVAL, "from=: at most %d files", MAX_FILES)
+                                   : cs_fail(err, sub.code, "from=%s", sub.msg);
+        }
+        int rc = cs_interp_input_file(in, cl, t, paths[nf], err);   /* its digest */
+        if (rc)
+            return rc;
+        pv[nf] = paths[nf];
+        nf++;
+    }
+    for (char *t = strtok_r(labs, ",", &save); t && nl < MAX_FILES; t = strtok_r(NULL, ",", &save))
+        lv[nl++] = t;
+    if (nl && nl != nf) {
+        cs_arg_blame(in, cl, "labels", 0);
+        return cs_fail(err, CS_EINVAL, "labels=: %zu labels for %zu files", nl, nf);
+    }
+    sweep_csv_curves c;
+    int rc = sweep_csv_read(pv, nl ? lv : NULL, nf, cs_arg_text(cl, "x", NULL), &c, err);
+    if (rc) {
+        cs_arg_blame(in, cl, "from", 0);
+        return rc;
+    }
+    cs_plot_success_data d = {.xvar = c.xvar, .xlabel = c.xvar, .title = "success rate",
+                              .series = c.series, .nseries = c.nseries};
+    rc = cs_plotstore_success(in, &d, err);
+    sweep_csv_free(&c);
     return rc;
 }
 
@@ -277,10 +352,27 @@ static int cmd_plot(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
         return cs_fail(err, CS_EINVAL, "term=%s draws on the screen, out=%s to a file: give one "
                        "of them", term, out);
     }
-    if (out && (rc = cs_plot_key_check(in, cl, "out", err)))
+    if ((cs_cmdline_key(cl, "from") || cs_cmdline_key(cl, "labels") ||
+         cs_cmdline_key(cl, "x")) && (rc = success_from(in, cl, what, err)))
+        return rc;
+    if (is_csv(out)) {
+        if (cs_cmdline_key(cl, "title")) {
+            cs_arg_blame(in, cl, "title", 0);
+            return cs_fail(err, CS_EINVAL, "title=: out=%s writes numbers, not a drawing", out);
+        }
+        if ((rc = cs_plot_key_check(in, cl, "plot", err)))   /* figure keys: refused */
+            return rc;
+        cs_result_str(res, "kind", what->value);
+        rc = cs_plotstore_csv(in, cl, what->value, out, res, err);
+        if (rc)
+            cs_arg_blame(in, cl, rc == CS_ESTATE || strstr(err->msg, "unknown plot kind")
+                                     ? NULL : "out", 0);
+        return rc;
+    }
+    if ((rc = cs_plot_key_check_screen(in, cl, out ? "out" : "plot", err)))
         return rc;
     cs_result_str(res, "kind", what->value);
-    rc = cs_plotstore_draw(in, what->value, out, term, cs_arg_text(cl, "title", NULL), res, err);
+    rc = cs_plotstore_draw_cl(in, cl, what->value, out, term, res, err);
     if (rc) {
         /* point at what is wrong: the kind, or the output */
         if (rc == CS_ESTATE || strstr(err->msg, "unknown plot kind"))

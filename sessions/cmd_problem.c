@@ -15,7 +15,6 @@
 
 #include "cs_args.h"
 #include "cs_array_io.h"
-#include "cs_sha256.h"
 #include "cs_sweep_stream.h"
 #include "interp_internal.h"
 #include "solve_state.h"
@@ -63,6 +62,14 @@ static int maxcut_problem(cs_interp *in, const cs_cmdline *cl, cs_problem **prob
         rc = cs_problem_new(prob, &sp, cs_interp_seed(in), 0, err);
     if (rc) {
         cs_arg_blame(in, cl, "graph", 0);
+        return rc;
+    }
+    /* the user's graph file: its digest in the journal */
+    if (!cs_graph_is_builtin(graph) && (rc = cs_interp_input_named(in, cl, g, graph, err))) {
+        cs_problem_free(*prob);
+        *prob = NULL;
+        if (!in->err_col)
+            cs_arg_blame(in, cl, "graph", 0);
         return rc;
     }
     const cs_graph *gr = cs_problem_graph(*prob);
@@ -215,12 +222,13 @@ static int load_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind, cs_ar
     return CS_OK;
 }
 
-/* The SHA-256 of every file given, in the order of file_keys ("" for a key
- * not given): a .mat file's, whichever variable is named. */
-static int hash_files(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65], cs_err *err)
+/* The SHA-256 of every file given, in the order of file_keys (A b xstar x0
+ * C), for the journal's sha256=; a replay's file that changed since is
+ * refused (cs_interp_input_file). A .mat file's, whichever variable is
+ * named. */
+static int hash_files(cs_interp *in, const cs_cmdline *cl, cs_err *err)
 {
     for (int f = 0; f < F_COUNT; f++) {
-        hex[f][0] = '\0';
         if (!cs_cmdline_key(cl, file_keys[f]))
             continue;
         char path[4096];
@@ -228,57 +236,14 @@ static int hash_files(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65]
         char *colon = strrchr(path, ':');
         if (!rc && colon && colon - path >= 4 && !strncasecmp(colon - 4, ".mat", 4))
             *colon = '\0';
-        if (rc || (rc = cs_sha256_file(path, hex[f], err)))
+        if (rc)
             return blame_file(in, cl, f, rc, err);
+        in->err_col = 0;
+        rc = cs_interp_input_file(in, cl, cs_arg_text(cl, file_keys[f], ""), path, err);
+        if (rc)   /* a digest that differs points at sha256= */
+            return in->err_col ? rc : blame_file(in, cl, f, rc, err);
     }
     return CS_OK;
-}
-
-/* sha256=H1,H2,..: the digests a journal recorded, one per file given in
- * the order A b xstar x0 C; a file that changed since is refused. */
-static int check_hashes(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65], cs_err *err)
-{
-    const char *want = cs_arg_text(cl, "sha256", NULL);
-    if (!want)
-        return CS_OK;
-    for (int f = 0; f < F_COUNT; f++) {
-        if (!hex[f][0])
-            continue;
-        size_t n = strcspn(want, ",");
-        if (n != 64 || strncasecmp(want, hex[f], 64) != 0) {
-            cs_arg_blame(in, cl, "sha256", 0);
-            return cs_fail(err, CS_ESTATE, "%s changed since the session was recorded: its "
-                           "sha256 is %.12s..., the journal has %.*s", cs_arg_text(cl, file_keys[f], ""),
-                           hex[f], n > 12 ? 12 : (int)n, want);
-        }
-        want += n + (want[n] == ',');
-    }
-    return CS_OK;
-}
-
-/* The journal's line: the command as given, with sha256= of its files. */
-static void journal_with_hashes(cs_interp *in, const cs_cmdline *cl, char hex[F_COUNT][65])
-{
-    char line[8192];
-    size_t l = (size_t)snprintf(line, sizeof line, "%s", cl->name);
-    for (size_t i = 0; i < cl->nargs && l < sizeof line; i++) {
-        const cs_arg *a = &cl->args[i];
-        if (a->key && !strcmp(a->key, "sha256"))
-            continue;
-        int quote = a->quoted || !*a->value || strpbrk(a->value, " \t#\"'") != NULL;
-        char q = strchr(a->value, '\'') ? '"' : '\'';
-        l += (size_t)snprintf(line + l, sizeof line - l, " %s%s%.*s%s%.*s",
-                              a->key ? a->key : "", a->key ? "=" : "", quote, &q, a->value,
-                              quote, &q);
-    }
-    const char *sep = " sha256=";
-    for (int f = 0; f < F_COUNT && l < sizeof line; f++)
-        if (hex[f][0]) {
-            l += (size_t)snprintf(line + l, sizeof line - l, "%s%s", sep, hex[f]);
-            sep = ",";
-        }
-    if (l < sizeof line)
-        cs_interp_journal_as(in, line);
 }
 
 static void put_problem(cs_result *res, const solve_state *st);
@@ -307,8 +272,7 @@ static int cmd_problem_file(cs_interp *in, const cs_cmdline *cl, cs_result *res,
     solve_state *st = solve_state_get(in, err);
     if (!st)
         return CS_ENOMEM;
-    char hex[F_COUNT][65];
-    if ((rc = hash_files(in, cl, hex, err)) || (rc = check_hashes(in, cl, hex, err)))
+    if ((rc = hash_files(in, cl, err)))
         return rc;
     cs_array arr[F_COUNT] = {{0}};
     cs_problem *prob = NULL;
@@ -333,7 +297,6 @@ static int cmd_problem_file(cs_interp *in, const cs_cmdline *cl, cs_result *res,
     for (int f = 0; f < F_COUNT; f++)
         snprintf(st->files[f], sizeof st->files[f], "%.255s", cs_arg_text(cl, file_keys[f], ""));
     put_problem(res, st);
-    journal_with_hashes(in, cl, hex);
     st->seq = cs_interp_stamp(in);
     return CS_OK;
 }
@@ -482,8 +445,10 @@ static int cmd_problem(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         return cs_fail(err, CS_EINVAL, "unknown problem kind '%s' (bin osb ter 2bit eig orth "
                        "maxcut)", ka->value);
     }
+    /* sha256 (the list's last) also goes with a maxcut graph file */
+    size_t nrefuse = sizeof file_only_keys / sizeof *file_only_keys - (kind == CS_PROB_MAXCUT);
     if ((rc = refuse_keys(in, cl, "a drawn problem (problem file / problem save take it)",
-                          file_only_keys, sizeof file_only_keys / sizeof *file_only_keys, err)))
+                          file_only_keys, nrefuse, err)))
         return rc;
     solve_state *st = solve_state_get(in, err);
     if (!st)
@@ -537,8 +502,9 @@ static const cs_key_spec problem_keys[] = {
     {"format", "npy", "problem save: npy, csv, or mat (one DIR/problem.mat)", "npy|csv|mat",
      CS_KEY_WORD},
     {"force", "off", "problem save: replace existing files", NULL, CS_KEY_WORD},
-    {"sha256", NULL, "problem file: the files' SHA-256 digests in the order A b xstar x0 C "
-     "(the journal records them; a file that differs is refused)", NULL, CS_KEY_LIST},
+    {"sha256", NULL, "problem file, maxcut graph=FILE: the files' SHA-256 digests in the "
+     "order A b xstar x0 C (the journal records them; a file that differs is refused)", NULL,
+     CS_KEY_LIST},
     {0}};
 
 static const cs_cmd_spec problem_commands[] = {

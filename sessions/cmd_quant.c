@@ -61,6 +61,23 @@ static void put_layers_line(cs_result *res, cs_nn *net, int ternary, const char 
     cs_result_text(res, "\n");
 }
 
+/* data=DIR (the user's folder; the packaged Fashion-MNIST comes with
+ * csreg): the digests of the test files read, for the journal; a replay's
+ * changed file is refused. */
+static int record_test_data(cs_interp *in, const cs_cmdline *cl, cs_err *err)
+{
+    const char *d = nn_data_name(in, cl);   /* data=, else set data */
+    char dir[4096], files[2][4200];
+    int rc = CS_OK;
+    if (strcmp(d, "fashion-mnist") != 0 && !(rc = cs_interp_path(in, d, dir, sizeof dir, err)) &&
+        !(rc = cs_nn_data_files(dir, "t10k", files, err)))
+        for (int f = 0; f < 2 && !rc && files[f][0]; f++)   /* an .npz: one file */
+            rc = cs_interp_input_file(in, cl, files[f], files[f], err);
+    if (rc && !in->err_col)
+        cs_arg_blame(in, cl, "data", 0);
+    return rc;
+}
+
 static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     nn_state *s;
@@ -85,7 +102,8 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         (rc = cs_arg_bool(in, cl, "verbose", 0, &verbose, err)))
         return rc;
     double acc0 = -1, loss0 = 0, acc1 = -1, loss1 = 0;
-    if (skip_eval && (rc = nn_evaluate_into(in, cl, s, limit, &acc0, &loss0, err)))
+    if (skip_eval && ((rc = record_test_data(in, cl, err)) ||
+                      (rc = nn_evaluate_into(in, cl, s, limit, &acc0, &loss0, err))))
         return rc;
     cs_nn_quant_report q;
     rc = cs_nn_quantize(s->net, ternary, excl, &q, err);
@@ -104,6 +122,12 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         cs_result_num(res, "_loss", loss1);
         cs_result_text(res, "test accuracy %.4f before, %.4f after quantization\n", acc0, acc1);
     }
+    /* the data measured on, else the network's training data */
+    const char *dname = skip_eval ? s->test_name : s->net_data;
+    const char *dhash = skip_eval ? s->test_hash : s->net_hash;
+    cs_result_str(res, "_data", dname[0] ? dname : "n/a");
+    cs_result_str(res, "_data_hash", dhash[0] ? dhash : "n/a");
+    cs_result_text(res, "data: %s (%s)\n", dname[0] ? dname : "n/a", dhash[0] ? dhash : "n/a");
     put_quant_report(res, &q, ternary);
     cs_result_text_human_only(res);   /* JSON: the same as fields */
     for (size_t i = 0; i < cs_nn_wlayer_count(s->net); i++) {
@@ -124,11 +148,13 @@ static int cmd_quantize(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         free(a);
         free(d);
     }
-    nn_stage *t = nn_add_stage(s, ternary ? "quantize-ter" : "quantize-bin",
+    nn_stage *t = nn_add_stage(in, s, ternary ? "quantize-ter" : "quantize-bin",
                                cs_arg_text(cl, "label", ""));
     if (skip_eval) {
         t->test_acc = acc1;
         t->test_loss = loss1;
+        snprintf(t->data, sizeof t->data, "%.255s", s->test_name);
+        snprintf(t->data_hash, sizeof t->data_hash, "%s", s->test_hash);
     }
     return CS_OK;
 }
@@ -139,7 +165,11 @@ static const cs_key_spec quant_keys[] = {
     {"exclude", "as trained", NN_EXCLUDE_HELP, "default|none|first|last", CS_KEY_WORD},
     {"limit", "0", "test images for the accuracies (0: all)", NULL, CS_KEY_INT},
     {"evaluate", "on", "measure test accuracy before and after", "on|off", CS_KEY_WORD},
-    {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
+    {"data", "set data's", "test data folder (default: set data's, else the training data's, "
+     "else fashion-mnist)", NULL, CS_KEY_FILE},
+    {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
+    {"sha256", NULL, "SHA-256 digests of the data=DIR files read (the journal records them; "
+     "a replay whose file differs is refused)", NULL, CS_KEY_LIST},
     {"label", NULL, "name of this stage in nnreport", NULL, CS_KEY_TEXT},
     {"verbose", "off", "on: every row's alpha on the terminal too (JSON always has them)",
      "on|off", CS_KEY_WORD},

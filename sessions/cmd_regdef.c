@@ -17,7 +17,8 @@
 #define MAX_CONSTS 32
 
 static const char *const define_keys[] = {"g", "h", "form", "p", "q", "r", "eps", NULL};
-static const char *const analyze_keys[] = {"x", "y", "res", "at", "dims", "plot", "title", NULL};
+static const char *const analyze_keys[] = {"x", "y", "res", "at", "dims", "plot", "title",
+                                           "size", "font", "script", NULL};
 
 static int in_list(const char *key, const char *const *list)
 {

@@ -342,9 +342,28 @@ static int read_x0(cs_interp *in, const cs_cmdline *cl, const solve_state *st, f
     if (!cs_cmdline_key(cl, "x0"))
         return CS_OK;
     const char *spec = cs_arg_text(cl, "x0", "");
+    double *lit;   /* x0=-1.2,0.5: the vector itself (the workbench's moved start) */
+    size_t lr, lc, nlit;
+    cs_err sub;
+    if (cs_parse_matrix(spec, &lit, &lr, &lc, &sub) == 0) {
+        nlit = lr * lc;
+        if (lr != 1 || (nlit != st->N && nlit != (st->kind == CS_PROB_2BIT ? 2 * st->N : st->N))) {
+            free(lit);
+            cs_arg_blame(in, cl, "x0", 0);
+            return cs_fail(err, CS_EINVAL, "x0 has %zu entries, the problem has N = %zu", nlit,
+                           st->N);
+        }
+        fs->x = lit;
+        fs->n = nlit;
+        return CS_OK;
+    }
     char path[4096];
     cs_array arr = {0};
+    in->err_col = 0;
     int rc = cs_arg_path(in, cl, "x0", path, sizeof path, err);
+    /* its digest in the journal: a replay refuses a file that changed */
+    if (!rc)
+        rc = cs_interp_input_file(in, cl, spec, path, err);
     if (!rc)
         rc = cs_array_read(path, &arr, err);
     size_t len = arr.rows * arr.cols, nx = st->kind == CS_PROB_2BIT ? 2 * st->N : st->N;
@@ -358,7 +377,8 @@ static int read_x0(cs_interp *in, const cs_cmdline *cl, const solve_state *st, f
             snprintf(msg, sizeof msg, "%.200s: %.300s", spec, err->msg);
             snprintf(err->msg, sizeof err->msg, "%s", msg);
         }
-        cs_arg_blame(in, cl, "x0", 0);
+        if (!in->err_col)   /* (a digest that differs: at sha256=) */
+            cs_arg_blame(in, cl, "x0", 0);
         return rc;
     }
     fs->x = arr.data;
@@ -426,7 +446,10 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     fresh_start fs = {0};
     size_t cell[2] = {0, 0};
     int rc, fresh, forked, replay = cs_cmdline_key(cl, "start") != NULL;
-    if ((rc = solve_need_problem(in, cl, &st, err)))
+    long stop_after = -1;
+    if ((rc = solve_need_problem(in, cl, &st, err)) ||
+        (cs_cmdline_key(cl, "stop_after") &&
+         (rc = cs_arg_long(in, cl, "stop_after", 0, 0, 2000000000L, &stop_after, err))))
         return rc;
     if (replay)
         rc = replay_args(in, cl, st, &a, &fs, cell, err);
@@ -446,9 +469,27 @@ static int cmd_solve(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         st->rewound = 0;
     }
     st->seq = cs_interp_stamp(in);
+    cs_solve_result r0, r1;
+    cs_solver_result(st->solver, &r0);
+    if (stop_after >= 0) {
+        /* the replay of an interrupted solve: its iterations, then nothing
+         * more (no out=, no plot), as the interrupted one */
+        if ((rc = cs_solver_step(st->solver, stop_after, NULL, err)))
+            return rc;
+        put_run(res, st);
+        cs_result_int(res, "stopped_after", stop_after);
+        return CS_OK;
+    }
     rc = cs_solver_solve(st->solver, NULL, err);
-    if (rc == CS_ECANCEL)
-        return cs_fail(err, CS_ECANCEL, "solve interrupted (step or solve continues the run)");
+    if (rc == CS_ECANCEL) {
+        /* the run keeps its iterations: the journal says how many */
+        char kv[48];
+        cs_solver_result(st->solver, &r1);
+        snprintf(kv, sizeof kv, "stop_after=%ld", r1.iters - r0.iters);
+        cs_interp_journal_stopped(in, kv);
+        return cs_fail(err, CS_ECANCEL, "solve interrupted after %ld iterations (step or solve "
+                       "continues the run)", r1.iters - r0.iters);
+    }
     if (rc)
         return rc;
     put_run(res, st);
@@ -488,6 +529,29 @@ static void put_last(cs_result *res, solve_state *st, long steps)
     cs_result_bool(res, "success", r.success);
 }
 
+/* step until=: one step at a time until the start running (or the next)
+ * ends, the next start has begun (restart), or the run is done. */
+static int step_until(cs_solver *s, const char *until, long cap, const cs_cancel *cancel,
+                      long *done, cs_err *err)
+{
+    cs_solve_result r;
+    cs_solver_result(s, &r);
+    int restart = !strcmp(until, "restart");
+    int target = r.end == CS_END_RUNNING || restart ? r.starts : r.starts + 1;
+    int rc = CS_OK;
+    for (*done = 0; !rc && !r.done && *done < cap; (*done)++) {
+        if (strcmp(until, "done") && r.starts >= target && r.end != CS_END_RUNNING)
+            break;
+        if ((*done & 255) == 255 && cs_cancelled(cancel))
+            return cs_fail(err, CS_ECANCEL, "step interrupted after %ld iterations", *done);
+        rc = cs_solver_step(s, 1, NULL, err);
+        cs_solver_result(s, &r);
+    }
+    if (!rc && restart && !r.done)
+        rc = cs_solver_begin(s, err);   /* the next start's point, iteration 0 */
+    return rc;
+}
+
 static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     solve_state *st = NULL;
@@ -511,7 +575,20 @@ static int cmd_step(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err 
     int was_done = cs_solver_done(st->solver);
     long done = 0;
     st->seq = cs_interp_stamp(in);
-    rc = n ? cs_solver_step(st->solver, n, &done, err) : cs_solver_begin(st->solver, err);
+    const char *until = NULL;
+    if (cs_cmdline_key(cl, "until") &&
+        (rc = cs_arg_choice(in, cl, "until", "end|restart|done", "end", &until, err)))
+        return rc;
+    if (!until)
+        rc = n ? cs_solver_step(st->solver, n, &done, err) : cs_solver_begin(st->solver, err);
+    else   /* a state, not a count: n (given) only caps the steps */
+        rc = step_until(st->solver, until, cs_cmdline_key(cl, "n") ? n : 100000000L,
+                        cs_interp_cancel_flag(in), &done, err);
+    if (until && rc == CS_ECANCEL) {   /* the replay stops where this one did */
+        char kv[48];
+        snprintf(kv, sizeof kv, "n=%ld", done);
+        cs_interp_journal_stopped(in, kv);
+    }
     if (rc)
         return rc;
     put_last(res, st, done);
@@ -625,25 +702,36 @@ static int cmd_x(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *er
      CS_KEY_WORD},                                                                             \
     {"mode", "default", "FISTA variant: accel, adaptive (BB steps), plain",                    \
      "default|accel|adaptive|plain", CS_KEY_WORD},                                            \
-    {"x0", NULL, "a new run whose first start is this vector (N entries; .npy .csv .mtx .mat)", \
-     NULL, CS_KEY_FILE}
+    {"x0", NULL, "a new run whose first start is this vector: a file (N entries; .npy .csv "   \
+     ".mtx .mat) or the entries themselves (x0=-1.2,0.5)", \
+     NULL, CS_KEY_FILE},                                                                       \
+    {"sha256", NULL, "the x0= file's SHA-256 digest (the journal records it; a replay whose "  \
+     "file differs is refused)", NULL, CS_KEY_LIST}
 
 static const cs_key_spec solve_keys[] = {
     SOLVE_KEYS,
     {"start", NULL, "i,j: replay the run of cell (i, j) of the last basins map (0-based; row "
      "j*res + i of basins ends=), bit for bit", NULL, CS_KEY_LIST},
+    {"stop_after", NULL, "stop after N iterations, as Esc or Ctrl-C there would (the journal "
+     "records it for an interrupted solve, so that a replay reaches the same iterate; no out= "
+     "or plot then)", NULL, CS_KEY_INT},
     {"out", NULL, "write the solution x to this file (.csv .npy .json)", NULL, CS_KEY_FILE},
     {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
      "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 
 static const cs_key_spec step_keys[] = {
     {"n", "1", "iterations to take (a new start begins as needed; 0: begin the start only)", NULL,
      CS_KEY_INT},
+    {"until", NULL, "step until a state instead of n times (n, when given, caps the steps): "
+     "end (the running start, or the next, ends), restart (then the next start begins), done "
+     "(the run stops)", "end|restart|done", CS_KEY_WORD},
     SOLVE_KEYS,
     {"plot", NULL, "draw into this image (.png .svg .pdf .gif): the iterates over the "
      "landscape for a 2-dimensional problem, else the trace", NULL, CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 
@@ -658,7 +746,7 @@ static const cs_cmd_spec solve_commands[] = {
      .usage = "solve [{method}] [{maxit}] [{stop}] [{tol}] [{restarts}] [reg=..] [plot=FILE]",
      .summary = "solve the problem with the current regularizer (linf/l1: Douglas-Rachford)",
      .example = "solve restarts=10", .keys = solve_keys, .run = cmd_solve, .journal = 1},
-    {.name = "step", .topic = "solvers", .usage = "step [{n}] [solve keys]",
+    {.name = "step", .topic = "solvers", .usage = "step [{n}] [{until}] [solve keys]",
      .summary = "take n solver iterations (continues the run; keys not given keep the run's)",
      .example = "step n=10", .keys = step_keys, .run = cmd_step, .journal = 1},
     {.name = "reset", .topic = "solvers", .usage = "reset",

@@ -1,6 +1,8 @@
 /* cmd_sweep.c — `sweep`: Monte-Carlo success rates over a grid of γ, M or K,
  * trials in parallel in the engine (cs_sweep.h); results do not depend on the
  * thread count. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -182,6 +184,82 @@ static int journal_path(const char *out, long v, char *buf, size_t cap, cs_err *
     return CS_OK;
 }
 
+/* The journals beside out= that this run does not use: of another number
+ * of MPI ranks (or of a serial run), or of another vary= list. A resume
+ * cannot take their trials (refused, naming the first); a fresh run
+ * replaces them with its own (removed). Rank 0 looks. */
+/* "", ".vI", ".rR" or ".vI.rR": a journal's name after F.csv.journal
+ * (not a temporary file or the user's F.csv.journal.bak). */
+static int journal_suffix(const char *rest)
+{
+    for (const char *tag = ".v"; *tag; tag = tag[1] == 'v' ? ".r" : "") {
+        if (!strncmp(rest, tag, 2) && isdigit((unsigned char)rest[2])) {
+            rest += 2;
+            while (isdigit((unsigned char)*rest))
+                rest++;
+        }
+    }
+    return *rest == '\0';
+}
+
+static int other_journals(const char *out, size_t nv, int remove_them, char *first, size_t cap)
+{
+    char dir[4096], prefix[4096 + 16];
+    const char *slash = strrchr(out, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (slash && slash == out)
+        snprintf(dir, sizeof dir, "/");
+    snprintf(prefix, sizeof prefix, "%s.journal", slash ? slash + 1 : out);
+    size_t plen = strlen(prefix);
+    int size = cs_dist_size(), n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, plen))
+            continue;
+        const char *rest = e->d_name + plen;
+        int ours = 0;
+        for (size_t v = 0; v < (nv ? nv : 1) && !ours; v++)
+            for (int r = 0; r < size && !ours; r++) {
+                char want[64] = "";
+                if (nv)
+                    snprintf(want, sizeof want, ".v%zu", v);
+                if (size > 1)
+                    snprintf(want + strlen(want), sizeof want - strlen(want), ".r%d", r);
+                ours = !strcmp(rest, want);
+            }
+        if (ours || !journal_suffix(rest))
+            continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n++ == 0)
+            snprintf(first, cap, "%s", e->d_name);
+        if (remove_them)
+            remove(path);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Every journal of this run's layout, removed by this process alone (no
+ * collective call: rank 0 makes room for the CSV it writes). */
+static void journals_drop_here(const char *out, size_t nv)
+{
+    char base[4096], jpath[4096 + 64];
+    cs_err err;
+    if (cs_sweep_journal_name(out, base, sizeof base, &err))
+        return;
+    for (size_t v = 0; v < (nv ? nv : 1); v++)
+        for (int k = 0; k < cs_dist_size(); k++) {
+            snprintf(jpath, sizeof jpath, "%s", base);
+            if (nv)
+                snprintf(jpath + strlen(jpath), 24, ".v%zu", v);
+            if (cs_dist_size() > 1)
+                snprintf(jpath + strlen(jpath), 24, ".r%d", k);
+            remove(jpath);
+        }
+}
+
 /* The CSV is written: the journals of its runs go (vary= with nv values:
  * one each; else the one). */
 static int sweep_journals_remove(const char *out, size_t nv, cs_err *err)
@@ -192,7 +270,10 @@ static int sweep_journals_remove(const char *out, size_t nv, cs_err *err)
         if (rc)
             return rc;
         if (remove(jpath) && errno != ENOENT)
-            return cs_fail(err, CS_EIO, "cannot remove %s: %s", jpath, strerror(errno));
+            return cs_dist_all(cs_fail(err, CS_EIO, "cannot remove %s: %s", jpath,
+                                       strerror(errno)), err);
+        if ((rc = cs_dist_all(CS_OK, err)))
+            return rc;
     }
     return CS_OK;
 }
@@ -209,9 +290,15 @@ static int sweep_once(cs_interp *in, cs_sweep_spec *sp, const char *out, int res
     int rc;
     *res = NULL;
     if (out[0]) {
-        if ((rc = journal_path(out, v, jpath, sizeof jpath, err)) ||
-            (rc = cs_sweep_journal_open(&jr, jpath, sp, resume, err)))
+        /* each rank opens its own journal; all go on, or all stop with the
+         * first failure (a rank left behind would hang the others) */
+        rc = journal_path(out, v, jpath, sizeof jpath, err);
+        if (!rc)
+            rc = cs_sweep_journal_open(&jr, jpath, sp, resume, err);
+        if ((rc = cs_dist_all(rc, err))) {
+            cs_sweep_journal_close(jr, NULL);
             return rc;
+        }
         cs_sweep_journal_store(jr, &store);
         sp->store = &store;
     }
@@ -234,7 +321,11 @@ static int sweep_once(cs_interp *in, cs_sweep_spec *sp, const char *out, int res
         watch.end(watch.ctx, rc ? CS_SWEEP_LIVE_FAILED
                              : (*res)->partial ? CS_SWEEP_LIVE_INTERRUPTED
                                                : CS_SWEEP_LIVE_DONE);
-    int crc = cs_sweep_journal_close(jr, rc ? NULL : err); /* kept until the CSV is written */
+    /* kept until the CSV is written; one that stopped the run has said why */
+    int stopped = !rc && (*res)->stopped[0];
+    int crc = cs_sweep_journal_close(jr, rc || stopped ? NULL : err);
+    if (!rc)
+        crc = cs_dist_all(stopped ? CS_OK : crc, err);
     if (!rc && crc) {
         cs_sweep_result_free(*res);
         *res = NULL;
@@ -270,6 +361,7 @@ static int sweep_merge(cs_sweep_result **all, cs_sweep_result *one, const char *
     a->trials_done += one->trials_done;
     a->partial = one->partial;
     a->wall_seconds += one->wall_seconds;
+    memcpy(a->stopped, one->stopped, sizeof a->stopped);
     cs_sweep_result_free(one);
     return CS_OK;
 }
@@ -443,21 +535,61 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         free(vary.values);
         return rc;
     }
+    /* stop_after=K: an interrupted run replayed, its first K grid points */
+    long stop_after = -1;
+    if (cs_cmdline_key(cl, "stop_after") &&
+        (rc = cs_arg_long(in, cl, "stop_after", 0, 1, 100000000L, &stop_after, err))) {
+        free(vals);
+        free(vary.values);
+        return rc;
+    }
+    size_t left = stop_after > 0 ? (size_t)stop_after : (size_t)-1;
+    /* journals of another layout (rank count, vary=): a resume cannot take
+     * them; a fresh run replaces them */
+    if (path[0] && stop_after <= 0) {
+        char other[256] = "";
+        rc = CS_OK;
+        if (cs_dist_rank() == 0 && other_journals(path, vary.values ? vary.n : 0, !resume,
+                                                  other, sizeof other) && resume) {
+            const char *why = strstr(strstr(other, ".journal"), ".r")
+                                  ? "another number of MPI ranks"
+                                  : cs_dist_size() > 1 ? "a run without MPI"
+                                                       : "another vary= list";
+            rc = cs_fail(err, CS_EINVAL, "resume: %s is the journal of another run layout (%s); "
+                         "resume with the rank count and vary= it was written with, or remove "
+                         "it", other, why);
+        }
+        if ((rc = cs_dist_all(rc, err))) {
+            free(vals);
+            free(vary.values);
+            cs_arg_blame(in, cl, "resume", 0);
+            return rc;
+        }
+    }
     sweep_progress pc = {.to = {in, pc.what}, .what = "sweep", .axis = axes[axis],
                          .values = vals};
     cs_sweep_result *r = NULL;
-    for (size_t v = 0; v < (vary.values ? vary.n : 1); v++) {
+    for (size_t v = 0; v < (vary.values ? vary.n : 1) && left; v++) {
         cs_sweep_spec spv = sp;
+        spv.nvalues = left < nv ? left : nv;
         if (vary.values) {
             vary_apply(&spv, &vary, vary.values[v]);
             snprintf(pc.vary, sizeof pc.vary, "%s=%g ", vary.name, vary.values[v]);
         }
         cs_sweep_result *one = NULL;
-        rc = sweep_once(in, &spv, path, resume, vary.values ? (long)v : -1, &pc, kind, methods,
-                        &one, err);
-        if (!rc)
+        /* (a replay of an interrupted run keeps no journal: resume=on continues
+         * the run recorded, from its own) */
+        rc = sweep_once(in, &spv, stop_after > 0 ? "" : path, resume,
+                        vary.values ? (long)v : -1, &pc, kind, methods, &one, err);
+        if (!rc && spv.nvalues < nv) {   /* stopped where the recorded run was */
+            one->partial = 1;
+            one->points_total = nv;
+        }
+        if (!rc) {
+            left -= one->points_done;
             rc = sweep_merge(&r, one, vary.name, vary.values ? vary.values[v] : 0.0,
                              vary.values ? vary.n : 1, err);
+        }
         if (rc || r->partial)
             break;
     }
@@ -468,16 +600,28 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_sweep_result_free(r);
         return rc;
     }
-    char shown[4096];
+    char shown[4096], journals[4096];   /* journals: beside out= as given */
     snprintf(shown, sizeof shown, "%s", cs_arg_text(cl, "out", ""));
+    snprintf(journals, sizeof journals, "%s", path);
     if (path[0] && r->partial &&
         (rc = cs_arg_partial_target(in, cl, path, sizeof path, shown, sizeof shown, err))) {
         cs_sweep_result_free(r);
         return rc;
     }
-    char prov[2048];
-    cs_provenance(in, cl, 0, prov, sizeof prov);
-    if (path[0] && (rc = cs_sweep_write_csv(r, path, prov, err))) {
+    /* an interrupted run: its CSV says how the journal replays it */
+    char prov[2048], how[64];
+    snprintf(how, sizeof how, "stop_after=%zu", r->points_done);
+    int record = r->partial && stop_after <= 0 && r->points_done > 0;
+    cs_provenance_with(in, cl, record ? how : NULL, 0, prov, sizeof prov);
+    rc = path[0] ? cs_sweep_write_csv(r, path, prov, err) : CS_OK;
+    int dropped = 0;
+    if (rc && r->stopped[0]) {
+        /* the disk that stopped the journal: its space for what finished */
+        journals_drop_here(journals, vary.values ? vary.n : 0);
+        dropped = 1;
+        rc = cs_sweep_write_csv(r, path, prov, err);
+    }
+    if (rc) {
         cs_arg_blame(in, cl, "out", 0);
         cs_sweep_result_free(r);
         return rc;
@@ -488,17 +632,25 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_sweep_result_free(r);
         return rc;
     }
-    if (r->partial) {
+    /* interrupted: journaled with how far it got, so that a replay writes
+     * the same rows (stop_after=); a replay of it goes on to the report */
+    if (r->partial && stop_after > 0)
+        cs_interp_note_stop(in, "sweep stopped after %zu of %zu grid points, as recorded",
+                            r->points_done, r->points_total);
+    else if (record)
+        cs_interp_journal_stopped(in, how);
+    if (r->partial && stop_after <= 0) {
         int beside = strcmp(shown, cs_arg_text(cl, "out", "")) != 0;
-        rc = cs_fail(err, CS_ECANCEL,
-                     "sweep interrupted: %zu of %zu grid points finished%s%s%s%s%s",
-                     r->points_done, r->points_total, path[0] ? ", written to " : "", shown,
+        rc = cs_fail(err, r->stopped[0] ? CS_EIO : CS_ECANCEL,
+                     "sweep %s%s: %zu of %zu grid points finished%s%s%s%s%s",
+                     r->stopped[0] ? "stopped, " : "interrupted", r->stopped, r->points_done,
+                     r->points_total, path[0] ? ", written to " : "", shown,
                      path[0] ? " (marked partial)" : "", beside ? "; " : "",
                      beside ? cs_arg_text(cl, "out", "") : "");
         if (beside)
             snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
                      " is left as it was");
-        if (path[0])
+        if (path[0] && !dropped)
             snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
                      "; resume=on continues it");
         cs_sweep_result_free(r);
@@ -547,7 +699,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_result_vec(res, key, cv.series[m].y, cv.series[m].n);
     }
     if (path[0])
-        cs_result_str(res, "out", cs_arg_text(cl, "out", ""));
+        cs_result_str(res, "out", shown);   /* NAME.partial.csv when stopped */
     cs_result_num(res, "_wall_seconds", r->wall_seconds);
     sweep_report(res, r, &set, methods, nm);
     char title[256], xlabel[128];
@@ -603,6 +755,9 @@ static const cs_key_spec sweep_keys[] = {
      "bin and linf, stop oracle or maxit); per trial the same outcome as on the CPU up to "
      "rounding, which can flip a borderline trial", "cpu|cuda", CS_KEY_WORD},
     {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
+    {"stop_after", NULL, "K: run the first K grid points only (over all values of vary=) and "
+     "end as an interrupted run: how the journal records a sweep interrupted there, so that "
+     "a replay writes the same rows", NULL, CS_KEY_INT},
     {"partial", "beside", "an interrupted run's results: beside out= as NAME.partial.csv (out= "
      "stays as it was), or out: into out= itself", "beside|out", CS_KEY_WORD},
     {"resume", "off", "on: continue an interrupted sweep (Ctrl-C, kill, lost node) from the "
@@ -612,7 +767,10 @@ static const cs_key_spec sweep_keys[] = {
      "on|off", CS_KEY_WORD},
     {"plot", NULL, "draw the success curves into this image (.png .svg .pdf .gif)", NULL,
      CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
+    {"sha256", NULL, "problems=: the SHA-256 digests of the files read, in the order read (the "
+     "journal records them; a replay refuses a file that changed)", NULL, CS_KEY_LIST},
     {"problems", NULL, "DIR/*: instead of a grid, every folder holding A, b [, xstar] as problem "
      "save writes them, solved once per method (kind= methods= maxit= restarts= out=; CSV: "
      SWEEP_PROBLEMS_CSV_HEADER ")", NULL, CS_KEY_TEXT},

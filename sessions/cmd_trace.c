@@ -14,6 +14,7 @@
 #include "cs_limits.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
+#include "cs_provenance.h"
 #include "cs_rules.h"
 #include "cs_sweep_stream.h"
 #include "interp_internal.h"
@@ -44,7 +45,8 @@ static void ledger_row(FILE *f, const void *rec)
     fprintf(f, "%ld,%d,%d,%s,%s,%s,%d\n", r->iter, r->start, r->trial, a, b, c, r->accepted);
 }
 
-/* Write n records (size bytes each) under header to the file of `key`. */
+/* Write n records (size bytes each) under header to the file of `key`,
+ * after the lines saying how it was made (and the session's regularizer). */
 static int write_csv(cs_interp *in, const cs_cmdline *cl, const char *key, const char *header,
                      const void *recs, size_t n, size_t size,
                      void (*row)(FILE *, const void *), cs_result *res, cs_err *err)
@@ -59,7 +61,9 @@ static int write_csv(cs_interp *in, const cs_cmdline *cl, const char *key, const
         return rc;
     }
     af.cancel = cs_interp_cancel_flag(in);
-    fprintf(af.f, "%s\n", header);
+    char prov[4096];
+    cs_provenance(in, cl, CS_PROV_REG, prov, sizeof prov);
+    fprintf(af.f, "%s\n%s", header, prov);
     for (size_t i = 0; i < n && !rc; i++) {
         if (i % 4096 == 0)
             rc = cs_afile_poll(&af, err);
@@ -305,6 +309,7 @@ static const cs_key_spec trace_keys[] = {
      ".mtx .mat), refused above the memory budget", NULL, CS_KEY_FILE},
     {"plot", NULL, "draw objective, residual, step and error into this image (trace rules: "
      "with a mark where each rule fires)", NULL, CS_KEY_FILE},
+    CS_PLOT_FIGURE_KEYS,
     {"title", NULL, "plot title", NULL, CS_KEY_TEXT},
     {0}};
 

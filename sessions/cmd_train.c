@@ -11,7 +11,9 @@
 #include "cs_args.h"
 #include "cs_nn.h"
 #include "interp_internal.h"
+#include "nn_model_args.h"
 #include "nn_state.h"
+#include "train_log.h"
 #include "train_watch.h"
 
 /* reg=NAME (default parameters), reg=current (the `reg` selection), reg=none */
@@ -70,12 +72,120 @@ static int parse_hidden(cs_interp *in, const cs_cmdline *cl, cs_nn_config *cfg, 
     return CS_OK;
 }
 
-/* An interrupted run: how far it got, for a script's message. */
+/* data=DIR, the user's folder (the packaged Fashion-MNIST comes with csreg):
+ * the digests of the files read for the journal, a replay's changed file
+ * refused. The train split with the test split when it is there (a later
+ * evaluate reads it), or the test split only. */
+static int record_data(cs_interp *in, const cs_cmdline *cl, int train, cs_err *err)
+{
+    const char *d = nn_data_name(in, cl);   /* data=, else set data */
+    char dir[4096], files[2][4200];
+    int rc = CS_OK;
+    if (!strcmp(d, "fashion-mnist") || (rc = cs_interp_path(in, d, dir, sizeof dir, err)))
+        return rc;
+    for (int split = !train; split < 2 && !rc; split++) {
+        cs_err none;
+        if (cs_nn_data_files(dir, split ? "t10k" : "train", files,
+                             split && train ? &none : err))
+            rc = split && train ? CS_OK : CS_EIO;
+        else if (!(split && train && cs_nn_data_is_npz(dir)))   /* an .npz: once */
+            for (int f = 0; f < 2 && !rc && files[f][0]; f++)
+                rc = cs_interp_input_file(in, cl, files[f], files[f], err);
+    }
+    if (rc && !in->err_col)
+        cs_arg_blame(in, cl, "data", 0);
+    return rc;
+}
+
+/* normalize=none|data|fixed[:MEAN,STD] into cfg's in_mean, in_std (the
+ * fixed default: 0, 0, so that its outputs stay what they were); data: the
+ * mean and standard deviation of the training images' x/255. *given: the
+ * key was on the line. */
+static int get_normalize(cs_interp *in, const cs_cmdline *cl, const cs_nn_data *train,
+                         cs_nn_config *cfg, int *given, cs_err *err)
+{
+    const char *v = cs_arg_text(cl, "normalize", NULL);
+    *given = v != NULL;
+    if (!v || !strcmp(v, "fixed"))
+        return CS_OK;
+    double m = 0, sd = 1, dm, ds;
+    if (!strcmp(v, "data")) {
+        double sum = 0, sq = 0, n = (double)train->n * CS_NN_PIXELS;
+        for (size_t i = 0; i < train->n * CS_NN_PIXELS; i++) {
+            double x = train->images[i] / 255.0;
+            sum += x;
+            sq += x * x;
+        }
+        m = sum / n;
+        sd = sqrt(fmax(sq / n - m * m, 0));
+        if (!(sd > 0)) {
+            cs_arg_blame(in, cl, "normalize", 0);
+            return cs_fail(err, CS_EINVAL, "normalize=data: the training images are all one "
+                           "value (no spread to divide by): use normalize=none or fixed:M,S");
+        }
+    } else if (strcmp(v, "none") != 0) {
+        char *end;
+        if (strncmp(v, "fixed:", 6) || (m = strtod(v + 6, &end), *end != ',') ||
+            (sd = strtod(end + 1, &end), *end) || !isfinite(m) || !(sd > 0) || !isfinite(sd)) {
+            cs_arg_blame(in, cl, "normalize", 0);
+            return cs_fail(err, CS_EINVAL, "normalize=%s: expected none, data, fixed or "
+                           "fixed:MEAN,STD (STD > 0, of x/255)", v);
+        }
+    }
+    cs_nn_input_norm(&dm, &ds);
+    if ((float)m == (float)dm && (float)sd == (float)ds)
+        return CS_OK;   /* the default's numbers: the default */
+    cfg->in_mean = (float)m;
+    cfg->in_std = (float)sd;
+    return CS_OK;
+}
+
+/* device=: the one the run used when a replay could choose another (auto,
+ * or a GPU), so that it replays there or is refused saying why. */
+static void record_device(cs_interp *in, const char *requested, const char *device)
+{
+    if (!strcmp(requested, "auto") || strcmp(device, "cpu") != 0) {
+        char kv[32];
+        snprintf(kv, sizeof kv, "device=%s", device);
+        cs_interp_journal_key(in, kv);
+    }
+}
+
+/* device=cuda refused here: what a replayed session can do about it. */
+static void replay_hint(cs_err *err, const char *requested)
+{
+    size_t n = strlen(err->msg);
+    if (!strcmp(requested, "cuda") && n < sizeof err->msg)
+        snprintf(err->msg + n, sizeof err->msg - n, " (the command needs a GPU: a session "
+                 "recorded on one replays on one, or here with device=cpu, whose results "
+                 "differ in the last bits)");
+}
+
+/* stop_after=: the replay of a run cancelled after that many steps. */
+static int get_stop_after(cs_interp *in, const cs_cmdline *cl, cs_nn_train_opts *o,
+                          cs_err *err)
+{
+    if (!cs_cmdline_key(cl, "stop_after"))
+        return CS_OK;
+    long n;
+    int rc = cs_arg_long(in, cl, "stop_after", 0, 0, 2000000000L, &n, err);
+    o->stop_early = !rc;
+    o->stop_after = rc ? 0 : (size_t)n;
+    return rc;
+}
+
+/* An interrupted run: how far it got, for a script's message; and for the
+ * journal, stop_after= (a replay stops there, with the same weights). */
 static void note_stop(cs_interp *in, const char *what, const cs_nn_train_report *rep,
-                      long epochs)
+                      long epochs, const cs_nn_train_opts *o)
 {
     if (!rep->partial)
         return;
+    if (!(o->stop_early && rep->steps >= o->stop_after)) {   /* a cancel, not stop_after= */
+        char kv[48];
+        snprintf(kv, sizeof kv, "stop_after=%zu", rep->steps);
+        cs_interp_journal_stopped(in, kv);
+    }
     int epoch = rep->epochs_done < epochs ? rep->epochs_done + 1 : (int)epochs;
     cs_interp_note_stop(in, "%s stopped after %zu of %zu steps (epoch %d of %ld); the network "
                         "keeps the weights of its last completed step", what, rep->steps,
@@ -104,13 +214,11 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         return CS_ENOMEM;
     long epochs, batch, limit, hist_every;
     double lr, lambda;
-    int augment, fresh;
-    const char *model, *devreq;
+    int augment, fresh, norm_given;
+    const char *devreq;
     cs_nn_exclude excl;
     int rc;
-    const char *curmodel = s->net ? (cs_nn_get_kind(s->net) == CS_NN_CNN ? "cnn" : "mlp") : "mlp";
-    if ((rc = cs_arg_choice(in, cl, "model", "mlp|cnn", curmodel, &model, err)) ||
-        (rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
+    if ((rc = cs_arg_choice(in, cl, "device", NN_DEVICE_CHOICES,
                             s->net ? cs_nn_device(s->net) : cs_device_name(in->device),
                             &devreq, err)) ||
         (rc = cs_arg_long(in, cl, "epochs", 1, 1, CS_NN_MAX_EPOCHS, &epochs, err)) ||
@@ -123,18 +231,27 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         (rc = cs_arg_bool(in, cl, "new", 0, &fresh, err)) ||
         (rc = nn_get_exclude(in, cl, CS_NN_EXCL_DEFAULT, &excl, err)))
         return rc;
-    cs_nn_config cfg = {.kind = !strcmp(model, "cnn") ? CS_NN_CNN : CS_NN_MLP,
-                        .seed = in->seed};
-    if ((rc = parse_hidden(in, cl, &cfg, err)))
+    cs_nn_train_opts o = {.epochs = (int)epochs, .batch = (int)batch, .lr = lr,
+                          .exclude = excl, .augment = augment, .hist_every = (int)hist_every,
+                          .cancel = cs_interp_cancel_flag(in)};
+    if ((rc = get_stop_after(in, cl, &o, err)))
+        return rc;
+    cs_nn_config cfg = {.seed = in->seed};
+    char prev_hash[16];   /* the data the network was trained on before */
+    snprintf(prev_hash, sizeof prev_hash, "%s", s->net ? s->net_hash : "");
+    if ((rc = nn_model_config(in, cl, s->net, &cfg, err)) ||
+        (rc = nn_get_eta(in, cl, &o.eta, err)) || (rc = parse_hidden(in, cl, &cfg, err)))
         return rc;
     /* auto: cuda when a GPU answers, else cpu (why says which and why) */
     char device[16], why[512];
     rc = cs_nn_device_resolve(devreq, device, sizeof device, why, sizeof why, err);
     if (rc) {
+        replay_hint(err, devreq);
         cs_arg_blame(in, cl, "device", 0);
         return rc;
     }
     cfg.device = device;
+    record_device(in, devreq, device);
     cs_reg *reg = NULL;
     char regname[32];
     if ((rc = make_reg(in, cl, &reg, regname, sizeof regname, err)))
@@ -154,7 +271,7 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     if (s->net) {
         cs_nn_config cur;
         cs_nn_get_config(s->net, &cur);
-        if (cur.kind != cfg.kind || strcmp(cs_nn_device(s->net), device) != 0)
+        if (nn_model_changed(s->net, &cfg) || strcmp(cs_nn_device(s->net), device) != 0)
             rebuild = 1;
         if (cfg.nhidden && (cfg.nhidden != cur.nhidden ||
                             memcmp(cfg.hidden, cur.hidden, sizeof cfg.hidden) != 0))
@@ -166,10 +283,32 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     size_t snaps = hist_every > 0 || epochs + 1 > CS_NN_HIST_RING ? CS_NN_HIST_RING
                                                                   : (size_t)epochs + 1;
     if ((rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) ||
-        (rc = nn_ensure_train(in, cl, s, (size_t)limit, err))) {
+        (rc = record_data(in, cl, 1, err)) ||
+        (rc = nn_ensure_train(in, cl, s, (size_t)limit, err)) ||
+        (rc = get_normalize(in, cl, &s->train, &cfg, &norm_given, err))) {
         cs_reg_free(reg);
         return rc;
     }
+    if (s->net && norm_given) {   /* another normalization: another network */
+        cs_nn_config cur;
+        cs_nn_get_config(s->net, &cur);
+        if (!rebuild && (cur.in_mean != cfg.in_mean || cur.in_std != cfg.in_std)) {
+            rebuild = 1;
+            if (!cfg.nhidden) {   /* the same shape, only the input differs */
+                cfg.nhidden = cur.nhidden;
+                memcpy(cfg.hidden, cur.hidden, sizeof cfg.hidden);
+            }
+        }
+    }
+    /* continuing where the seed or the data changed: say so (new=on starts
+     * afresh); a loaded network (no training data known) continues quietly */
+    char note[2400] = "";
+    int other_data = prev_hash[0] && strcmp(prev_hash, s->train_hash) != 0;
+    if (!rebuild && prev_hash[0] && (s->net_seed != (unsigned long long)in->seed || other_data))
+        snprintf(note, sizeof note, "continues from the current weights (trained with seed %llu "
+                 "on %.1000s%s%.1000s); new=on starts from a fresh initialization",
+                 s->net_seed, s->net_data, other_data ? ", now on " : "",
+                 other_data ? s->train_name : "");
     if (rebuild) {
         cs_nn *net;
         rc = cs_nn_new(&net, &cfg, err);
@@ -180,10 +319,8 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         cs_nn_free(s->net);
         s->net = net;
     }
-    cs_nn_train_opts o = {.epochs = (int)epochs, .batch = (int)batch, .lr = lr,
-                          .lambda = reg ? lambda : 0, .reg = reg, .exclude = excl,
-                          .augment = augment, .hist_every = (int)hist_every,
-                          .cancel = cs_interp_cancel_flag(in)};
+    o.lambda = reg ? lambda : 0;
+    o.reg = reg;
     if (rebuild)   /* another network: its layers may differ */
         s->sel_layer[0] = '\0';
     train_watch_run run = {.what = "train", .reg = regname, .lambda = o.lambda,
@@ -191,10 +328,13 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                            .excl = excl, .hist_every = hist_every};
     train_watch *tw;
     train_watch_begin(&tw, in, cl, s, &run, &o);
-    cs_nn_train_report rep;
-    rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
+    train_log *tl;   /* log=DIR: the run folder (train_log.h) */
+    cs_nn_train_report rep = {0};
+    if ((rc = train_log_begin(&tl, in, cl, s, &run, &o, err)) == CS_OK)
+        rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
-    note_stop(in, "train", &rep, epochs);
+    train_log_end(tl, &rep, rc ? NULL : res);
+    note_stop(in, "train", &rep, epochs, &o);
     cs_reg_free(reg);
     s->seq = cs_interp_stamp(in);   /* also when interrupted: the weights moved */
     if (rc) {
@@ -212,11 +352,23 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_result_str(res, "reg", regname);
     cs_result_num(res, "lambda", o.lambda);
     cs_result_int(res, "train_examples", (long long)s->train.n);
+    nn_put_data(res, s->train_name, s->train_hash);
+    if (norm_given) {   /* the network's normalization (not the default's: unchanged) */
+        double m, sd;
+        cs_nn_get_input_norm(s->net, &m, &sd);
+        cs_result_num(res, "input_mean", m);
+        cs_result_num(res, "input_std", sd);
+    }
+    if (note[0])
+        cs_result_str(res, "note", note);
     put_train_report(res, &rep);
     train_watch_free(tw, res);
     snprintf(s->net_reg, sizeof s->net_reg, "%s", regname);
     s->net_lambda = o.lambda;
-    nn_stage *t = nn_add_stage(s, "train", cs_arg_text(cl, "label", ""));
+    snprintf(s->net_data, sizeof s->net_data, "%s", s->train_name);
+    memcpy(s->net_hash, s->train_hash, sizeof s->net_hash);
+    s->net_seed = (unsigned long long)in->seed;
+    nn_stage *t = nn_add_stage(in, s, "train", cs_arg_text(cl, "label", ""));
     t->epochs = rep.epochs_done;
     t->train_acc = rep.train_accuracy;
     t->train_loss = rep.loss;
@@ -232,7 +384,8 @@ static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     nn_state *s;
     long limit;
     int rc = nn_need_net(in, &s, err);
-    if (rc || (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)))
+    if (rc || (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)) ||
+        (rc = record_data(in, cl, 0, err)))
         return rc;
     double acc, loss;
     rc = nn_evaluate_into(in, cl, s, limit, &acc, &loss, err);
@@ -244,7 +397,10 @@ static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
                                                    ? (size_t)limit : s->test.n));
     int q = cs_nn_is_quantized(s->net);
     cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
-    nn_stage *t = nn_add_stage(s, "evaluate", cs_arg_text(cl, "label", ""));
+    nn_put_data(res, s->test_name, s->test_hash);
+    nn_stage *t = nn_add_stage(in, s, "evaluate", cs_arg_text(cl, "label", ""));
+    snprintf(t->data, sizeof t->data, "%.255s", s->test_name);
+    snprintf(t->data_hash, sizeof t->data_hash, "%s", s->test_hash);
     t->test_acc = acc;
     t->test_loss = loss;
     return CS_OK;
@@ -271,11 +427,12 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         return rc;
     if (!cs_nn_is_quantized(s->net))
         return cs_fail(err, CS_ESTATE, "finetune needs a quantized network: run quantize bin|ter first");
-    if ((rc = nn_ensure_train(in, cl, s, (size_t)limit, err)))
-        return rc;
     cs_nn_train_opts o = {.epochs = (int)epochs, .batch = (int)batch, .lr = lr,
                           .augment = augment, .finetune = 1, .exclude = s->excl,
                           .cancel = cs_interp_cancel_flag(in)};
+    if ((rc = get_stop_after(in, cl, &o, err)) || (rc = record_data(in, cl, 1, err)) ||
+        (rc = nn_ensure_train(in, cl, s, (size_t)limit, err)))
+        return rc;
     train_watch_run run = {.what = "finetune", .reg = "none", .finetune = 1,
                            .ternary = cs_nn_is_quantized(s->net) == 2, .excl = s->excl};
     train_watch *tw;
@@ -283,7 +440,7 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     cs_nn_train_report rep;
     rc = cs_nn_train(s->net, &s->train, &o, &rep, err);
     train_watch_end(tw, rc, &rep);
-    note_stop(in, "finetune", &rep, epochs);
+    note_stop(in, "finetune", &rep, epochs, &o);
     s->seq = cs_interp_stamp(in);
     double acc = -1, loss = 0;
     /* cancelled: no evaluation either (the test set takes a while) */
@@ -298,9 +455,12 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
         cs_result_num(res, "accuracy", acc);
         cs_result_num(res, "test_loss", loss);
     }
+    nn_put_data(res, s->train_name, s->train_hash);
     put_train_report(res, &rep);
     train_watch_free(tw, res);
-    nn_stage *t = nn_add_stage(s, "finetune", cs_arg_text(cl, "label", ""));
+    nn_stage *t = nn_add_stage(in, s, "finetune", cs_arg_text(cl, "label", ""));
+    snprintf(t->data, sizeof t->data, "%.255s", s->train_name);
+    snprintf(t->data_hash, sizeof t->data_hash, "%s", s->train_hash);
     t->epochs = rep.epochs_done;
     t->train_acc = rep.train_accuracy;
     t->train_loss = rep.loss;
@@ -315,11 +475,18 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
 
 /* ------------------------------------------------------------------ table */
 
+#define STOP_AFTER_HELP                                                                        \
+    "stop after N steps, as Esc or Ctrl-C there would (the journal records it for a "          \
+    "cancelled run, so that a replay stops at the same step with the same weights)"
+#define DATA_SHA256_HELP                                                                       \
+    "SHA-256 digests of the data=DIR files read (the journal records them; a replay whose "    \
+    "file differs is refused)"
+
 static const cs_key_spec train_keys[] = {
-    {"model", "mlp", "network: mlp (784-hidden-10) or cnn (VGG-style, 0.42 M params); "
-     "default: the current network's, else mlp", "mlp|cnn", CS_KEY_WORD},
-    {"data", "fashion-mnist", "fashion-mnist or a folder of MNIST-format IDX files", NULL,
-     CS_KEY_FILE},
+    {"model", "mlp", NN_MODEL_HELP, NN_MODEL_CHOICES, CS_KEY_WORD},
+    {"data", "set data's", "fashion-mnist, a folder of MNIST-format IDX files, or an .npz "
+     "with x_train, y_train, x_test, y_test (default: set data's, else fashion-mnist); "
+     "results and nnreport name it with a short hash", NULL, CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
      NULL, CS_KEY_WORD},
     {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim); needs "
@@ -333,12 +500,25 @@ static const cs_key_spec train_keys[] = {
      "(default: the network's, else set device, else cpu)", NN_DEVICE_CHOICES, CS_KEY_WORD},
     {"hidden", "512,512", "hidden sizes (mlp: list; cnn: the fc size, default 256)", NULL,
      CS_KEY_LIST},
+    {"channels", "16,16,p,32,32,p", NN_CHANNELS_HELP, NULL, CS_KEY_LIST},
+    {"kernel", "3", NN_KERNEL_HELP, NULL, CS_KEY_INT},
+    {"pad", "0", NN_PAD_HELP, NULL, CS_KEY_INT},
+    {"eta", "row", NN_ETA_HELP, "row|layer", CS_KEY_WORD},
+    {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
+    {"normalize", "fixed", "the pixels' normalization (x/255 - mean)/std, saved with the "
+     "network: fixed (Fashion-MNIST's 0.2860, 0.3530), data (the training images' mean and "
+     "std), none (x/255), fixed:MEAN,STD; another than the current network's starts a new "
+     "one", NULL, CS_KEY_WORD},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"hist_every", "0", "weight snapshot every N steps (0: each epoch); a watching front end "
      "(the TUI) gets its frames at those steps too (0: a few a second)", NULL, CS_KEY_INT},
+    {"log", "", "write the run to this run folder (docs/runfolder.md) for csreg watch DIR: "
+     "a snapshot at the hist_every steps, a metrics line every step", NULL, CS_KEY_FILE},
     {"exclude", "default", NN_EXCLUDE_HELP, "default|none|first|last", CS_KEY_WORD},
     {"new", "off", "start from a fresh initialization", "on|off", CS_KEY_WORD},
     {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"stop_after", NULL, STOP_AFTER_HELP, NULL, CS_KEY_INT},
+    {"sha256", NULL, DATA_SHA256_HELP, NULL, CS_KEY_LIST},
     {0}};
 
 static const cs_key_spec finetune_keys[] = {
@@ -349,23 +529,31 @@ static const cs_key_spec finetune_keys[] = {
     {"test_limit", "0", "test images for the accuracy (0: all)", NULL, CS_KEY_INT},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"evaluate", "on", "measure test accuracy afterwards", "on|off", CS_KEY_WORD},
-    {"data", "fashion-mnist", "data folder", NULL, CS_KEY_FILE},
+    {"data", "set data's", "data folder (default: set data's, else fashion-mnist)", NULL,
+     CS_KEY_FILE},
+    {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
     {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"stop_after", NULL, STOP_AFTER_HELP, NULL, CS_KEY_INT},
+    {"sha256", NULL, DATA_SHA256_HELP, NULL, CS_KEY_LIST},
     {0}};
 
 static const cs_key_spec eval_keys[] = {
     {"limit", "0", "first N test images (0: all 10000)", NULL, CS_KEY_INT},
-    {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
+    {"data", "set data's", "test data folder (default: set data's, else the training "
+     "data's, else fashion-mnist)", NULL, CS_KEY_FILE},
+    {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
     {"label", "", "name of this stage in nnreport", NULL, CS_KEY_TEXT},
+    {"sha256", NULL, DATA_SHA256_HELP, NULL, CS_KEY_LIST},
     {0}};
 
 /* Two groups: quantize (cmd_quant.c) comes between them in `help`. */
 static const cs_cmd_spec train_commands[] = {
     {.name = "train", .topic = "networks",
-     .usage = "train [model=mlp|cnn] [reg=NAME|none] [{lambda}] [{epochs}] [{batch}] [{lr}] "
-              "[{limit}] [device=cpu|cuda|auto] [augment=on|off]",
-     .summary = "train on Fashion-MNIST with a CS regularizer per row/channel (continues from "
-                "the current weights)",
+     .usage = "train [model=mlp|cnn|resnet20] [reg=NAME|none] [{lambda}] [eta=row|layer] "
+              "[{epochs}] [{batch}] [{lr}] [{limit}] [device=cpu|cuda|auto] [augment=on|off]",
+     .summary = "train on Fashion-MNIST (or data=, set data) with a CS regularizer per "
+                "row/channel (continues from the current weights, with a note when the seed or "
+                "the data changed since; new=on starts afresh)",
      .example = "train model=cnn reg=bin lambda=10 epochs=5", .keys = train_keys,
      .run = cmd_train, .journal = 1,
      .blas_threads = 1},

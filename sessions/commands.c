@@ -9,6 +9,7 @@
 #include "cs_limits.h"
 #include "cs_parse.h"
 #include "interp_internal.h"
+#include "nn_state.h"
 
 extern const cs_cmd_group cs_group_plot;
 extern const cs_cmd_group cs_group_problem;
@@ -23,6 +24,8 @@ extern const cs_cmd_group cs_group_train;
 extern const cs_cmd_group cs_group_quant;
 extern const cs_cmd_group cs_group_tune;
 extern const cs_cmd_group cs_group_nnio;
+extern const cs_cmd_group cs_group_export;
+extern const cs_cmd_group cs_group_watch;
 int cs_cmd_reg(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_eval(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
 int cs_cmd_source(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err);
@@ -64,7 +67,10 @@ static const cs_cmd_spec core_commands[] = {
      .min_pos = 1, .max_pos = 1, .keys = no_keys, .run = cmd_seed, .journal = 1},
     {.name = "set", .topic = "basics", .usage = "set KEY VALUE",
      .summary = "change a setting: seed, threads, device (cpu|cuda|auto: cuda when a GPU "
-                "answers, else cpu), json (on|off), plot (window|file)",
+                "answers, else cpu), data (the networks' data for the session: an .npz, a "
+                "folder of MNIST-format IDX files, or fashion-mnist; a command's data= still "
+                "wins), "
+                "json (on|off), plot (window|file)",
      .example = "set threads 2", .min_pos = 2, .max_pos = 2, .keys = no_keys, .run = cmd_set,
      .journal = 1},
     /* .journal = 0: `save session` is not journaled; `save model` asks for
@@ -72,7 +78,8 @@ static const cs_cmd_spec core_commands[] = {
     {.name = "save", .topic = "sessions",
      .usage = "save session FILE.csr [force=on|off] | save model FILE [force=on|off]",
      .summary = "write the session journal as a runnable script, or the network as a "
-                "checkpoint", .example =
+                "checkpoint (FILE.npz: NumPy arrays named as PyTorch's state_dict names them)",
+     .example =
      "save session mywork.csr", .min_pos = 1, .max_pos = 2, .keys = save_keys,
      .run = cs_cmd_save},
     {.name = "source", .topic = "sessions", .usage = "source FILE",
@@ -124,6 +131,8 @@ static const cs_cmd_group *const groups[] = {
     &cs_group_quant,   /* cmd_quant.c: quantize */
     &cs_group_tune,    /* cmd_train.c: finetune, evaluate */
     &cs_group_nnio,    /* cmd_nnio.c: hist, load, nnreport */
+    &cs_group_export,  /* cmd_export.c: export onnx, predict */
+    &cs_group_watch,   /* cmd_watch.c: watch (a run folder) */
     &cs_group_tour,
 };
 
@@ -357,6 +366,12 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
         cs_result_bool(res, "json", in->opts.json);
         return CS_OK;
     }
+    if (strcmp(k->value, "data") == 0) {   /* nn_state.c: the networks' data */
+        int rc = nn_set_data(in, v->value, res, err);
+        if (rc)
+            in->err_col = v->col;
+        return rc;
+    }
     if (strcmp(k->value, "plot") == 0) {
         if (strcmp(v->value, "window") && strcmp(v->value, "file")) {
             in->err_col = v->col;
@@ -369,7 +384,8 @@ static int cmd_set(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *
     }
     in->err_col = k->col;
     return cs_fail(err, CS_EINVAL,
-                   "unknown setting '%s' (settings: seed, threads, device, json, plot)", k->value);
+                   "unknown setting '%s' (settings: seed, threads, device, data, json, plot)",
+                   k->value);
 }
 
 static int cmd_quit(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)

@@ -53,8 +53,25 @@ void cs_plot_put_layers(cs_result *res, unsigned layers);
 
 /* 1 when data of `kind` is stored. */
 int cs_plotstore_has(cs_interp *in, const char *kind);
+/* The stored data of `kind`, read-only until the next command (the
+ * cs_plot_*_data of that kind; landscape and trajectory: the landscape
+ * data first), NULL when none. For narration and front ends. */
+const void *cs_plotstore_data(cs_interp *in, const char *kind);
 /* Forget everything stored. */
 void cs_plotstore_clear(cs_interp *in);
+
+/* The keys every command that draws takes (its key table lists them,
+ * after plot=): the figure's size and font, and the gnuplot script that
+ * redraws it. They apply to the drawings of plot=, of an image out=, and
+ * of term=dumb|window; given with none of those they are an error. */
+#define CS_PLOT_FIGURE_KEYS                                                                 \
+    {"size", NULL, "figure size WxH: inches for .pdf .svg (size=3.5x2.5), pixels for .png "  \
+     ".gif and windows (size=800x600), characters for term=dumb (default 10x7 in, 1000x700 " \
+     "pixels, 100x32 characters)", NULL, CS_KEY_TEXT},                                      \
+    {"font", NULL, "figure font as gnuplot takes it, NAME,SIZE in points (font=\"Helvetica," \
+     "10\"; font=,9: the size only; default sans,12)", NULL, CS_KEY_TEXT},                  \
+    {"script", NULL, "also write F.gp: the gnuplot script that redraws this figure, its data " \
+     "inline and its output named as given (gnuplot F.gp)", NULL, CS_KEY_FILE}
 
 /* Draw the stored data of `kind`.
  *   out:   a file name (mapped through cs_interp_path); the terminal comes
@@ -68,6 +85,19 @@ void cs_plotstore_clear(cs_interp *in);
 int cs_plotstore_draw(cs_interp *in, const char *kind, const char *out, const char *term,
                       const char *title, cs_result *res, cs_err *err);
 
+/* The same for a command line `cl` that may hold title=, size=, font= and
+ * script= (the figure keys): out != NULL is the value of its out= key,
+ * else the drawing goes to the terminal `term`. */
+int cs_plotstore_draw_cl(cs_interp *in, const cs_cmdline *cl, const char *kind, const char *out,
+                         const char *term, cs_result *res, cs_err *err);
+
+/* Write the numbers of the stored `kind` as CSV to `out` (mapped through
+ * cs_interp_path; atomically): the provenance comment lines of cl
+ * (cs_provenance.h), then the columns of cs_plot_*_csv (plot.h). On
+ * success the result gets "out". Errors as cs_plotstore_draw's. */
+int cs_plotstore_csv(cs_interp *in, const cs_cmdline *cl, const char *kind, const char *out,
+                     cs_result *res, cs_err *err);
+
 /* For commands that accept `plot=FILE` (and optionally `title=`): when
  * plot= was given, draw the just-stored `kind` into it and add the field
  * "plot" (the file written) to res; errors point at the plot= column.
@@ -76,13 +106,20 @@ int cs_plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result
                 cs_err *err);
 
 /* The same after a command whose files are written: a missing gnuplot is
- * noted in the result ("plot_skipped") instead of failing the command. */
+ * noted in the result ("plot_skipped") instead of failing the command;
+ * script= is still written then (its figure drawn where gnuplot is). */
 int cs_plot_after(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
                   cs_err *err);
 
 /* Check a plot= / out= file name before the command does its work (so a
  * long sweep does not end with "unknown extension"): extension one of
- * .png .svg .pdf .gif; blames key's column. 0 when key is absent. */
+ * .png .svg .pdf .gif; blames key's column. 0 when key is absent. Every
+ * call also checks the figure keys of cl (size=, font=, script=) against
+ * the drawings the line asks for: a bad value, or one with no drawing to
+ * apply to, is an error naming the key, before anything is written. */
 int cs_plot_key_check(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err);
+/* The same for a command that draws on the screen when it writes no file
+ * (landscape, plot): there a window of `set plot window` is a drawing. */
+int cs_plot_key_check_screen(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err);
 
 #endif

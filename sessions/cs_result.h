@@ -40,6 +40,9 @@ void cs_result_text_human_only(cs_result *res);
 void cs_result_print_json(const cs_result *res, FILE *out);
 void cs_result_print_text(const cs_result *res, FILE *out);
 int cs_result_empty(const cs_result *res);
+/* Whether a field prints as the JSON member `key` (its key is `key` or
+ * "_key"): a member added for every command checks it is not there yet. */
+int cs_result_has(const cs_result *res, const char *key);
 
 /* JSON string escaping, shared with error objects. */
 void cs_json_string(FILE *out, const char *s);

@@ -65,6 +65,12 @@ typedef struct cs_train_frame {
                                  the final frame has every layer's) */
     size_t nlayers;           /* 0 without histograms */
     cs_nn_watch_layer layer[CS_NN_WATCH_LAYERS];
+    /* what "watch": a run folder's snapshot (csreg watch, ui/tui_folder.c),
+     * not a run of this session: the 1-based snapshot shown of `snapshots`
+     * (0 of 0 while none came), and two lines the Training panel shows
+     * instead of the speed and the test accuracy */
+    size_t snapshot, snapshots;
+    char note[2][160];
 } cs_train_frame;
 
 #endif

@@ -1,6 +1,8 @@
 /* interp.c — run command lines: the script language first (let, for ...
  * end, $NAME: interp_script.c), then for each command parse, check against
- * the command table, dispatch, print the result, journal what succeeded. */
+ * the command table, dispatch, print the result, journal what succeeded
+ * (and what was stopped part way), with the keys the command set for its
+ * replay (stop_after=, sha256=, device=: interp_state.c) on its line. */
 #include "cs_interp.h"
 
 #include "cs_args.h"
@@ -8,6 +10,7 @@
 #include "cs_dist.h"
 #include "cs_par.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +231,109 @@ static int check_args(cs_interp *in, const cs_cmd_spec *cmd, const cs_cmdline *c
 
 static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err);
 
+/* The end of the argument (a token: quotes may hold blanks) starting at p. */
+static const char *token_end(const char *p)
+{
+    while (*p && !isspace((unsigned char)*p)) {
+        if (*p == '"' || *p == '\'') {
+            char q = *p++;
+            for (; *p && *p != q; p++)
+                if (*p == '\\' && q == '"' && (p[1] == '"' || p[1] == '\\'))
+                    p++;
+            if (*p)
+                p++;
+        } else {
+            p++;
+        }
+    }
+    return p;
+}
+
+/* KEY=VALUE as an argument: VALUE in double quotes when the parser needs them. */
+static void put_key(FILE *f, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    const char *v = eq + 1;
+    if (*v && !v[strcspn(v, " \t#\"'")]) {
+        fputs(kv, f);
+        return;
+    }
+    fprintf(f, "%.*s=\"", (int)(eq - kv), kv);
+    for (; *v; v++) {
+        if (*v == '"' || *v == '\\')
+            fputc('\\', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
+}
+
+/* `line` with each of keys[] ("KEY=VALUE") set: in place of the line's own
+ * KEY= argument, else appended after its last argument (a trailing comment
+ * then goes). The rest of the line stays as typed. NULL when out of memory
+ * or the line does not parse. */
+static char *line_with_keys(const char *line, char *const *keys, size_t nkeys)
+{
+    cs_cmdline cl;
+    int col;
+    cs_err perr;
+    if (cs_cmdline_parse(line, &cl, &col, &perr))
+        return NULL;   /* (freed) */
+    if (!cl.name) {
+        cs_cmdline_free(&cl);
+        return NULL;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) {
+        cs_cmdline_free(&cl);
+        return NULL;
+    }
+    int used[CS_JOURNAL_KEYS_MAX] = {0};
+    const char *at = line;   /* copied up to here */
+    const char *end = token_end(line + cl.name_col - 1);
+    for (size_t i = 0; i < cl.nargs; i++) {
+        const char *start = line + cl.args[i].col - 1;
+        const char *stop = token_end(start);
+        end = stop;
+        if (!cl.args[i].key)
+            continue;
+        size_t klen = strlen(cl.args[i].key);
+        for (size_t k = 0; k < nkeys; k++)
+            if (!used[k] && !strncmp(keys[k], cl.args[i].key, klen) && keys[k][klen] == '=') {
+                fwrite(at, 1, (size_t)(start - at), f);
+                put_key(f, keys[k]);
+                at = stop;
+                used[k] = 1;
+                break;
+            }
+    }
+    int appended = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        appended |= !used[k];
+    fwrite(at, 1, (size_t)((appended ? end : at + strlen(at)) - at), f);
+    for (size_t k = 0; k < nkeys; k++)
+        if (!used[k]) {
+            fputc(' ', f);
+            put_key(f, keys[k]);
+        }
+    cs_cmdline_free(&cl);
+    if (fclose(f)) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The journaled command's keys, taken from the interpreter (freed by the caller). */
+static size_t take_keys(cs_interp *in, char **keys)
+{
+    size_t n = in->njournal_keys;
+    memcpy(keys, in->journal_keys, n * sizeof *keys);
+    in->njournal_keys = 0;
+    return n;
+}
+
 /* Under MPI every rank runs each line; rank 0's status is everyone's (it
  * alone writes files, so only it can fail at that), and a rank that fails
  * where rank 0 did not has left the common path: rank 0 says so and the
@@ -279,6 +385,10 @@ static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)
     cs_result_reset(in->res, cl.name);
     atomic_store(&in->cancel, 0);
     in->journal_this = 0;
+    in->journal_stopped = 0;
+    in->journal_keys_oom = 0;
+    in->input_files = 0;
+    in->running = cmd;
     if (!cmd) {
         in->err_col = cl.name_col;
         rc = unknown_command(&cl, err);
@@ -294,26 +404,46 @@ static int exec_here(cs_interp *in, const char *line, int *err_col, cs_err *err)
     in->interrupted = rc == CS_ECANCEL || cs_cancelled(&in->cancel);
     /* read and clear: a nested exec (source) must not leak the request to
      * the command that contains it */
-    int journal_this = in->journal_this;
+    int journal_this = in->journal_this, stopped = in->journal_stopped;
+    int keys_oom = in->journal_keys_oom;
     char *journal_as = in->journal_as;
-    in->journal_this = 0;
+    char *keys[CS_JOURNAL_KEYS_MAX];
+    size_t nkeys = take_keys(in, keys);
+    in->journal_this = in->journal_stopped = in->journal_keys_oom = 0;
     in->journal_as = NULL;
+    in->running = NULL;
+    /* a command stopped part way is journaled with how far it got */
+    int journal = rc >= 0 ? cmd->journal || journal_this || stopped
+                          : rc == CS_ECANCEL && stopped;
     if (rc < 0) {
         /* an engine error names its key: point at that argument */
         if (in->err_col == 0 && err->key[0] && cs_cmdline_key(&cl, err->key))
             cs_arg_blame(in, &cl, err->key, 0);
         *err_col = in->err_col;
     } else {
+        /* every JSON line says which seed it ran with (cs_provenance.h) */
+        if (in->opts.json && !cs_result_has(in->res, "seed"))
+            cs_result_int(in->res, "_seed", (long long)in->seed);
         if (in->opts.json)
             cs_result_print_json(in->res, in->opts.out);
         else if (!cs_result_empty(in->res))
             cs_result_print_text(in->res, in->opts.out);
-        if (cmd->journal || journal_this) {
-            int jrc = journal_add(in, journal_as ? journal_as : line, err);
-            if (jrc)
-                rc = jrc;
-        }
     }
+    if (journal) {
+        const char *base = journal_as ? journal_as : line;
+        char *edited = nkeys ? line_with_keys(base, keys, nkeys) : NULL;
+        cs_err jerr;
+        int jrc = (nkeys && !edited) || keys_oom
+                      ? cs_fail(&jerr, CS_ENOMEM, "out of memory (journal)")
+                      : journal_add(in, edited ? edited : base, &jerr);
+        if (jrc && rc >= 0) {
+            rc = jrc;
+            *err = jerr;
+        }
+        free(edited);
+    }
+    for (size_t k = 0; k < nkeys; k++)
+        free(keys[k]);
     free(journal_as);
     cs_cmdline_free(&cl);
     if (rc == CS_OK && in->quit)

@@ -22,6 +22,8 @@ typedef struct cs_ext {
     void (*describe)(const void *data, char *buf, size_t len);
 } cs_ext;
 
+#define CS_JOURNAL_KEYS_MAX 8
+
 struct cs_interp {
     cs_interp_opts opts;
     uint64_t seed;
@@ -40,6 +42,13 @@ struct cs_interp {
      * after a successful run; see cs_interp_journal_this(). */
     int journal_this;
     char *journal_as;     /* the line to journal instead of the typed one */
+    /* keys set on the journaled line (cs_interp_journal_key), each "KEY=VALUE" */
+    char *journal_keys[CS_JOURNAL_KEYS_MAX];
+    size_t njournal_keys;
+    int journal_keys_oom;   /* one could not be kept: the command fails */
+    int journal_stopped;    /* cs_interp_journal_stopped: journaled even if CS_ECANCEL */
+    size_t input_files;     /* files the running command read (cs_interp_input_file) */
+    const cs_cmd_spec *running;   /* the command running (its keys) */
     uint64_t initial_seed;  /* for the header of a saved session */
     int initial_threads;    /* likewise: network commands round by it */
     int source_depth;     /* nesting of `source`, bounded */
@@ -95,6 +104,36 @@ void cs_interp_journal_this(cs_interp *in);
 /* Journal `line` (copied) instead of what was typed, e.g. with force=on added
  * so that a replay can write its output file again. */
 void cs_interp_journal_as(cs_interp *in, const char *line);
+/* Set KEY=VALUE on the line journaled for the command now running, in
+ * place when the line has KEY (a later call for the same key replaces the
+ * value), else appended after its last argument: what a replay needs
+ * besides the line typed (device=cuda that auto chose, the digests of the
+ * files read). Ignored when the command's table has no such key, so that
+ * a replay never meets an unknown key. kv is "KEY=VALUE". */
+void cs_interp_journal_key(cs_interp *in, const char *kv);
+/* The command now running was stopped part way (Esc, Ctrl-C) after it
+ * changed the session's state or left files: journal it even when it
+ * returns CS_ECANCEL, with kv ("stop_after=179") set on its line as
+ * cs_interp_journal_key does, so that a replay stops at the same point
+ * with the same state. The command's own key kv makes it stop there. */
+void cs_interp_journal_stopped(cs_interp *in, const char *kv);
+/* A file the running command reads (path: as opened; shown: as typed, for
+ * messages): its SHA-256 goes into the journaled line's sha256= (digests in
+ * the order the command reads its files), and when the line given has
+ * sha256= (a replay) the file's digest must be the one at its place, else
+ * CS_ESTATE naming the file ("d/b.npy changed since the session was
+ * recorded"). Needs `sha256` among the command's keys (else only hashed). */
+int cs_interp_input_file(cs_interp *in, const cs_cmdline *cl, const char *shown,
+                         const char *path, cs_err *err);
+/* After the last cs_interp_input_file of a command whose files a pattern
+ * finds (sweep problems='DIR/GLOB'): a replay's sha256= that lists more
+ * digests than files were read is refused (a file is gone). */
+int cs_interp_inputs_done(cs_interp *in, const cs_cmdline *cl, cs_err *err);
+/* cs_interp_input_file for a file the user named (name, as typed, maps to
+ * path); nothing for one the program found in its own data (a G-set graph
+ * by name, a built-in graph): those come with csreg. */
+int cs_interp_input_named(cs_interp *in, const cs_cmdline *cl, const char *name,
+                          const char *path, cs_err *err);
 /* An interrupted command that still succeeds (train keeps its weights)
  * says how far it got, for a script's message: "train stopped at ...". */
 void cs_interp_note_stop(cs_interp *in, const char *fmt, ...)

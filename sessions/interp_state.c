@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "cs_sha256.h"
 #include "interp_internal.h"
 
 cs_cancel *cs_interp_cancel_flag(cs_interp *in) { return &in->cancel; }
@@ -136,6 +138,131 @@ void cs_interp_journal_as(cs_interp *in, const char *line)
     in->journal_as = strdup(line);
     in->journal_this = 1;
 }
+
+/* Whether the running command takes `key` (klen bytes): a journaled line
+ * must replay without an unknown key. */
+static int takes_key(const cs_interp *in, const char *key, size_t klen)
+{
+    char k[64];
+    if (!in->running || klen == 0 || klen >= sizeof k)
+        return 0;
+    memcpy(k, key, klen);
+    k[klen] = '\0';
+    return in->running->open_keys || cs_command_key(in->running, k) != NULL;
+}
+
+void cs_interp_journal_key(cs_interp *in, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    size_t klen = eq ? (size_t)(eq - kv) : 0;
+    if (!takes_key(in, kv, klen))
+        return;
+    char *copy = strdup(kv);
+    if (!copy) {
+        in->journal_keys_oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < in->njournal_keys; i++)
+        if (!strncmp(in->journal_keys[i], kv, klen + 1)) {   /* "KEY=" */
+            free(in->journal_keys[i]);
+            in->journal_keys[i] = copy;
+            return;
+        }
+    if (in->njournal_keys == CS_JOURNAL_KEYS_MAX) {
+        free(copy);
+        in->journal_keys_oom = 1;
+        return;
+    }
+    in->journal_keys[in->njournal_keys++] = copy;
+}
+
+void cs_interp_journal_stopped(cs_interp *in, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    /* without its key the line would replay the whole command: not journaled */
+    if (!takes_key(in, kv, eq ? (size_t)(eq - kv) : 0))
+        return;
+    cs_interp_journal_key(in, kv);
+    in->journal_stopped = 1;
+}
+
+/* The value of KEY= set so far on the journaled line, NULL when none. */
+static const char *journal_key_value(const cs_interp *in, const char *key)
+{
+    size_t klen = strlen(key);
+    for (size_t i = 0; i < in->njournal_keys; i++)
+        if (!strncmp(in->journal_keys[i], key, klen) && in->journal_keys[i][klen] == '=')
+            return in->journal_keys[i] + klen + 1;
+    return NULL;
+}
+
+int cs_interp_input_file(cs_interp *in, const cs_cmdline *cl, const char *shown,
+                         const char *path, cs_err *err)
+{
+    char hex[65];
+    int rc = cs_sha256_file(path, hex, err);
+    if (rc)
+        return rc;
+    size_t nth = in->input_files++;
+    /* a replay: the digest recorded at this file's place */
+    const cs_arg *a = cs_cmdline_key(cl, "sha256");
+    if (a) {
+        const char *want = a->value;
+        for (size_t i = 0; i < nth && *want; i++) {
+            want += strcspn(want, ",");
+            want += *want == ',';
+        }
+        size_t n = strcspn(want, ",");
+        if (n == 0) {
+            in->err_col = a->col;
+            return cs_fail(err, CS_EINVAL, "sha256= lists %zu digest%s, but %s is file %zu "
+                           "this command reads", nth, nth == 1 ? "" : "s", shown, nth + 1);
+        }
+        if (n != 64 || strncasecmp(want, hex, 64) != 0) {
+            in->err_col = a->col;
+            return cs_fail(err, CS_ESTATE, "%s changed since the session was recorded: its "
+                           "sha256 is %.12s..., the journal has %.*s%s", shown, hex,
+                           n > 12 ? 12 : (int)n, want, n > 12 ? "..." : "");
+        }
+    }
+    const char *had = journal_key_value(in, "sha256");
+    size_t len = (had ? strlen(had) + 1 : 0) + sizeof "sha256=" + 64;
+    char *kv = malloc(len);
+    if (!kv)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    snprintf(kv, len, "sha256=%s%s%s", had ? had : "", had ? "," : "", hex);
+    cs_interp_journal_key(in, kv);
+    free(kv);
+    return CS_OK;
+}
+
+int cs_interp_inputs_done(cs_interp *in, const cs_cmdline *cl, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "sha256");
+    if (!a || !*a->value)
+        return CS_OK;
+    size_t listed = 1;
+    for (const char *p = a->value; *p; p++)
+        listed += *p == ',';
+    if (listed <= in->input_files)
+        return CS_OK;
+    in->err_col = a->col;
+    return cs_fail(err, CS_ESTATE, "sha256= lists %zu digests but %zu files were read: %zu "
+                   "file%s the session read %s gone", listed, in->input_files,
+                   listed - in->input_files, listed - in->input_files == 1 ? "" : "s",
+                   listed - in->input_files == 1 ? "is" : "are");
+}
+
+int cs_interp_input_named(cs_interp *in, const cs_cmdline *cl, const char *name,
+                          const char *path, cs_err *err)
+{
+    char direct[4096];
+    cs_err ignore;
+    if (cs_interp_path(in, name, direct, sizeof direct, &ignore) || strcmp(direct, path) != 0)
+        return CS_OK;
+    return cs_interp_input_file(in, cl, name, path, err);
+}
+
 uint64_t cs_interp_seed(const cs_interp *in) { return in->seed; }
 int cs_interp_threads(const cs_interp *in) { return in->threads; }
 const cs_reg *cs_interp_reg(const cs_interp *in) { return in->reg; }

@@ -10,6 +10,7 @@
 #include "cs_args.h"
 #include "cs_csv.h"
 #include "cs_file.h"
+#include "cs_provenance.h"
 #include "interp_internal.h"
 #include "nn_state.h"
 
@@ -57,18 +58,22 @@ static void stages_json(FILE *json, FILE *text, const void *ctx)
         cs_json_num_member(json, &first, "test_loss", t->test_loss);
         cs_json_num_member(json, &first, "seconds", t->seconds);
         cs_json_bool_member(json, &first, "partial", t->partial);
+        cs_json_str_member(json, &first, "data", t->data[0] ? t->data : "n/a");
+        cs_json_str_member(json, &first, "data_hash", t->data_hash[0] ? t->data_hash : "n/a");
+        fprintf(json, ",\"seed\":%llu", t->seed);   /* exact beyond 2^53 */
         fputc('}', json);
     }
     fputc(']', json);
 }
 
-static int write_csv(const nn_state *s, const char *path, cs_err *err)
+/* The stages under the header and `prov` (the lines saying how it was made). */
+static int write_csv(const nn_state *s, const char *path, const char *prov, cs_err *err)
 {
     cs_afile af;
     int rc = cs_afile_open(&af, path, 0, err);
     if (rc)
         return rc;
-    fprintf(af.f, "%s\n", NN_REPORT_CSV_HEADER);
+    fprintf(af.f, "%s\n%s", NN_REPORT_CSV_HEADER, prov);
     for (size_t i = 0; i < s->nst; i++) {
         const nn_stage *t = &s->st[i];
         const char *text[] = {t->stage, t->label, t->model, t->reg};
@@ -83,7 +88,9 @@ static int write_csv(const nn_state *s, const char *path, cs_err *err)
         csv_num(af.f, t->train_loss, isfinite(t->train_loss), 6);
         csv_num(af.f, t->test_acc, t->test_acc >= 0, 6);
         csv_num(af.f, t->test_loss, isfinite(t->test_loss), 6);
-        fprintf(af.f, ",%.3f,%d\n", t->seconds, t->partial);
+        fprintf(af.f, ",%.3f,%d,", t->seconds, t->partial);
+        cs_csv_field(af.f, t->data[0] ? t->data : "n/a");
+        fprintf(af.f, ",%s,%llu\n", t->data_hash[0] ? t->data_hash : "n/a", t->seed);
     }
     return cs_afile_commit(&af, err);
 }
@@ -206,10 +213,11 @@ int nn_cmd_report(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *e
         return CS_ENOMEM;
     const char *outf = cs_arg_text(cl, "out", NULL);
     if (outf) {
-        char path[4096];
+        char path[4096], prov[4096];
+        cs_provenance(in, cl, 0, prov, sizeof prov);
         int rc = cs_interp_path(in, outf, path, sizeof path, err);
         if (!rc)
-            rc = write_csv(s, path, err);
+            rc = write_csv(s, path, prov, err);
         if (rc) {
             cs_arg_blame(in, cl, "out", 0);
             return rc;

@@ -2,11 +2,16 @@
  * interpreter's CS_EXT_PLOT slot), drawing it, and the plot= key. */
 #include "cs_plotstore.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cs_args.h"
+#include "cs_file.h"
+#include "cs_parse.h"
+#include "cs_provenance.h"
 #include "interp_internal.h"
 
 /* ---- memory: every copy of one kind lives in one pool ---------------------- */
@@ -389,6 +394,13 @@ int cs_plotstore_has(cs_interp *in, const char *kind)
     return ps && k >= 0 && ps->s[k].has;
 }
 
+const void *cs_plotstore_data(cs_interp *in, const char *kind)
+{
+    plotstore *ps = cs_interp_ext(in, CS_EXT_PLOT);
+    int k = kind_index(kind);
+    return ps && k >= 0 && ps->s[k].has ? (const void *)&ps->s[k].d : NULL;
+}
+
 void cs_plotstore_clear(cs_interp *in)
 {
     cs_interp_set_ext(in, CS_EXT_PLOT, NULL, NULL, NULL);
@@ -430,10 +442,199 @@ void cs_plot_put_layers(cs_result *res, unsigned layers)
     cs_result_strs(res, "layers", names, n);
 }
 
+/* ---- the figure keys: size= font= script= -------------------------------------- */
+
+static const char *const figure_keys[] = {"size", "font", "script"};
+
+/* How messages name a format. */
+static const char *term_name(cs_plot_term t)
+{
+    switch (t) {
+    case CS_PLOT_TERM_PNG: return ".png";
+    case CS_PLOT_TERM_SVG: return ".svg";
+    case CS_PLOT_TERM_PDF: return ".pdf";
+    case CS_PLOT_TERM_GIF: return ".gif";
+    case CS_PLOT_TERM_DUMB: return "term=dumb";
+    default: return "window";
+    }
+}
+
+/* size=WxH for a drawing on terminal t, into o: inches (.pdf .svg), whole
+ * pixels (.png .gif, a window) or characters (term=dumb). */
+static int parse_size(const char *v, cs_plot_term t, cs_plot_opts *o, cs_err *err)
+{
+    const char *x = strpbrk(v, "xX");
+    char w[64], h[64];
+    double a, b;
+    cs_err sub;
+    if (!x || (size_t)(x - v) >= sizeof w || strlen(x + 1) >= sizeof h)
+        return cs_fail(err, CS_EINVAL, "expected WxH: size=3.5x2.5 (inches, .pdf .svg) or "
+                       "size=800x600 (pixels, .png .gif)");
+    snprintf(w, sizeof w, "%.*s", (int)(x - v), v);
+    snprintf(h, sizeof h, "%s", x + 1);
+    if (cs_parse_double(w, &a, &sub) || cs_parse_double(h, &b, &sub))
+        return cs_fail(err, CS_EINVAL, "expected WxH: size=3.5x2.5 (inches, .pdf .svg) or "
+                       "size=800x600 (pixels, .png .gif)");
+    if (t == CS_PLOT_TERM_PDF || t == CS_PLOT_TERM_SVG) {
+        if (!(a >= CS_PLOT_MIN_IN && a <= CS_PLOT_MAX_IN && b >= CS_PLOT_MIN_IN &&
+              b <= CS_PLOT_MAX_IN))
+            return cs_fail(err, CS_EINVAL, "a %s is sized in inches, %g to %g each (e.g. "
+                           "size=3.5x2.5)", term_name(t), CS_PLOT_MIN_IN, CS_PLOT_MAX_IN);
+        o->width_in = a;
+        o->height_in = b;
+        return CS_OK;
+    }
+    int dumb = t == CS_PLOT_TERM_DUMB;
+    double wmin = dumb ? 20 : 100, hmin = dumb ? 10 : 100, most = dumb ? 1000 : 20000;
+    if (a != floor(a) || b != floor(b) || a < wmin || b < hmin || a > most || b > most)
+        return cs_fail(err, CS_EINVAL, "%s%s is sized in whole %s, %gx%g to %gx%g (e.g. "
+                       "size=%s)", dumb ? "" : "a ", term_name(t),
+                       dumb ? "characters" : "pixels", wmin, hmin, most, most,
+                       dumb ? "120x40" : "800x600");
+    o->width = (int)a;
+    o->height = (int)b;
+    return CS_OK;
+}
+
+/* A drawing a command line asks for: the key that names it, its terminal. */
+typedef struct fig_target {
+    const char *key;   /* "plot", "out" or "term" */
+    cs_plot_term t;
+} fig_target;
+
+/* The drawings of cl, in the order the script goes to the first: plot=,
+ * an image out=, term=dumb|window, or with `screen` (a command that draws
+ * on the screen when it writes no file) a window of `set plot window`. */
+static size_t fig_targets(cs_interp *in, const cs_cmdline *cl, int screen, fig_target tg[3])
+{
+    static const char *const files[] = {"plot", "out"};
+    size_t n = 0;
+    cs_err sub;
+    for (size_t i = 0; i < 2; i++) {
+        const cs_arg *a = cs_cmdline_key(cl, files[i]);
+        cs_plot_term t;
+        if (a && cs_plot_term_from_path(a->value, &t, &sub) == CS_OK)
+            tg[n++] = (fig_target){files[i], t};
+    }
+    const char *term = cs_arg_text(cl, "term", "auto");
+    if (!strcmp(term, "dumb"))
+        tg[n++] = (fig_target){"term", CS_PLOT_TERM_DUMB};
+    else if (!strcmp(term, "window") ||
+             (screen && !n && !strcmp(term, "auto") && !cs_cmdline_key(cl, "out") &&
+              in->plot_window))
+        tg[n++] = (fig_target){"term", CS_PLOT_TERM_WINDOW};
+    return n;
+}
+
+static int fig_fail(cs_interp *in, const cs_arg *a, cs_err *err, const char *why)
+{
+    in->err_col = a->col;
+    return cs_fail(err, CS_EINVAL, "%s=%s: %s", a->key, a->value, why);
+}
+
+/* size=, font= and script= against the drawings of cl. */
+static int fig_check(cs_interp *in, const cs_cmdline *cl, int screen, cs_err *err)
+{
+    const cs_arg *k[3];
+    const cs_arg *first = NULL;
+    for (size_t i = 0; i < 3; i++)
+        if ((k[i] = cs_cmdline_key(cl, figure_keys[i])) && (!first || k[i]->col < first->col))
+            first = k[i];
+    if (!first)
+        return CS_OK;
+    fig_target tg[3];
+    size_t n = fig_targets(in, cl, screen, tg);
+    if (!n)
+        return fig_fail(in, first, err, "nothing is drawn here to apply it to (give plot=F.png"
+                        "|svg|pdf|gif, or where the command has them an image out= or "
+                        "term=dumb|window)");
+    cs_err sub;
+    for (size_t i = 0; i < n && k[0]; i++) {
+        cs_plot_opts o = {0};
+        if (parse_size(k[0]->value, tg[i].t, &o, &sub))
+            return fig_fail(in, k[0], err, sub.msg);
+    }
+    if (k[1]) {
+        if (cs_plot_check_font(k[1]->value, &sub))
+            return fig_fail(in, k[1], err, sub.msg);
+        for (size_t i = 0; i < n; i++)
+            if (tg[i].t == CS_PLOT_TERM_DUMB)
+                return fig_fail(in, k[1], err, "term=dumb draws text, without fonts");
+    }
+    if (k[2]) {
+        const char *v = k[2]->value, *dot = strrchr(v, '.');
+        cs_plot_term t;
+        char path[4096];
+        if (cs_plot_term_from_path(v, &t, &sub) == CS_OK ||
+            (dot && (!strcasecmp(dot, ".csv") || !strcasecmp(dot, ".txt"))))
+            return fig_fail(in, k[2], err, "the script is gnuplot text: name it F.gp (its "
+                            "output is the drawing's own file)");
+        for (size_t i = 0; i < n; i++) {
+            const cs_arg *a = cs_cmdline_key(cl, tg[i].key);
+            if (strcmp(tg[i].key, "term") && a && !strcmp(a->value, v))
+                return fig_fail(in, k[2], err, "the same file as the drawing");
+        }
+        if (cs_interp_path(in, v, path, sizeof path, &sub))
+            return fig_fail(in, k[2], err, sub.msg);
+        if (path[strlen(path) - 1] == '/')
+            return fig_fail(in, k[2], err, "names a folder, not a file");
+    }
+    return CS_OK;
+}
+
+/* The figure keys of cl for the drawing of `key` on terminal t, into o;
+ * the script (when cl has one and this drawing is its target) needs the
+ * buffers script (its path), output (the name it draws to) and note. */
+typedef struct fig_bufs {
+    char script[4096];
+    char output[4096];
+    char note[8192];
+} fig_bufs;
+
+static int fig_opts(cs_interp *in, const cs_cmdline *cl, const char *key, cs_plot_term t,
+                    cs_plot_opts *o, fig_bufs *fb, cs_err *err)
+{
+    if (!cl || !key)
+        return CS_OK;
+    int screen = !strcmp(key, "term");   /* this drawing is the screen's */
+    int rc = fig_check(in, cl, screen, err);
+    if (rc)
+        return rc;
+    const cs_arg *size = cs_cmdline_key(cl, "size");
+    cs_err sub;
+    if (size && parse_size(size->value, t, o, &sub))
+        return fig_fail(in, size, err, sub.msg);
+    o->font = cs_arg_text(cl, "font", NULL);
+    const cs_arg *script = cs_cmdline_key(cl, "script");
+    fig_target tg[3];
+    if (!script || !fig_targets(in, cl, screen, tg) || strcmp(tg[0].key, key))
+        return CS_OK;
+    if (cs_interp_path(in, script->value, fb->script, sizeof fb->script, &sub))
+        return fig_fail(in, script, err, sub.msg);
+    const cs_arg *target = cs_cmdline_key(cl, key);
+    if (strcmp(key, "term") && target) {
+        /* as given; in a sandbox both files land in one folder, so by its
+         * base name */
+        const char *name = target->value, *slash = strrchr(name, '/');
+        snprintf(fb->output, sizeof fb->output, "%s",
+                 in->opts.sandbox_dir && slash ? slash + 1 : name);
+        o->script_output = fb->output;
+    }
+    cs_provenance(in, cl, 0, fb->note, sizeof fb->note);
+    o->script_note = fb->note;
+    o->save_script = fb->script;
+    return CS_OK;
+}
+
+/* ---- drawing -------------------------------------------------------------------------- */
+
 /* Draw kind k into `out` (user's name, mapped) or the terminal `term`;
- * the file written goes into res as `field`. */
-static int draw(cs_interp *in, const char *kind, const char *out, const char *term,
-                const char *title, const char *field, cs_result *res, cs_err *err)
+ * the file written goes into res as `field`. cl (may be NULL): the
+ * command line whose figure keys apply, `key` the one naming this drawing;
+ * save_only: write its script= only (gnuplot is missing). */
+static int draw(cs_interp *in, const cs_cmdline *cl, const char *key, const char *kind,
+                const char *out, const char *term, const char *title, const char *field,
+                int save_only, cs_result *res, cs_err *err)
 {
     int k = kind_index(kind);
     if (k < 0)
@@ -447,11 +648,12 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
     if (term && !strcmp(term, "auto"))
         term = NULL;
     char path[4096];
+    cs_plot_term t = CS_PLOT_TERM_WINDOW;
     if (term && !strcmp(term, "dumb")) {
         if (out)
             return cs_fail(err, CS_EINVAL, "term=dumb draws in the terminal: leave out the file "
                            "name '%s'", out);
-        o.term = CS_PLOT_TERM_DUMB;
+        o.term = t = CS_PLOT_TERM_DUMB;
     } else if (term && !strcmp(term, "window")) {
         if (out)
             return cs_fail(err, CS_EINVAL, "term=window draws in a window: leave out the file "
@@ -465,7 +667,6 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
         if (!out)
             return cs_fail(err, CS_EINVAL, "%s: give a file (out=FILE.png|svg|pdf|gif), "
                            "term=dumb, or set plot window", kind);
-        cs_plot_term t;
         int rc = cs_plot_term_from_path(out, &t, err);
         if (!rc)
             rc = cs_interp_path(in, out, path, sizeof path, err);
@@ -473,25 +674,34 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
             return rc;
         o.out = path;
     }
+    fig_bufs *fb = cl && cs_cmdline_key(cl, "script") ? malloc(sizeof *fb) : NULL;
+    if (cl && cs_cmdline_key(cl, "script") && !fb)
+        return cs_fail(err, CS_ENOMEM, "out of memory");
+    int rc = fig_opts(in, cl, key, t, &o, fb, err);
+    o.save_only = save_only;
     char *text = NULL;
     size_t len = 0;
-    if (o.term == CS_PLOT_TERM_DUMB) {
+    if (!rc && o.term == CS_PLOT_TERM_DUMB && !save_only) {
         o.text = open_memstream(&text, &len);
         if (!o.text)
-            return cs_fail(err, CS_ENOMEM, "out of memory");
+            rc = cs_fail(err, CS_ENOMEM, "out of memory");
     }
-    int rc = draw_slot(&ps->s[k], k, &o, err);
+    if (!rc)
+        rc = draw_slot(&ps->s[k], k, &o, err);
     if (o.text) {
         fclose(o.text);
-        const char *t = text;
-        while (t && *t == '\f')   /* the dumb terminal starts a page */
-            t++;
-        if (!rc && t)
-            cs_result_text(res, "%s", t);
+        const char *tx = text;
+        while (tx && *tx == '\f')   /* the dumb terminal starts a page */
+            tx++;
+        if (!rc && tx)
+            cs_result_text(res, "%s", tx);
         free(text);
     }
-    if (!rc && o.out)
+    if (!rc && o.out && !save_only)
         cs_result_str(res, field, o.out);
+    if (!rc && o.save_script)
+        cs_result_str(res, "script", o.save_script);
+    free(fb);
     if (!rc && (k == K_LANDSCAPE || k == K_TRAJECTORY || k == K_BASINS))
         cs_plot_put_layers(res, slot_layers(&ps->s[k], k));
     return rc;
@@ -500,14 +710,80 @@ static int draw(cs_interp *in, const char *kind, const char *out, const char *te
 int cs_plotstore_draw(cs_interp *in, const char *kind, const char *out, const char *term,
                       const char *title, cs_result *res, cs_err *err)
 {
-    return draw(in, kind, out, term, title, "out", res, err);
+    return draw(in, NULL, NULL, kind, out, term, title, "out", 0, res, err);
 }
 
-int cs_plot_key_check(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err)
+int cs_plotstore_draw_cl(cs_interp *in, const cs_cmdline *cl, const char *kind, const char *out,
+                         const char *term, cs_result *res, cs_err *err)
+{
+    return draw(in, cl, out ? "out" : "term", kind, out, term, cs_arg_text(cl, "title", NULL),
+                "out", 0, res, err);
+}
+
+/* ---- numbers -------------------------------------------------------------------------- */
+
+static int csv_slot(const slot *s, int k, FILE *f, cs_err *err)
+{
+    switch (k) {
+    case K_LANDSCAPE: return cs_plot_landscape_csv(&s->d.land, f, err);
+    case K_TRAJECTORY: return cs_plot_trajectory_csv(&s->d.traj, f, err);
+    case K_SUCCESS: return cs_plot_success_csv(&s->d.success, f, err);
+    case K_TRACE: return cs_plot_trace_csv(&s->d.trace, f, err);
+    case K_HIST: return cs_plot_hist_csv(&s->d.hist, f, err);
+    case K_BASINS: return cs_plot_basins_csv(&s->d.basins, f, err);
+    default: return cs_plot_maxcut_csv(&s->d.maxcut, f, err);
+    }
+}
+
+int cs_plotstore_csv(cs_interp *in, const cs_cmdline *cl, const char *kind, const char *out,
+                     cs_result *res, cs_err *err)
+{
+    int k = kind_index(kind);
+    if (k < 0)
+        return cs_fail(err, CS_EINVAL, "unknown plot kind '%s' (one of %s)", kind ? kind : "",
+                       CS_PLOT_KINDS);
+    plotstore *ps = cs_interp_ext(in, CS_EXT_PLOT);
+    if (!ps || !ps->s[k].has)
+        return cs_fail(err, CS_ESTATE, "nothing to plot: run %s first", kind_source[k]);
+    char path[4096], note[8192];
+    int rc = cs_interp_path(in, out, path, sizeof path, err);
+    if (rc)
+        return rc;
+    size_t nn = cs_provenance(in, cl, 0, note, sizeof note);
+    cs_afile af;
+    if ((rc = cs_afile_open(&af, path, 0, err)))
+        return rc;
+    af.cancel = cs_interp_cancel_flag(in);
+    /* the header, then how it was made (as every csreg CSV: cs_provenance.h) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+    if (!rc && (rc = csv_slot(&ps->s[k], k, mem, err)) == CS_OK && fflush(mem))
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+    if (mem)
+        fclose(mem);
+    size_t head = text ? strcspn(text, "\n") + (text[strcspn(text, "\n")] == '\n') : 0;
+    if (!rc && (fwrite(text, 1, head, af.f) != head || fwrite(note, 1, nn, af.f) != nn ||
+                fwrite(text + head, 1, len - head, af.f) != len - head))
+        rc = cs_fail(err, CS_EIO, "cannot write '%s'", out);
+    free(text);
+    if (!rc)
+        rc = cs_afile_commit(&af, err);
+    if (rc)
+        cs_afile_abort(&af);
+    else
+        cs_result_str(res, "out", path);
+    return rc;
+}
+
+static int key_check(cs_interp *in, const cs_cmdline *cl, const char *key, int screen,
+                     cs_err *err)
 {
     const cs_arg *a = cs_cmdline_key(cl, key);
     if (!a)
-        return CS_OK;
+        return fig_check(in, cl, screen, err);
     cs_plot_term t;
     cs_err sub;
     char path[4096];
@@ -518,21 +794,39 @@ int cs_plot_key_check(cs_interp *in, const cs_cmdline *cl, const char *key, cs_e
         in->err_col = a->col;
         return cs_fail(err, rc, "%s=%s: %s", key, a->value, sub.msg);
     }
-    return CS_OK;
+    return fig_check(in, cl, screen, err);
+}
+
+int cs_plot_key_check(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err)
+{
+    return key_check(in, cl, key, 0, err);
+}
+
+int cs_plot_key_check_screen(cs_interp *in, const cs_cmdline *cl, const char *key, cs_err *err)
+{
+    return key_check(in, cl, key, 1, err);
+}
+
+static int plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, int save_only,
+                    cs_result *res, cs_err *err)
+{
+    const cs_arg *a = cs_cmdline_key(cl, "plot");
+    if (!a)
+        return CS_OK;
+    int rc = cs_plot_key_check(in, cl, "plot", err);   /* blames the key at fault */
+    if (rc)
+        return rc;
+    rc = draw(in, cl, "plot", kind, a->value, NULL, cs_arg_text(cl, "title", NULL), "plot",
+              save_only, res, err);
+    if (rc)
+        in->err_col = a->col;
+    return rc;
 }
 
 int cs_plot_key(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
                 cs_err *err)
 {
-    const cs_arg *a = cs_cmdline_key(cl, "plot");
-    if (!a)
-        return CS_OK;
-    int rc = cs_plot_key_check(in, cl, "plot", err);
-    if (!rc)
-        rc = draw(in, kind, a->value, NULL, cs_arg_text(cl, "title", NULL), "plot", res, err);
-    if (rc)
-        in->err_col = a->col;
-    return rc;
+    return plot_key(in, cl, kind, 0, res, err);
 }
 
 int cs_plot_after(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_result *res,
@@ -543,7 +837,8 @@ int cs_plot_after(cs_interp *in, const cs_cmdline *cl, const char *kind, cs_resu
     cs_err sub;
     if (cs_plot_available(&sub) != CS_OK) {
         cs_result_str(res, "plot_skipped", sub.msg);
-        return CS_OK;
+        /* the script needs no gnuplot: it draws the figure elsewhere */
+        return cs_cmdline_key(cl, "script") ? plot_key(in, cl, kind, 1, res, err) : CS_OK;
     }
     return cs_plot_key(in, cl, kind, res, err);
 }

@@ -55,6 +55,12 @@ static void end_line(text *t)
 size_t cs_provenance(const cs_interp *in, const cs_cmdline *cl, int flags, char *buf,
                      size_t cap)
 {
+    return cs_provenance_with(in, cl, NULL, flags, buf, cap);
+}
+
+size_t cs_provenance_with(const cs_interp *in, const cs_cmdline *cl, const char *extra,
+                          int flags, char *buf, size_t cap)
+{
     text t = {buf, cap, 0};
     if (cap < 2)
         return cap ? (buf[0] = '\0', 0) : 0;
@@ -76,6 +82,10 @@ size_t cs_provenance(const cs_interp *in, const cs_cmdline *cl, int flags, char 
             puts_(&t, "=");
         }
         put_value(&t, a->value, a->quoted);
+    }
+    if (extra) {
+        puts_(&t, " ");
+        puts_(&t, extra);
     }
     end_line(&t);
     if (flags & CS_PROV_REG) {

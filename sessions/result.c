@@ -213,6 +213,16 @@ void cs_result_text_human_only(cs_result *r) { r->text_human_only = 1; }
 
 int cs_result_empty(const cs_result *r) { return r->n == 0 && r->text_len == 0; }
 
+int cs_result_has(const cs_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const char *k = r->f[i].key;
+        if (!strcmp(k[0] == '_' ? k + 1 : k, key))
+            return 1;
+    }
+    return 0;
+}
+
 /* Length of the valid UTF-8 sequence at p (1..4), 0 when it is not one
  * (a stray continuation byte, a truncated or overlong sequence, a
  * surrogate, beyond U+10FFFF). */

@@ -2,7 +2,9 @@
  * matches holds A, b and optionally xstar as `problem save` writes them
  * (.npy, .csv or .mtx); each is solved once by every method, as `problem
  * file` then `solve reg=METHOD` would (the same trial stream and seed), and
- * gives one CSV row per folder and method. */
+ * gives one CSV row per folder and method. The journal's sha256= lists the
+ * digests of every file read, folder by folder (A, b, xstar), once
+ * `sha256` is among sweep's keys: a replay refuses a file that changed. */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,8 @@
 
 #include "cs_args.h"
 #include "cs_array_io.h"
+#include "cs_provenance.h"
+#include "cs_file.h"
 #include "cs_solver.h"
 #include "cs_sweep_stream.h"
 #include "interp_internal.h"
@@ -31,8 +35,10 @@ static int find_array(const char *dir, const char *name, char *buf, size_t len)
 }
 
 /* The problem in folder dir (ending in '/'): A and b needed, xstar kept
- * when there. Errors name the folder. */
-static int load_folder(const char *dir, cs_kind kind, cs_problem **prob, cs_err *err)
+ * when there. Errors name the folder. Each file's digest goes into the
+ * journal (sweep_problems_record). */
+static int load_folder(cs_interp *in, const cs_cmdline *cl, const char *dir, cs_kind kind,
+                       cs_problem **prob, cs_err *err)
 {
     char path[3][4200];
     const char *names[3] = {"A", "b", "xstar"};
@@ -45,7 +51,9 @@ static int load_folder(const char *dir, cs_kind kind, cs_problem **prob, cs_err 
                              names[f], names[f]);
             continue;
         }
-        rc = cs_array_read(path[f], &arr[f], err);
+        rc = cs_interp_input_file(in, cl, path[f], path[f], err);
+        if (!rc)
+            rc = cs_array_read(path[f], &arr[f], err);
     }
     if (!rc) {
         size_t M = arr[0].rows, N = arr[0].cols;
@@ -66,11 +74,12 @@ static int load_folder(const char *dir, cs_kind kind, cs_problem **prob, cs_err 
 }
 
 /* One folder: every method once, a row each. */
-static int run_folder(cs_interp *in, const char *dir, cs_kind kind, cs_method *methods,
-                      size_t nm, const cs_solve_opts *o, FILE *csv, size_t *nsuccess, cs_err *err)
+static int run_folder(cs_interp *in, const cs_cmdline *cl, const char *dir, cs_kind kind,
+                      cs_method *methods, size_t nm, const cs_solve_opts *o, FILE *csv,
+                      size_t *nsuccess, cs_err *err)
 {
     cs_problem *prob = NULL;
-    int rc = load_folder(dir, kind, &prob, err);
+    int rc = load_folder(in, cl, dir, kind, &prob, err);
     if (rc)
         return rc;
     size_t N = cs_problem_N(prob), M = cs_problem_M(prob);
@@ -137,16 +146,21 @@ int sweep_problems_run(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         return cs_fail(err, CS_ENOTFOUND, "problems=%s: no folder matches", pattern);
     }
     char path[4096];
-    FILE *csv = NULL;
+    /* written aside and renamed when complete: an interrupted sweep leaves
+     * out= as it was (and so nothing a replay would have to make again) */
+    cs_afile af;
     rc = cs_arg_path(in, cl, "out", path, sizeof path, err);
-    if (!rc && !(csv = fopen(path, "w")))
-        rc = cs_fail(err, CS_EIO, "%s: cannot write", cs_arg_text(cl, "out", ""));
+    if (!rc)
+        rc = cs_afile_open(&af, path, 0, err);
     if (rc) {
         globfree(&g);
         cs_arg_blame(in, cl, "out", 0);
         return rc;
     }
-    fprintf(csv, "%s\n", SWEEP_PROBLEMS_CSV_HEADER);
+    FILE *csv = af.f;
+    char prov[4096];
+    cs_provenance(in, cl, 0, prov, sizeof prov);
+    fprintf(csv, "%s\n%s", SWEEP_PROBLEMS_CSV_HEADER, prov);
     cs_solve_opts o = {.maxit = maxit, .restarts = (int)restarts,
                        .cancel = cs_interp_cancel_flag(in)};
     size_t folders = 0, nsuccess = 0;
@@ -154,17 +168,23 @@ int sweep_problems_run(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         const char *dir = g.gl_pathv[k];
         if (dir[strlen(dir) - 1] != '/')   /* GLOB_MARK: folders end in '/' */
             continue;
-        rc = run_folder(in, dir, kind, methods, nm, &o, csv, &nsuccess, err);
+        rc = run_folder(in, cl, dir, kind, methods, nm, &o, csv, &nsuccess, err);
         folders++;
     }
     globfree(&g);
-    if (fclose(csv) && !rc)
-        rc = cs_fail(err, CS_EIO, "%s: cannot write", cs_arg_text(cl, "out", ""));
-    if (rc)
-        return rc;
-    if (!folders) {
+    if (!rc && !folders) {
         cs_arg_blame(in, cl, "problems", 0);
-        return cs_fail(err, CS_ENOTFOUND, "problems=%s: no folder matches", pattern);
+        rc = cs_fail(err, CS_ENOTFOUND, "problems=%s: no folder matches", pattern);
+    }
+    if (!rc)   /* a replay: no folder of the recording gone */
+        rc = cs_interp_inputs_done(in, cl, err);
+    if (rc) {
+        cs_afile_abort(&af);
+        return rc;
+    }
+    if ((rc = cs_afile_commit(&af, err))) {
+        cs_arg_blame(in, cl, "out", 0);
+        return rc;
     }
     cs_result_int(res, "folders", (long long)folders);
     cs_result_int(res, "rows", (long long)(folders * nm));

@@ -1,5 +1,7 @@
 /* bench_nn.c — `make bench`: network training speed on the CPU (one
- * OpenBLAS thread): seconds per Fashion-MNIST epoch (extrapolated from
+ * OpenBLAS thread), beside PyTorch on the same machine for the mlp, the cnn
+ * and ResNet-20 (1024 images padded to 32×32, on 1 and 2 threads):
+ * seconds per Fashion-MNIST epoch (extrapolated from
  * `limit` images), images/s, achieved GFLOP/s against this machine's SGEMM
  * peak measured in the same run, the regularizer's overhead (an epoch
  * with reg=bin against reg=none), and the cost of watching a run (the
@@ -59,17 +61,15 @@ static double sgemm_peak(void)
 
 /* Flops per image of one training step's products: forward 2·MACs, the
  * weight gradient 2·MACs, the input gradient 2·MACs for every weight layer
- * but the first (nothing flows back into the image). */
+ * but the first (nothing flows back into the image); a layer's MACs are
+ * rows·cols per output position (the cnn's conv1..4: 28², 28², 14², 14²). */
 static double flops_per_image(cs_nn *nn)
 {
     double f = 0;
     for (size_t i = 0; i < cs_nn_wlayer_count(nn); i++) {
         cs_nn_wlayer_info li;
         cs_nn_wlayer(nn, i, &li);
-        double pos = 1;   /* output positions: 28², 28², 14², 14² for conv1..4 */
-        if (!strncmp(li.name, "conv", 4))
-            pos = li.name[4] <= '2' ? 784 : 196;
-        f += (i == 0 ? 4.0 : 6.0) * (double)li.rows * (double)li.cols * pos;
+        f += (i == 0 ? 4.0 : 6.0) * (double)li.rows * (double)li.cols * (double)li.positions;
     }
     return f;
 }
@@ -222,7 +222,8 @@ static int csreg_epoch(cs_nn_config *cfg, const cs_nn_data *d, int threads, doub
 /* Both peers on one and two threads: seconds per epoch, the ratio, and
  * csreg's GFLOP/s as a share of the SGEMM peak of this run. */
 static int peers(cs_nn_config *mlp, const cs_nn_data *mlpd, cs_nn_config *cnn,
-                 const cs_nn_data *cnnd, double peak, const char *data)
+                 const cs_nn_data *cnnd, cs_nn_config *res, const cs_nn_data *resd, double peak,
+                 const char *data)
 {
     printf("csreg and PyTorch side by side, the same networks, images and batch (fastest of 3 "
            "epochs after a warm-up; PyTorch: Debian's python3-torch, torch.set_num_threads):\n");
@@ -232,8 +233,9 @@ static int peers(cs_nn_config *mlp, const cs_nn_data *mlpd, cs_nn_config *cnn,
         const char *name, *model;
         cs_nn_config *cfg;
         const cs_nn_data *d;
-    } nets[] = {{"mlp 784-256-256-10", "mlp", mlp, mlpd}, {"cnn (default)", "cnn", cnn, cnnd}};
-    for (size_t i = 0; i < 2; i++)
+    } nets[] = {{"mlp 784-256-256-10", "mlp", mlp, mlpd}, {"cnn (default)", "cnn", cnn, cnnd},
+                {"resnet20 (32x32)", "resnet20", res, resd}};
+    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
         for (int th = 1; th <= 2; th++) {
             double cs, ts;
             char why[256] = "";
@@ -373,7 +375,7 @@ int main(int argc, char **argv)
     bench_device = only_watch && argc > 2 ? argv[2] : NULL;
     cs_blas_set_threads(1);
     cs_err err;
-    cs_nn_data full, mlpd, cnnd;
+    cs_nn_data full, mlpd, cnnd, resd;
     int synthetic = 0;
     if (cs_nn_data_load(&full, bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA, "train", 0,
                         &err)) {
@@ -392,6 +394,8 @@ int main(int argc, char **argv)
     mlpd.n = full.n < 20000 ? full.n : 20000;
     cnnd = full;
     cnnd.n = full.n < 2560 ? full.n : 2560;
+    resd = full;   /* ResNet-20: 8 steps of 128 an epoch */
+    resd.n = full.n < 1024 ? full.n : 1024;
     double peak = sgemm_peak();
     printf("data: %s; one OpenBLAS thread; SGEMM peak (768^3): %.1f GFLOP/s\n",
            synthetic ? "synthetic" : "Fashion-MNIST", peak);
@@ -402,6 +406,7 @@ int main(int argc, char **argv)
     }
     cs_nn_config mlp = {.kind = CS_NN_MLP, .nhidden = 2, .hidden = {256, 256}, .seed = 1};
     cs_nn_config cnn = {.kind = CS_NN_CNN, .seed = 1};
+    cs_nn_config res = {.kind = CS_NN_RESNET20, .seed = 1, .pad = 2};
     double om, oc, sm, sc;
     int rc = !only_watch && !only_peers && (run_pair("mlp 784-256-256-10", &mlp, &mlpd, bin, peak, 9, &om, &sm) ||
                              run_pair("cnn (default)", &cnn, &cnnd, bin, peak, 5, &oc, &sc));
@@ -414,7 +419,7 @@ int main(int argc, char **argv)
     }
     cs_reg_free(bin);
     if (!rc && !only_watch)
-        rc = peers(&mlp, &mlpd, &cnn, &cnnd, peak,
+        rc = peers(&mlp, &mlpd, &cnn, &cnnd, &res, &resd, peak,
                    synthetic ? NULL : bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA);
     /* watching (the TUI's frames), through `train` as the TUI runs it */
     if (!rc && !synthetic && !only_peers) {

@@ -129,17 +129,33 @@ char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* A line of cs_provenance's: "# csreg: ", "# seed: ", "# command: " or
+ * "# reg: ". */
+static int provenance_line(const char *p)
+{
+    static const char *const tags[] = {"# csreg: ", "# seed: ", "# command: ", "# reg: "};
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strncmp(p, tags[i], strlen(tags[i])))
+            return 1;
+    return 0;
+}
+
 char *slurp_csv(const char *path)
 {
     char *b = slurp(path, NULL);
     if (!b)
         return NULL;
-    char *p = b;
-    while (*p == '#') {
-        char *nl = strchr(p, '\n');
-        p = nl ? nl + 1 : p + strlen(p);
+    char *w = b;
+    for (const char *p = b; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (!provenance_line(p)) {
+            memmove(w, p, n);
+            w += n;
+        }
+        p += n;
     }
-    memmove(b, p, strlen(p) + 1);
+    *w = '\0';
     return b;
 }
 

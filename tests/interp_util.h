@@ -34,9 +34,10 @@ void fails(fixture *f, const char *line, const char *needle, int want_col);
 
 /* A whole file, NUL-terminated, malloc'd (NULL when unreadable); *len may be NULL. */
 char *slurp(const char *path, size_t *len);
-/* A CSV csreg wrote without the comment lines it begins with (how it was
- * made, cs_provenance.h: they name the command, which differs between runs
- * a test compares); a trailing "# partial" line stays. NULL: unreadable. */
+/* A CSV csreg wrote without its provenance lines ("# csreg: ", "# seed: ",
+ * "# command: ", "# reg: ", wherever they are: cs_provenance.h; they name
+ * the command, which differs between runs a test compares); other comment
+ * lines ("# partial") stay. NULL: unreadable. */
 char *slurp_csv(const char *path);
 
 /* The number after "key": in a JSON line (NAN when absent; true/false as

@@ -514,6 +514,65 @@ static void row_conv_backward_nodinp(pt *t)
     conv_bwd(t, 0);
 }
 
+/* ------------------------------------------------------------------ convolution, any size */
+
+/* B, C, H, W, OC, k, stride: resnet20's downsampling (16 → 32 at 32×32),
+ * odd sides, the cnn's kernel=5 and kernel=1, the first layer */
+static const int convk_shapes[][7] = {{3, 16, 32, 32, 32, 3, 2}, {2, 3, 7, 5, 4, 3, 2},
+                                      {2, 4, 9, 9, 6, 5, 1},     {2, 5, 6, 6, 3, 1, 1},
+                                      {2, 1, 12, 12, 8, 5, 1}};
+
+static void convk_fwd(pt *t)
+{
+    for (size_t q = 0; q < NSHAPES(convk_shapes); q++) {
+        const int *c = convk_shapes[q];
+        int B = c[0], C = c[1], H = c[2], W = c[3], OC = c[4], k = c[5], st = c[6];
+        int OH = (H - 1) / st + 1, OW = (W - 1) / st + 1;
+        size_t nin = (size_t)B * C * H * W, nout = (size_t)B * OC * OH * OW;
+        pbuf x = rnd(t, nin, 1), w = rnd(t, (size_t)OC * C * k * k, 0.1), y = outf(t, nout),
+             scr = outf(t, CS_NN_CONVK_SCRATCH(B, C, H, W, OC, k));
+        if (!ready(t))
+            return;
+        SIDES O->convk_forward(S(y), S(x), S(w), S(scr), B, C, H, W, OC, k, st);
+        CHECKF(y, nout, "out B%d C%d %dx%d OC%d k%d s%d", B, C, H, W, OC, k, st);
+    }
+}
+
+static void convk_bwd(pt *t, int with_dinp)
+{
+    for (size_t q = 0; q < NSHAPES(convk_shapes); q++) {
+        const int *c = convk_shapes[q];
+        int B = c[0], C = c[1], H = c[2], W = c[3], OC = c[4], k = c[5], st = c[6];
+        int OH = (H - 1) / st + 1, OW = (W - 1) / st + 1;
+        size_t nin = (size_t)B * C * H * W, nout = (size_t)B * OC * OH * OW,
+               nw = (size_t)OC * C * k * k;
+        pbuf dy = rnd(t, nout, 1), x = rnd(t, nin, 1), w = rnd(t, nw, 0.1);
+        pbuf dx = with_dinp ? outf(t, nin) : NOBUF, dw = outf(t, nw),
+             scr = outf(t, CS_NN_CONVK_SCRATCH(B, C, H, W, OC, k));
+        if (!ready(t))
+            return;
+        SIDES O->convk_backward(S(dx), S(dw), S(dy), S(x), S(w), S(scr), B, C, H, W, OC, k, st);
+        if (with_dinp)
+            CHECKF(dx, nin, "dinp B%d C%d %dx%d OC%d k%d s%d", B, C, H, W, OC, k, st);
+        CHECKF(dw, nw, "dw B%d C%d %dx%d OC%d k%d s%d", B, C, H, W, OC, k, st);
+    }
+}
+
+static void row_convk_forward(pt *t)
+{
+    convk_fwd(t);
+}
+
+static void row_convk_backward(pt *t)
+{
+    convk_bwd(t, 1);
+}
+
+static void row_convk_backward_nodinp(pt *t)
+{
+    convk_bwd(t, 0);
+}
+
 /* ------------------------------------------------------------------ batch norm */
 
 static const int bn_shapes[][3] = {{4, 16, 28 * 28}, {4, 32, 14 * 14}, {3, 5, 7}};   /* B, C, HW */
@@ -730,6 +789,69 @@ static void row_maxpool_backward(pt *t)
             return;
         SIDES O->maxpool_backward(S(dx), S(dy), S(idx), B, C, H, W);
         CHECKF(dx, n, "dinp B%d C%d H%d W%d", B, C, H, W);
+    }
+}
+
+/* ------------------------------------------------------------------ residual, average pooling */
+
+/* B, C, H (= W), SC, SH: resnet20's identity shortcut and its option-A
+ * ones (16 → 32 channels at 32 → 16, 32 → 64 at 16 → 8), and odd sizes */
+static const int res_shapes[][5] = {{3, 16, 32, 16, 32}, {3, 32, 16, 16, 32}, {2, 64, 8, 32, 16},
+                                    {2, 6, 3, 2, 6}};
+
+static void row_residual_forward(pt *t)
+{
+    for (size_t q = 0; q < NSHAPES(res_shapes); q++) {
+        int B = res_shapes[q][0], C = res_shapes[q][1], H = res_shapes[q][2],
+            SC = res_shapes[q][3], SH = res_shapes[q][4];
+        size_t n = (size_t)B * C * H * H, ns = (size_t)B * SC * SH * SH;
+        float *hx = hrand(t, n, 1);
+        hx[0] = -0.0f;   /* inp + 0 is not inp for −0: both must leave it */
+        pbuf x = put(t, hx, n * sizeof(float)), sc = rnd(t, ns, 1), y = outf(t, n);
+        if (!ready(t))
+            return;
+        SIDES O->residual_forward(S(y), S(x), S(sc), B, C, H, H, SC, SH, SH);
+        CHECKF(y, n, "out B%d C%d H%d from C%d H%d", B, C, H, SC, SH);
+    }
+}
+
+static void row_residual_backward(pt *t)
+{
+    for (size_t q = 0; q < NSHAPES(res_shapes); q++) {
+        int B = res_shapes[q][0], C = res_shapes[q][1], H = res_shapes[q][2],
+            SC = res_shapes[q][3], SH = res_shapes[q][4];
+        size_t n = (size_t)B * C * H * H, ns = (size_t)B * SC * SH * SH;
+        pbuf dy = rnd(t, n, 1), dsc = outf(t, ns);
+        if (!ready(t))
+            return;
+        SIDES O->residual_backward(S(dsc), S(dy), B, C, H, H, SC, SH, SH);
+        CHECKF(dsc, ns, "dsc B%d C%d H%d from C%d H%d", B, C, H, SC, SH);
+    }
+}
+
+static const int gap_shapes[][3] = {{4, 64, 64}, {3, 5, 7}, {2, 3, 1}};   /* B, C, HW */
+
+static void row_avgpool_forward(pt *t)
+{
+    for (size_t q = 0; q < NSHAPES(gap_shapes); q++) {
+        int B = gap_shapes[q][0], C = gap_shapes[q][1], HW = gap_shapes[q][2];
+        pbuf x = rnd(t, (size_t)B * C * HW, 1), y = outf(t, (size_t)B * C);
+        if (!ready(t))
+            return;
+        SIDES O->avgpool_forward(S(y), S(x), B, C, HW);
+        CHECKF(y, (size_t)B * C, "out B%d C%d HW%d", B, C, HW);
+    }
+}
+
+static void row_avgpool_backward(pt *t)
+{
+    for (size_t q = 0; q < NSHAPES(gap_shapes); q++) {
+        int B = gap_shapes[q][0], C = gap_shapes[q][1], HW = gap_shapes[q][2];
+        pbuf dy = rnd(t, (size_t)B * C, 1), dx = outf(t, (size_t)B * C * HW);
+        if (!ready(t))
+            return;
+        SIDES O->avgpool_backward(S(dx), S(dy), B, C, HW);
+        CHECKF(dx, (size_t)B * C * HW, "dinp B%d C%d HW%d", B, C, HW);
     }
 }
 
@@ -1071,6 +1193,13 @@ static const prow op_rows[] = {
     {"relu_backward", 0, row_relu_backward},
     {"maxpool_forward", 0, row_maxpool_forward},
     {"maxpool_backward", 0, row_maxpool_backward},
+    {"convk_forward", TOL_SGEMM, row_convk_forward},
+    {"convk_backward", TOL_SGEMM, row_convk_backward},
+    {"convk_backward nodinp", TOL_SGEMM, row_convk_backward_nodinp},
+    {"residual_forward", 0, row_residual_forward},   /* the same float adds */
+    {"residual_backward", 0, row_residual_backward},
+    {"avgpool_forward", 0, row_avgpool_forward},     /* double sums in the same order */
+    {"avgpool_backward", 0, row_avgpool_backward},
     {"softmax_ce_forward", TOL_SOFTMAX, row_softmax_ce_forward},
     {"softmax_ce_backward", 0, row_softmax_ce_backward},
     {"adam_update t=1", 0, row_adam_t1},   /* explicitly rounded ops on CUDA */

@@ -32,7 +32,7 @@ static void test_issue_example(void **state)
     run(r, NULL, (const char *[]){"--json", "-e", "reg bin", "-e", "eval 1,2,3", NULL});
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "{\"cmd\":\"eval\",\"reg\":\"bin\",\"value\":98,"
-                                   "\"grad\":[-44,-16,156]}\n"));
+                                   "\"grad\":[-44,-16,156],\"seed\":1}\n"));
     assert_string_equal(r->err, "");
     cli_run_free(r);
     free(r);

@@ -114,6 +114,14 @@ static void test_csv_exact(void **state)
     assert_non_null(strstr(ok(f, "landscape res=3 out=b3.csv"), "\"out\":\"b3.csv\""));
     char *s = slurp("b3.csv", NULL);
     assert_non_null(s);
+    /* how it was made, after the header (cs_provenance.h) */
+    char want[128];
+    snprintf(want, sizeof want, "x,y,value\n# csreg: %s (commit ", CSREG_VERSION);
+    assert_memory_equal(s, want, strlen(want));
+    assert_non_null(strstr(s, ")\n# seed: 7\n# command: landscape res=3 out=b3.csv\n"
+                              "# reg: bin\n-2,-2,0\n"));
+    free(s);
+    s = slurp_csv("b3.csv");
     /* (x^2 - y^2)^2 on {-2, 0, 2}^2 */
     assert_string_equal(s, "x,y,value\n-2,-2,0\n0,-2,16\n2,-2,0\n-2,0,16\n0,0,0\n2,0,16\n"
                            "-2,2,0\n0,2,16\n2,2,0\n");
@@ -128,7 +136,7 @@ static void test_csv_exact(void **state)
 /* Parse the CSV written for an nx x ny grid; rows y outer, x inner. */
 static double *read_csv(const char *path, size_t nx, size_t ny, double *xs, double *ys)
 {
-    char *s = slurp(path, NULL);
+    char *s = slurp_csv(path);
     assert_non_null(s);
     assert_memory_equal(s, "x,y,value\n", 10);
     double *z = malloc(nx * ny * sizeof *z);
@@ -266,7 +274,7 @@ static void test_term_dumb_and_plot_again(void **state)
     assert_non_null(strstr(out, "MyLandscapeTitle"));
     out = ok(f, "plot landscape out=again.png");
     assert_string_equal(out, "{\"cmd\":\"plot\",\"kind\":\"landscape\",\"out\":\"again.png\","
-                             "\"layers\":[\"target\"]}\n");
+                             "\"layers\":[\"target\"],\"seed\":7}\n");
     assert_png("again.png", 1000, 700);
     /* the stored title is reused, unless a new one is given */
     assert_non_null(strstr(ok(f, "plot landscape term=dumb"), "MyLandscapeTitle"));

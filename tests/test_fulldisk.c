@@ -170,10 +170,54 @@ static void test_outputs_on_full_disk(void **state)
     cli_run_free(&r);
 }
 
+/* A disk that fills up under a sweep's journal (16 KiB left): the sweep
+ * stops with what finished, as an interrupted one: s.csv stays as it was,
+ * the finished grid points go to s.partial.csv (made room for by dropping
+ * the journal when needed), the message names the journal's error. */
+static void test_sweep_journal_fills_disk(void **state)
+{
+    (void)state;
+    if (!dir[0]) {
+        print_message("skipped: %s\n", why_not);
+        skip();
+    }
+    char line[512];
+    snprintf(line, sizeof line, "sweep kind=bin methods=bin,linf N=8 gamma=0.25:0.125:1 "
+             "trials=200 maxit=200 threads=1 out=%s/s.csv", dir);
+    fill("s.csv", 16384);
+    cli_run r = {0};
+    cli_run_args(&r, NULL, (const char *[]){"-e", line, NULL});
+    char p[256];
+    snprintf(p, sizeof p, "%s/s.csv", dir);
+    FILE *f = fopen(p, "r");
+    char got[64] = "";
+    if (f) {
+        size_t len = fread(got, 1, sizeof got - 1, f);
+        got[len] = '\0';
+        fclose(f);
+    }
+    assert_string_equal(got, "GOOD\n");
+    if (r.status != 1 || !strstr(r.err, "sweep stopped, cannot write the journal") ||
+        !strstr(r.err, "written to ") || !strstr(r.err, "s.partial.csv"))
+        fail_msg("status %d, stderr: %s", r.status, r.err);
+    snprintf(p, sizeof p, "%s/s.partial.csv", dir);
+    f = fopen(p, "r");
+    assert_non_null(f);
+    char buf[4096];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+    assert_non_null(strstr(buf, "\nbin,bin,8,2,0.25,0,200,"));   /* the first point kept */
+    assert_non_null(strstr(buf, "# partial: interrupted after "));
+    print_message("%s", r.err);
+    cli_run_free(&r);
+}
+
 static int run_suite(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outputs_on_full_disk),
+        cmocka_unit_test(test_sweep_journal_fills_disk),
     };
     return cmocka_run_group_tests_name("fulldisk", tests, NULL, NULL);
 }

@@ -205,7 +205,16 @@ static void test_basins_31(void **state)
     assert_int_equal(c[2], 0);   /* bin has no spurious stationary points */
     assert_int_equal((int)jnum(o, "starts"), 961);
     ok(f, "basins res=31 threads=2 out=b2.csv");
-    char *b1 = slurp(in_dir(f, "b1.csv"), NULL), *b2 = slurp(in_dir(f, "b2.csv"), NULL);
+    /* how it was made, after the header: the command and regularizer */
+    char *b1 = slurp(in_dir(f, "b1.csv"), NULL);
+    assert_non_null(b1);
+    assert_non_null(strstr(b1, "rel_err\n# csreg: "));
+    assert_non_null(strstr(b1, ")\n# seed: 3\n# command: basins res=31 threads=1 out=b1.csv\n"
+                               "# reg: bin\n0,0,"));
+    free(b1);
+    /* the same numbers for any thread count */
+    b1 = slurp_csv(in_dir(f, "b1.csv"));
+    char *b2 = slurp_csv(in_dir(f, "b2.csv"));
     assert_non_null(b1);
     assert_non_null(b2);
     assert_string_equal(b1, b2);
@@ -256,6 +265,14 @@ static void test_ledger_csv(void **state)
     char *t = slurp(in_dir(f, "t.csv"), NULL), *l = slurp(in_dir(f, "l.csv"), NULL);
     assert_non_null(t);
     assert_non_null(l);
+    /* both say how they were made, after the header */
+    assert_non_null(strstr(t, "rel_err\n# csreg: "));
+    assert_non_null(strstr(l, ")\n# seed: 3\n# command: trace out=t.csv ledger=l.csv\n"
+                              "# reg: bin\n1,1,1,"));
+    free(t);
+    free(l);
+    t = slurp_csv(in_dir(f, "t.csv"));
+    l = slurp_csv(in_dir(f, "l.csv"));
     assert_memory_equal(l, "iter,start,trial,tau,f,bound,accepted\n", 38);
     assert_int_equal(count_lines(l), (size_t)trials + 1);
     const char *tp = strchr(t, '\n') + 1, *lp = strchr(l, '\n') + 1;

@@ -54,7 +54,7 @@ static void test_required_only_when_required(void **state)
             }
         }
     }
-    assert_int_equal(required, 1); /* sweep's kind */
+    assert_int_equal(required, 2); /* sweep's kind, watch's dir */
     /* the keys the issue names, one by one */
     const char *out = ok(f, "help solve");
     char line[512];
@@ -123,7 +123,7 @@ static void test_help_shows_the_expanded_usage(void **state)
     assert_non_null(strstr(out, "usage: solve [method=auto] [maxit=..]"));
     assert_non_null(strstr(out, "1e4 (2bit, orth: 1e3)"));
     out = ok(f, "help");
-    assert_non_null(strstr(out, "step [n=1] [solve keys]"));
+    assert_non_null(strstr(out, "step [n=1] [until=..] [solve keys]"));
     assert_null(strchr(out, '{'));
 }
 

@@ -19,8 +19,9 @@ static void test_eval_bin_exact_json(void **state)
 {
     fixture *f = *state;
     ok(f, "reg bin");
-    assert_string_equal(ok(f, "eval 1,2,3"),
-                        "{\"cmd\":\"eval\",\"reg\":\"bin\",\"value\":98,\"grad\":[-44,-16,156]}\n");
+    /* every JSON line ends with the seed it ran with */
+    assert_string_equal(ok(f, "eval 1,2,3"), "{\"cmd\":\"eval\",\"reg\":\"bin\",\"value\":98,"
+                                              "\"grad\":[-44,-16,156],\"seed\":7}\n");
 }
 
 static void test_eval_matrix_row_major(void **state)
@@ -97,7 +98,13 @@ static void test_parse_errors_have_columns(void **state)
 static void test_seed_and_set(void **state)
 {
     fixture *f = *state;
-    assert_non_null(strstr(ok(f, "seed 42"), "\"seed\":42"));
+    /* seed and set seed report the new seed, once (not again as the
+     * member every JSON line has) */
+    const char *o = ok(f, "seed 42");
+    assert_string_equal(o, "{\"cmd\":\"seed\",\"seed\":42}\n");
+    o = ok(f, "set seed 9");
+    assert_string_equal(o, "{\"cmd\":\"set\",\"seed\":9}\n");
+    assert_non_null(strstr(ok(f, "eval 1,2"), ",\"seed\":9}\n"));
     fails(f, "seed -1", "out of range", 6);
     fails(f, "seed 1.5", "not an integer", 6);
     assert_non_null(strstr(ok(f, "set threads 2"), "\"threads\":2"));

@@ -420,14 +420,17 @@ static void test_csv_and_matrix(void **state)
     cs_landscape_spec s = {.x0 = -1, .x1 = 2, .y0 = -0.3, .y1 = 0.7, .nx = 7, .ny = 4};
     cs_landscape *l = compute(r, &s);
     cs_err err;
-    assert_int_equal(cs_landscape_write_csv(l, csv, NULL, &err), 0);
+    const char *prov = "# seed: 7\n# command: landscape out=l.csv\n";
+    assert_int_equal(cs_landscape_write_csv(l, csv, prov, NULL, &err), 0);
     assert_int_equal(cs_landscape_write_matrix(l, txt, NULL, &err), 0);
 
-    /* CSV: header, then y outer, x inner; every number reads back exactly */
+    /* CSV: header, the preamble (how it was made), then y outer, x inner;
+     * every number reads back exactly */
     char *text = slurp(csv);
     assert_non_null(text);
-    assert_memory_equal(text, "x,y,value\n-1,-0.3,", 18);
-    char *p = strchr(text, '\n') + 1;
+    assert_memory_equal(text, "x,y,value\n# seed: 7\n# command: landscape out=l.csv\n-1,-0.3,",
+                        59);
+    char *p = strstr(text, "l.csv\n") + 6;
     size_t rows = 0;
     for (size_t j = 0; j < 4; j++)
         for (size_t i = 0; i < 7; i++) {
@@ -468,7 +471,7 @@ static void test_csv_and_matrix(void **state)
 
     /* Ctrl-C while writing: the write stops and the file stays as it was */
     cs_cancel stop = 1;
-    assert_int_equal(cs_landscape_write_csv(l, txt, &stop, &err), CS_ECANCEL);
+    assert_int_equal(cs_landscape_write_csv(l, txt, NULL, &stop, &err), CS_ECANCEL);
     assert_non_null(strstr(err.msg, "interrupted while writing"));
     assert_int_equal(cs_landscape_write_matrix(l, csv, &stop, &err), CS_ECANCEL);
     text = slurp(txt);
@@ -482,14 +485,14 @@ static void test_csv_and_matrix(void **state)
      * folder should be) leaves nothing behind */
     char deep[300], bad[300];
     snprintf(deep, sizeof deep, "%s/new/dir/l.csv", dir);
-    assert_int_equal(cs_landscape_write_csv(l, deep, NULL, &err), 0);
+    assert_int_equal(cs_landscape_write_csv(l, deep, NULL, NULL, &err), 0);
     assert_int_equal(unlink(deep), 0);
     snprintf(deep, sizeof deep, "%s/new/dir", dir);
     assert_int_equal(rmdir(deep), 0);
     snprintf(deep, sizeof deep, "%s/new", dir);
     assert_int_equal(rmdir(deep), 0);
     snprintf(bad, sizeof bad, "%s/l.csv/l.csv", dir);
-    assert_true(cs_landscape_write_csv(l, bad, NULL, &err) < 0);
+    assert_true(cs_landscape_write_csv(l, bad, NULL, NULL, &err) < 0);
     assert_non_null(strstr(err.msg, "is not a folder"));
     cs_landscape_free(l);
     cs_reg_free(r);

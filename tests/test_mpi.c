@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -74,6 +75,28 @@ static char *slurp(const char *dir, const char *name)
     return s;
 }
 
+/* A CSV without its provenance lines (cs_provenance.h: they name the
+ * command, whose threads= or resume= differ between the runs compared). */
+static char *slurp_csv(const char *dir, const char *name)
+{
+    char *s = slurp(dir, name);
+    if (!s)
+        return NULL;
+    char *w = s;
+    for (const char *p = s; *p;) {
+        size_t len = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
+        int prov = !strncmp(p, "# csreg:", 8) || !strncmp(p, "# seed:", 7) ||
+                   !strncmp(p, "# command:", 10) || !strncmp(p, "# reg:", 6);
+        if (!prov) {
+            memmove(w, p, len);
+            w += len;
+        }
+        p += len;
+    }
+    *w = '\0';
+    return s;
+}
+
 static void rm_dir(char *dir)
 {
     char cmd[4200];
@@ -105,7 +128,7 @@ static void same_as_one_process(const char *one_cmd, const char *mpi_cmd, const 
                 r3.status, r3.out, r3.err);
     assert_int_equal(r1.status, 0);
     assert_int_equal(r3.status, 0);
-    char *c1 = slurp(d1, out), *c3 = slurp(d3, out);
+    char *c1 = slurp_csv(d1, out), *c3 = slurp_csv(d3, out);
     assert_non_null(c1);
     assert_non_null(c3);
     assert_true(strlen(c1) > 80);
@@ -215,7 +238,7 @@ static void test_resume_after_kill(void **state)
     const char *a1[] = {"-e", sweep, NULL};
     cli_run_opts(&r1, &o1, a1);
     assert_int_equal(r1.status, 0);
-    char *c = slurp(d, "s.csv"), *c1 = slurp(d1, "s.csv");
+    char *c = slurp_csv(d, "s.csv"), *c1 = slurp_csv(d1, "s.csv");
     assert_non_null(c);
     assert_non_null(c1);
     assert_string_equal(c, c1);
@@ -232,6 +255,115 @@ static void test_resume_after_kill(void **state)
     rm_dir(d1);
 }
 
+/* One mpirun of `np` ranks running `line` in dir, at most `secs` seconds
+ * (then killed: a hang). Returns the exit status, 124 for a hang; its
+ * stderr into err (cap bytes). sig: 0, or a signal timeout sends mpirun
+ * after `secs` (a Ctrl-C), the run then given 20 s more to end. */
+static int mpi_run(const char *dir, int np, const char *line, int secs, const char *sig,
+                   char *err, size_t cap)
+{
+    char cmd[16384], path[4300];
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout %s%s %d '%s' --allow-run-as-root "
+             "--oversubscribe -np %d '%s' -e '%s' >/dev/null 2>err.txt", dir,
+             sig ? "-k 20 -s " : "", sig ? sig : "", secs, mpirun, np, mpi_bin, line);
+    int st = system(cmd);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char *e = slurp(dir, "err.txt");
+    snprintf(err, cap, "%s", e ? e : "");
+    free(e);
+    return rc;
+}
+
+/* Each way a rank can fail on its own before the trials (its journal a
+ * folder, of another rank count, damaged) reaches every rank: the job
+ * ends within seconds with the failing rank's error, instead of waiting
+ * for ever; a fresh run removes the journals of other rank counts. */
+static void test_rank_failures_do_not_hang(void **state)
+{
+    (void)state;
+    if (!mpi_bin[0] || access(mpi_bin, X_OK) != 0 || !mpirun[0]) {
+        skip();
+        return;
+    }
+    const char *S = "sweep kind=bin methods=bin,linf N=60 gamma=0.3:0.1:0.9 threads=1 "
+                    "trials=200 out=z.csv";
+    char *d = make_dir();
+    char err[8192], line[1024], path[4300];
+    /* journals of 3 ranks, then a resume on 2: refused, naming the third */
+    int rc = mpi_run(d, 3, S, 3, "INT", err, sizeof err);
+    print_message("3 ranks stopped after 3 s: status %d\n", rc);
+    snprintf(path, sizeof path, "%s/z.csv.journal.r2", d);
+    assert_int_equal(access(path, F_OK), 0);
+    snprintf(line, sizeof line, "%s resume=on", S);
+    rc = mpi_run(d, 2, line, 60, NULL, err, sizeof err);
+    assert_int_not_equal(rc, 124);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err, "resume: z.csv.journal.r2 is the journal of another run "
+                                "layout (another number of MPI ranks)"));
+    /* rank 1's journal a folder: its error, on every rank */
+    snprintf(path, sizeof path, "%s/z.csv.journal.r1", d);
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(mkdir(path, 0700), 0);
+    rc = mpi_run(d, 3, line, 60, NULL, err, sizeof err);
+    assert_int_not_equal(rc, 124);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err, "rank 1: "));
+    assert_int_equal(rmdir(path), 0);
+    /* one bit of rank 0's header flipped */
+    snprintf(path, sizeof path, "%s/z.csv.journal.r0", d);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 12, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, 12, SEEK_SET), 0);
+    fputc(c ^ 1, f);
+    fclose(f);
+    rc = mpi_run(d, 3, line, 60, NULL, err, sizeof err);
+    assert_int_not_equal(rc, 124);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err, "z.csv.journal.r0"));
+    /* a fresh run on 2 ranks replaces them all, the third's too */
+    rc = mpi_run(d, 2, "sweep kind=bin methods=bin N=20 gamma=0.3:0.1:0.9 threads=1 trials=200 "
+                       "out=z.csv", 120, NULL, err, sizeof err);
+    assert_int_equal(rc, 0);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/z.csv.journal.r%d", d, k);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    rm_dir(d);
+}
+
+/* Ctrl-C to mpirun (it sends the ranks SIGTERM): the single-process
+ * behaviour, a message and what finished in NAME.partial.csv. */
+static void test_ctrl_c_to_mpirun(void **state)
+{
+    (void)state;
+    if (!mpi_bin[0] || access(mpi_bin, X_OK) != 0 || !mpirun[0]) {
+        skip();
+        return;
+    }
+    /* the signal once both ranks run the sweep (their journals are there) */
+    char *d = make_dir(), err[8192], cmd[16384];
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout -k 10 120 sh -c \"'%s' --allow-run-as-root "
+             "--oversubscribe -np 2 '%s' -e 'sweep kind=bin methods=bin,linf N=40 "
+             "gamma=0.3:0.1:0.9 threads=1 trials=400 out=z.csv' >/dev/null 2>err.txt & p=\\$!; "
+             "for i in \\$(seq 600); do [ -s z.csv.journal.r0 ] && [ -s z.csv.journal.r1 ] && "
+             "break; sleep 0.1; done; sleep 1; kill -INT \\$p; wait \\$p\"", d, mpirun, mpi_bin);
+    int st = system(cmd), rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char *e = slurp(d, "err.txt");
+    snprintf(err, sizeof err, "%s", e ? e : "");
+    free(e);
+    print_message("status %d: %s", rc, err);
+    assert_non_null(strstr(err, "sweep interrupted: "));
+    assert_non_null(strstr(err, "written to z.partial.csv (marked partial)"));
+    char *p = slurp(d, "z.partial.csv");
+    assert_non_null(p);
+    assert_non_null(strstr(p, "# partial: interrupted after "));
+    free(p);
+    rm_dir(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +371,8 @@ int main(void)
         cmocka_unit_test(test_maxcut_csv_as_one_process),
         cmocka_unit_test(test_rank0_error_everywhere),
         cmocka_unit_test(test_resume_after_kill),
+        cmocka_unit_test(test_rank_failures_do_not_hang),
+        cmocka_unit_test(test_ctrl_c_to_mpirun),
     };
     return cmocka_run_group_tests_name("mpi", tests, setup, NULL);
 }

@@ -246,6 +246,11 @@ static void test_basins_without_xstar(void **state)
     fails(f, "basins res=5 at=1,2,3", "at=: a vector of N = 12 entries (got 1x3)", 14);
     fails(f, "basins res=5 at=1,2,x", "malformed number 'x'", 21);
     r = ok(f, "basins res=5 dims=3,4 maxit=300 at=d/xstar.npy ends=blind.npy");
+    {   /* the centre's file is journaled with its digest */
+        size_t n = cs_interp_journal_len(f->in);
+        assert_true(n > 0);
+        assert_non_null(strstr(cs_interp_journal_line(f->in, n - 1), " sha256="));
+    }
     /* judged without x* (its stop rule, the normalized residual, runs on):
      * every start ends on the target set here */
     assert_true(jnum(r, "success") + jnum(r, "other") == 25.0);
@@ -492,7 +497,13 @@ static void test_sweep_problems(void **state)
     assert_non_null(csv);
     char line[1024];
     int n = 0;
+    int prov = 0;
     while (fgets(line, sizeof line, csv)) {
+        if (line[0] == '#') {   /* how it was made, after the header */
+            assert_int_equal(n, 1);
+            prov += !strncmp(line, "# command: sweep problems=", 26);
+            continue;
+        }
         if (n == 0)
             assert_string_equal(line,
                                 "folder,method,N,M,has_xstar,success,rel_err,residual,iters\n");
@@ -508,6 +519,7 @@ static void test_sweep_problems(void **state)
     }
     fclose(csv);
     assert_int_equal(n, 7);
+    assert_int_equal(prov, 1);
     fixture_teardown((void **)&f);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);

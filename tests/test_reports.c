@@ -205,7 +205,7 @@ static void test_hist_text(void **state)
         skip();
         return;
     }
-    fixture *f = fixture_new(0, 5, 1, 0);
+    fixture *f = fixture_new(0, 5, 1, 1);
     ok(f, TRAIN);
     char *out = dup_ok(f, "hist layer=fc1");
     assert_non_null(strstr(out, "fc1, all 16 rows: 12544 weights, "));
@@ -226,6 +226,15 @@ static void test_hist_text(void **state)
     assert_non_null(strstr(p, "(60 bins shown 3 to a row"));
     assert_null(strstr(out, "edges:"));
     free(out);
+    /* out=: the counts under the header and how they were made */
+    ok(f, "hist layer=fc1 bins=4 out=h.csv");
+    char path[128];
+    snprintf(path, sizeof path, "%s/h.csv", f->dir);
+    char *csv = slurp(path, NULL);
+    assert_non_null(csv);
+    assert_memory_equal(csv, "snapshot,step,epoch,layer,row,bin_lo,bin_hi,count\n# csreg: ", 59);
+    assert_non_null(strstr(csv, ")\n# seed: 5\n# command: hist layer=fc1 bins=4 out=h.csv\n0,"));
+    free(csv);
     fixture_free(f);
 }
 
@@ -268,10 +277,16 @@ static void test_nnreport(void **state)
     free(rep);
     char path[128];
     snprintf(path, sizeof path, "%s/r.csv", f->dir);
-    char *csv = slurp_csv(path);
+    /* how it was made, after the header */
+    char *csv = slurp(path, NULL);
+    assert_non_null(strstr(csv, ",partial,data,data_hash,seed\n# csreg: "));
+    assert_non_null(strstr(csv, ")\n# seed: 5\n# command: nnreport out=r.csv\ntrain,"));
+    free(csv);
+    csv = slurp_csv(path);
     assert_non_null(csv);
     assert_true(!strncmp(csv, "stage,label,model,reg,lambda,epochs,train_accuracy,train_loss,"
-                              "test_accuracy,test_loss,seconds,partial\n", 90));
+                              "test_accuracy,test_loss,seconds,partial,data,data_hash,seed\n",
+                          122));
     assert_non_null(strstr(csv, "\nevaluate,,mlp,bin,10,0,,,"));
     free(csv);
     /* text: the columns line up whatever the label's length */

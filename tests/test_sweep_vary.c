@@ -156,8 +156,9 @@ static void bad_vary(void **state)
     assert_int_not_equal(access(path, F_OK), 0);
 }
 
-/* Every sweep CSV says how it was made, and a reader that skips '#'
- * lines gets the header first. */
+/* Every sweep CSV says how it was made, in comment lines right after the
+ * header (numpy's genfromtxt(names=True) takes the first line as the
+ * names), and a reader that skips '#' lines gets the header first. */
 static void provenance_lines(void **state)
 {
     fixture *f = *state;
@@ -169,17 +170,19 @@ static void provenance_lines(void **state)
     char *all = slurp(path, NULL);
     char l[1024];
     line_of(all, 0, l, sizeof l);
+    assert_string_equal(l, "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,"
+                           "mean_restarts,seconds,stop");
+    line_of(all, 1, l, sizeof l);
     char want[128];
     snprintf(want, sizeof want, "# csreg: %s (commit ", CSREG_VERSION);
     assert_memory_equal(l, want, strlen(want));
-    line_of(all, 1, l, sizeof l);
-    assert_string_equal(l, "# seed: 11");
     line_of(all, 2, l, sizeof l);
+    assert_string_equal(l, "# seed: 11");
+    line_of(all, 3, l, sizeof l);
     assert_string_equal(l, "# command: sweep kind=bin methods=bin N=20 gamma=0.5 trials=2 "
                            "maxit=100 title=\"a b\" out=p.csv");
-    line_of(all, 3, l, sizeof l);
-    assert_string_equal(l, "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,"
-                           "mean_restarts,seconds,stop");
+    line_of(all, 4, l, sizeof l);
+    assert_memory_equal(l, "bin,bin,20,10,0.5,", 18);
     free(all);
     /* the journaled command line replays to the same bytes */
     ok(f, "seed 11");
@@ -190,6 +193,49 @@ static void provenance_lines(void **state)
     char *p = data_lines(path), *q = data_lines(qpath);
     assert_string_equal(p, q);
     free(p), free(q);
+}
+
+/* plot success from=A.csv,B.csv: the curves of two sweep CSVs in one
+ * figure, their numbers those of the files (out=F.csv writes them back). */
+static void plot_success_from_csvs(void **state)
+{
+    fixture *f = *state;
+    ok(f, "sweep kind=bin methods=bin N=20 gamma=0.6 trials=4 maxit=300 vary=noise:0,0.1 "
+          "fit=affine out=a.csv");
+    ok(f, "sweep kind=bin methods=bin N=20 gamma=0.6 trials=4 maxit=300 vary=noise:0,0.1 "
+          "fit=ls out=b.csv");
+    ok(f, "plot success from=a.csv,b.csv labels=affine,\"least squares\" out=c.csv");
+    char path[256];
+    snprintf(path, sizeof path, "%s/c.csv", f->dir);
+    char *c = data_lines(path);
+    assert_memory_equal(c, "method,noise,success,stderr\n", 28);
+    /* each input row's success and stderr, under its curve's name */
+    const char *files[] = {"a.csv", "b.csv"}, *names[] = {"bin (affine)", "bin (least squares)"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", f->dir, files[k]);
+        char *in = data_lines(path);
+        for (int r = 1; r <= 2; r++) {
+            char line[512], want[512];
+            line_of(in, r, line, sizeof line);
+            char *cols[16];
+            int n = 0;
+            for (char *t = strtok(line, ","); t && n < 16; t = strtok(NULL, ","))
+                cols[n++] = t;
+            assert_int_equal(n, 14);   /* noise,method,kind,N,M,gamma,K,trials,success,stderr,.. */
+            snprintf(want, sizeof want, "%s,%s,%s,%s", names[k], cols[0], cols[8], cols[9]);
+            line_of(c, 1 + k * 2 + (r - 1), line, sizeof line);
+            assert_string_equal(line, want);
+        }
+        free(in);
+    }
+    free(c);
+    ok(f, "plot success from=a.csv,b.csv out=both.png");
+    fails(f, "plot success from=a.csv,b.csv labels=one out=x.png", "1 labels for 2 files", -1);
+    fails(f, "plot landscape from=a.csv out=x.png", "for plot success from=", -1);
+    FILE *bad = fopen(path, "w");   /* b.csv: not a sweep CSV any more */
+    fputs("x,y\n1,2\n", bad);
+    fclose(bad);
+    fails(f, "plot success from=a.csv,b.csv out=x.png", "not a sweep CSV", -1);
 }
 
 static int setup(void **state)
@@ -207,6 +253,7 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(bad_vary, setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(provenance_lines, setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(plot_success_from_csvs, setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,15 +167,17 @@ static void test_demo(void **state)
              dir, bin());
     assert_int_equal(tmux_start_retry(&t, 120, 40, cmd), 0);
     /* iteration 0: the start, x* and the feasible set are on the map */
-    assert_int_equal(tmux_wait_for(&t, "iter 0  start 1/10", 20000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "iter 0, start 1/10", 20000, screen, sizeof screen), 0);
     assert_int_equal(tmux_wait_for(&t, "Ax=b", 20000, screen, sizeof screen), 0);
     assert_int_equal(wait_colours(&t, "5;201m", 20000), 0);  /* the line Ax = b */
     assert_int_equal(wait_colours(&t, "5;226m", 20000), 0);  /* the start */
     assert_int_equal(wait_colours(&t, "5;39m", 20000), 0);   /* x* */
-    /* space runs; the first start fails, the restart succeeds */
+    /* space runs; the first start settles on the other crossing and is cut
+     * short (the rest of it in one step until=end), the restart succeeds */
     tmux_keys(&t, (const char *[]){"Space", NULL});
-    assert_int_equal(tmux_wait_for(&t, "start 1 ended: maxit at iter 60", 60000, screen,
-                                   sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "start 1 settled at iteration 4 on a point that is not x*",
+                                   60000, screen, sizeof screen), 0);
+    assert_int_equal(tmux_wait_for(&t, "> step until=end", 60000, screen, sizeof screen), 0);
     assert_int_equal(tmux_wait_for(&t, "restart: start 2 of 10", 60000, screen, sizeof screen),
                      0);
     snprintf(line, sizeof line, "stopped: oracle success at iter %ld (start 2)", iters - 60);
@@ -194,17 +196,22 @@ static void test_demo(void **state)
     assert_int_equal(tmux_wait_for(&t, "commands:", 10000, screen, sizeof screen), 0);
     FILE *f = fopen(session, "r");
     assert_non_null(f);
-    long steps = 0;
+    long steps = 0, cuts = 0;
     char l[512];
-    while (fgets(l, sizeof l, f))
+    while (fgets(l, sizeof l, f)) {
         steps += !strcmp(l, "step\n");
+        cuts += !strcmp(l, "step until=end\n");
+    }
     fclose(f);
-    assert_int_equal(steps, iters);   /* one per iteration of the run, none after it */
+    /* one step per iteration up to the cut (start 1 settled at 4: 7 steps
+     * see it settle), the rest of start 1 in one line, then start 2's */
+    assert_int_equal(cuts, 1);
+    assert_int_equal(steps, 7 + iters - 60);
     /* b goes back one iteration (journaled as rewind) */
     tmux_keys(&t, (const char *[]){"b", NULL});
     snprintf(line, sizeof line, "> rewind %ld", iters - 61);
     assert_int_equal(tmux_wait_for(&t, line, 10000, screen, sizeof screen), 0);
-    snprintf(line, sizeof line, "iter %ld  start 2/10", iters - 61);
+    snprintf(line, sizeof line, "iter %ld, start 2/10", iters - 61);
     assert_int_equal(tmux_wait_for(&t, line, 10000, screen, sizeof screen), 0);
     tmux_keys(&t, (const char *[]){"q", NULL});
     assert_int_equal(tmux_wait_for(&t, "CSREG_EXITED rc=0", 10000, screen, sizeof screen), 0);

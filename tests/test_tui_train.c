@@ -78,7 +78,8 @@ static int running_status(const char *scr)
     status_line(scr, line, sizeof line);
     regex_t re;
     regcomp(&re,
-            "epoch [12]/2 step [0-9]+ [0-9]+% ETA [0-9hms-]+ [0-9]+ img/s loss [0-9]+\\.[0-9]{4}",
+            "epoch [12]/2 step [0-9]+/[0-9]+ [0-9]+% ETA [0-9hms-]+ [0-9]+ img/s loss "
+            "[0-9]+\\.[0-9]{4}",
             REG_EXTENDED);
     int ok = regexec(&re, line, 0, NULL, 0) == 0;
     regfree(&re);

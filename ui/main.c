@@ -21,6 +21,9 @@ static const char usage_text[] =
             "                                         the REPL on stdin)\n"
             "       csreg [options] run FILE.csr ...  run scripts\n"
             "       csreg [options] -e 'COMMAND' ...  run commands given here\n"
+            "       csreg [options] watch DIR [DIR2]  a run folder's weight histograms, live\n"
+            "                                         (DIR2: compared); without a terminal or\n"
+            "                                         with --json, its summary (help watch)\n"
             "options:\n"
             "  --json          one JSON object per command on stdout\n"
             "  --seed N        seed for every random draw (default 1)\n"
@@ -50,6 +53,8 @@ typedef struct cli {
     const char **defines;  /* -D NAME=VALUE */
     int repl, demo, tour, keep_going;
     const char *play;    /* --play FILE: the TUI plays this script */
+    int watch;           /* watch DIR [DIR2] */
+    const char *watch_dir[2];
 } cli;
 
 static int want_value(int argc, char **argv, int i)
@@ -77,6 +82,12 @@ static int parse_cli(int argc, char **argv, cli *c)
         long v;
         if (run_mode && a[0] != '-') {
             c->files[c->nfiles++] = a;
+        } else if (c->watch && a[0] != '-') {
+            if (c->watch == 3) {
+                fprintf(stderr, "error: watch takes one or two run folders\n");
+                return 1;
+            }
+            c->watch_dir[c->watch++ - 1] = a;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return -1;
@@ -141,6 +152,8 @@ static int parse_cli(int argc, char **argv, cli *c)
             }
         } else if (!strcmp(a, "run") && !run_mode && c->nlines == 0) {
             run_mode = 1;
+        } else if (!strcmp(a, "watch") && !run_mode && !c->watch && c->nlines == 0) {
+            c->watch = 1;
         } else if (a[0] != '-' && (access(a, F_OK) == 0 || strstr(a, ".csr"))) {
             fprintf(stderr, "error: unknown argument '%s' (to run a script: csreg run %s)\n",
                     a, a);
@@ -149,6 +162,10 @@ static int parse_cli(int argc, char **argv, cli *c)
             fprintf(stderr, "error: unknown argument '%s' (csreg --help)\n", a);
             return 1;
         }
+    }
+    if (c->watch == 1) {
+        fprintf(stderr, "error: watch needs a run folder (csreg watch DIR)\n");
+        return 1;
     }
     if (run_mode && c->nfiles == 0) {
         fprintf(stderr, "error: run needs a script file (csreg run FILE.csr)\n");
@@ -177,6 +194,24 @@ static int run_demo(cs_interp *in, int json)
 }
 
 static int csreg_main(int argc, char **argv);
+
+/* `watch dir="DIR" [vs="DIR2"]`, the command of csreg watch in batch (the
+ * folders quoted as the command line reads them); -1 when too long. */
+static int watch_line(const cli *c, char *buf, size_t len)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(buf, len, "watch");
+    for (int k = 0; k < 2 && c->watch_dir[k]; k++) {
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " %s=\"", k ? "vs" : "dir");
+        for (const char *p = c->watch_dir[k]; *p && n + 3 < len; p++) {
+            if (*p == '"' || *p == '\\')
+                buf[n++] = '\\';
+            buf[n++] = *p;
+        }
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "\"");
+    }
+    return n + 1 < len ? 0 : -1;
+}
 
 /* csreg-mpi under mpirun: every rank runs the same commands (cs_dist.h);
  * rank 0 alone prints and writes files. This is the one place that makes
@@ -221,6 +256,26 @@ static int csreg_main(int argc, char **argv)
         free(c.files);
         free(c.defines);
         return 1;
+    }
+    /* watch DIR [DIR2]: live on a terminal, else the folder's summary */
+    char wline[9000];
+    if (c.watch && !c.opts.json && !c.repl && c.nlines == 0 && isatty(STDIN_FILENO) &&
+        isatty(STDOUT_FILENO)) {
+        free(c.lines);
+        free(c.files);
+        int trc = cs_tui_watch(&c.opts, c.watch_dir[0], c.watch_dir[1]);
+        free(c.defines);
+        return trc;
+    }
+    if (c.watch) {
+        if (watch_line(&c, wline, sizeof wline)) {
+            fprintf(stderr, "error: watch: a folder name too long\n");
+            free(c.lines);
+            free(c.files);
+            free(c.defines);
+            return 1;
+        }
+        c.lines[c.nlines++] = wline;
     }
     /* On a terminal, nothing to run and no --repl/--json: the full-screen workbench. */
     if (!c.repl && !c.opts.json && c.nlines == 0 && c.nfiles == 0 && isatty(STDIN_FILENO) &&

@@ -1,6 +1,7 @@
 /* progress.c — a progress bar with ETA on stderr (see cs_progress.h). */
 #include "cs_progress.h"
 #include "cs_clock.h"
+#include "cs_dist.h"
 #include "cs_train_view.h"
 
 #include <math.h>
@@ -171,4 +172,9 @@ void cs_progress_install(cs_interp *in, int json)
     sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the program */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    /* Ctrl-C to mpirun reaches the ranks as SIGTERM (then SIGKILL a few
+     * seconds later): stop as from Ctrl-C, so that rank 0 still writes
+     * what finished and says so */
+    if (cs_dist_size() > 1)
+        sigaction(SIGTERM, &sa, NULL);
 }

@@ -22,6 +22,7 @@
 
 #include "tui_internal.h"
 #include "cs_clock.h"
+#include "cs_run_folder.h"
 
 /* ---- drawing ----------------------------------------------------------------- */
 
@@ -59,6 +60,24 @@ static void draw_head(tui *t, WINDOW *w)
     tui_put(w, 0, 0, line);
 }
 
+/* A line of items parted by two blanks, cut after the last item that fits
+ * `cols` columns (no key's hint is cut in the middle). */
+static void whole_items(char *line, int cols)
+{
+    int c = 0;
+    char *cut = NULL;
+    for (char *p = line; *p; p++) {
+        if (p[0] == ' ' && p[1] == ' ')
+            cut = p;
+        c += ((unsigned char)*p & 0xc0) != 0x80;
+        if (c > cols) {
+            if (cut)
+                *cut = '\0';
+            return;
+        }
+    }
+}
+
 static void draw_status(tui *t, WINDOW *w)
 {
     werase(w);
@@ -68,8 +87,9 @@ static void draw_status(tui *t, WINDOW *w)
     if (p.busy && (tui_train_status(t, w, p.line) || tui_sweep_status(t, w, p.line)))
         return;
     if (p.busy && p.seconds > 0.3) {
-        char head[200];
-        snprintf(head, sizeof head, " %.40s  %.1fs ", p.line, p.seconds);
+        char head[200], cmd[64];
+        tui_shorten_words(p.line, wd / 2 > 20 ? wd / 2 : 20, cmd, sizeof cmd);
+        snprintf(head, sizeof head, " %s  %.1fs ", cmd, p.seconds);
         wattron(w, A_BOLD);
         tui_put(w, 0, 0, head);
         wattroff(w, A_BOLD);
@@ -97,12 +117,15 @@ static void draw_status(tui *t, WINDOW *w)
         wattron(w, tui_cap.color ? COLOR_PAIR(TUI_PAIR_HINT) : A_REVERSE);
         char line[512], hint[400];
         tui_keys_hint(t->view, hint, sizeof hint);
+        char *q = strstr(hint, "q quit  ");   /* the tour's keys say it */
+        if (tui_play_waiting(t) && q)
+            memmove(q, q + 8, strlen(q + 8) + 1);
         if (tui_play_waiting(t))
-            snprintf(line, sizeof line, " Tour: n or space next  b back a chapter  q quit  "
-                                        "(other keys work as usual)");
+            snprintf(line, sizeof line, " Tour: %s  %s", tui_play_keys(), hint);
         else
             snprintf(line, sizeof line, " %s%s",
                      t->demo ? "Demo: press s to step, space to run. " : "", hint);
+        whole_items(line, wd);
         size_t len = strlen(line);
         while (len + 1 < sizeof line && (int)len < wd)
             line[len++] = ' ';
@@ -117,7 +140,7 @@ static void draw_cmd(tui *t, WINDOW *w)
     char prompt[200];
     snprintf(prompt, sizeof prompt, "%s", t->snap ? t->snap->prompt : "csreg> ");
     tui_cmdline_draw(&t->cmd, w, prompt, t->focus == TUI_FOCUS_CMD);
-    curs_set(t->focus == TUI_FOCUS_CMD && !t->show_help ? 1 : 0);
+    curs_set(t->focus == TUI_FOCUS_CMD && !t->pager ? 1 : 0);
 }
 
 /* The command line focused takes every key: a line runs on Enter, Esc
@@ -132,15 +155,16 @@ static int cmd_key(tui *t, int ch)
     int rc = tui_cmdline_key(&t->cmd, ch, line, sizeof line);
     if (rc != 0)
         t->focus = t->prev_focus == TUI_FOCUS_CMD ? TUI_FOCUS_LAND : t->prev_focus;
-    if (rc == 1 && line[strspn(line, " ")])
-        tui_worker_submit(t->worker, line, TUI_ECHO | TUI_SHOW_OUTPUT);
+    /* `watch dir=DIR`: the UI follows the folder itself (tui_folder.c) */
+    if (rc == 1 && line[strspn(line, " ")] && !tui_folder_line(t, line))
+        tui_worker_submit(t->worker, line, TUI_ECHO | TUI_SHOW_OUTPUT | TUI_PAGE);
     return 1;
 }
 
 /* ---- the panel table ------------------------------------------------------------ */
 
 /* Every panel in drawing order: later ones over earlier ones, the command
- * line last among the windows (the cursor stays there), the ? overlay over
+ * line last among the windows (the cursor stays there), the pager over
  * everything. A panel draws when the view's layout gave it a window
  * (tui_layout.c); an overlay (no window) draws in every view and makes its
  * own. */
@@ -162,10 +186,10 @@ static const struct tui_panel_row {
     {TUI_PANEL_POINTS, "Points", NO_FOCUS, tui_points_draw, NULL},
     {TUI_PANEL_HIST, "Histogram", TUI_FOCUS_HIST, tui_hist_draw, NULL},
     {TUI_PANEL_MSG, NULL, NO_FOCUS, tui_msg_draw, NULL},
-    {OVERLAY, "Tour", NO_FOCUS, tui_play_draw, NULL},
+    {TUI_PANEL_NARR, NULL, NO_FOCUS, tui_play_draw, NULL},
     {TUI_PANEL_STATUS, NULL, NO_FOCUS, draw_status, NULL},
     {TUI_PANEL_CMD, NULL, TUI_FOCUS_CMD, draw_cmd, cmd_key},
-    {OVERLAY, "Keys", NO_FOCUS, tui_keys_help_draw, NULL},
+    {OVERLAY, "Pager", NO_FOCUS, tui_pager_draw, NULL},
 };
 enum { NPANELS = sizeof panels / sizeof *panels };
 
@@ -231,6 +255,33 @@ static void apply_snap(tui *t, tui_snap *s)
     }
 }
 
+/* Output taller than the message area opens the pager (o opens it again). */
+static void take_page(tui *t)
+{
+    WINDOW *msg = t->win[TUI_PANEL_MSG];
+    char line[160];
+    int followed = 0;
+    char *text = tui_worker_take_page(t->worker, msg ? (size_t)getmaxy(msg) : 2, line,
+                                      sizeof line, &t->page_seen, &followed);
+    if (!text)
+        return;
+    free(t->last_page);
+    t->last_page = text;
+    snprintf(t->last_page_line, sizeof t->last_page_line, "%s", line);
+    /* a run or sweep has its own view on the screen, a script its own
+     * lines: their tables wait for o */
+    static const char *const own_view[] = {"sweep", "train", "finetune", "run", "source", NULL};
+    size_t n = strcspn(line, " ");
+    int own = 0;
+    for (size_t k = 0; own_view[k]; k++)
+        own |= n == strlen(own_view[k]) && !strncmp(line, own_view[k], n);
+    /* nor when more was typed after it: the pager would hide what comes */
+    if (own || followed)
+        tui_log_add(&t->log, TUI_MSG_INFO, "o shows this output whole, in the pager");
+    else
+        tui_pager_open(t, text, line);
+}
+
 /* Returns 1 to quit. */
 static int on_key(tui *t, int ch)
 {
@@ -238,9 +289,12 @@ static int on_key(tui *t, int ch)
         tui_layout(t);
         return 0;
     }
-    if (t->show_help) {   /* any key closes the help */
-        t->show_help = 0;
-        return 0;
+    if (t->pager && t->focus != TUI_FOCUS_CMD) {   /* open, it has the keys but : */
+        if (ch != ':' || t->pager->typing) {
+            tui_pager_key(t, ch);
+            return 0;
+        }
+        tui_pager_close(t);
     }
     for (size_t i = 0; i < NPANELS; i++)   /* the focused panel first */
         if (panels[i].key && panels[i].focus == t->focus && panels[i].key(t, ch))
@@ -252,6 +306,24 @@ static int on_key(tui *t, int ch)
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
+
+/* A running start that has settled away from x* is cut short: the rest of
+ * it in one command (step until=end), said in the messages, instead of
+ * seconds of steps that change nothing. 1 when it did. */
+static int cut_stalled(tui *t)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem || s->success || s->settled < 0 || strcmp(s->end, "running") ||
+        s->iter - s->settled < 3)
+        return 0;
+    char msg[256];
+    snprintf(msg, sizeof msg, "start %d settled at iteration %ld on a point that is not x* "
+             "(error %.2g): the rest of it is skipped (step until=end)", s->start, s->settled,
+             s->rel_err);
+    tui_log_add(&t->log, TUI_MSG_INFO, msg);
+    tui_worker_submit(t->worker, "step until=end", TUI_ECHO);
+    return 1;
+}
 
 enum { TICK_MS = 120 };
 
@@ -267,6 +339,7 @@ static void run_loop(tui *t)
         if (t->sv && tui_worker_take_sweep(t->worker, t->sv, &t->sv_seen))
             tui_sweep_update(t);
         tui_worker_take_log(t->worker, &t->log);
+        take_page(t);
         if (tui_worker_idle(t->worker)) {   /* after the command's output */
             tui_train_finished(t);
             tui_sweep_finished(t);
@@ -284,11 +357,11 @@ static void run_loop(tui *t)
              * stopped takes no more steps */
             if ((s = tui_worker_take_snap(t->worker)))
                 apply_snap(t, s);
-            if (t->running) {
+            if (t->running && !cut_stalled(t))
                 tui_worker_submit(t->worker, "step", 0);
-                t->next_tick = now + TICK_MS / 1000.0;
-            }
+            t->next_tick = now + TICK_MS / 1000.0;
         }
+        int folder_ms = tui_folder_tick(t);   /* a run folder: its next look (-1: none) */
         draw(t);
         tui_progress p;
         tui_worker_progress(t->worker, &p);
@@ -299,6 +372,8 @@ static void run_loop(tui *t)
             timeout = 100;
         if (timeout > 1000)
             timeout = 1000;
+        if (folder_ms >= 0 && folder_ms < timeout)
+            timeout = folder_ms;
         struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {t->wake[0], POLLIN, 0}};
         int rc = poll(fds, 2, timeout);
         if (rc < 0 && errno != EINTR)
@@ -335,14 +410,17 @@ static void start_demo(tui *t)
                 "diagonals (target). The line Ax=b is a 1x2 recovery problem: x* is where it "
                 "meets a diagonal at (+-1, +-1).");
     tui_log_add(&t->log, TUI_MSG_INFO,
-                "FISTA starts at the yellow point. Press space to run (a step every 0.12 s), s "
-                "to step, b to step back, r to reset, m for the basin map after :basins, ? for "
-                "all keys.");
+                "FISTA starts at the yellow circle, x* is the star. Press space to run (a step "
+                "every 0.12 s), s to step, b to step back, r to reset, Shift+arrows or a click "
+                "to move the start, m for the basin map after :basins, ? for all keys.");
     for (size_t i = 0; i < sizeof demo_lines / sizeof *demo_lines; i++)
         tui_worker_submit(t->worker, demo_lines[i], TUI_ECHO);
 }
 
-int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
+/* The workbench: on the demo, playing a script, or following a run folder
+ * (watch_dir; watch_vs may be NULL). */
+static int workbench(const cs_interp_opts *opts, int demo, const char *script,
+                     const char *watch_dir, const char *watch_vs)
 {
     setlocale(LC_ALL, "");
     FILE *capture = tmpfile();
@@ -384,6 +462,7 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     t->tv = calloc(1, sizeof *t->tv);   /* NULL: no training view (out of memory) */
     t->sv = calloc(1, sizeof *t->sv);   /* NULL: no sweep view */
     t->demo = demo;
+    t->play_rows = tui_play_rows;   /* 0 rows until a script plays */
     char msg[300];
     if (script && tui_play_open(&t->play, script, msg, sizeof msg) != 0) {
         fprintf(stderr, "error: %s\n", msg);
@@ -403,10 +482,12 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
         tui_layout(t);
         if (demo)
             start_demo(t);
+        else if (watch_dir)
+            tui_folder_open(t, watch_dir, watch_vs);
         else if (t->play)
             tui_log_add(&t->log, TUI_MSG_INFO,
-                        "The tour: read the box, press n or space to go on, b to go back a "
-                        "chapter, q to quit. Between steps every key of the workbench works.");
+                        "The tour: read the narration above, press n to go on, N to go back a "
+                        "chapter, q to quit. Between stops every key of the workbench works.");
         else
             tui_log_add(&t->log, TUI_MSG_INFO,
                         "Welcome to csreg. Press : and type a command (problem bin N=2 M=1, "
@@ -421,6 +502,9 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     tui_layout_drop(t);
     tui_snap_free(t->snap);
     tui_play_free(t->play);
+    tui_pager_close(t);
+    free(t->last_page);
+    tui_folder_close(t);
     free(t->tv);
     if (t->sv)
         tui_sweep_state_free(t->sv);
@@ -434,4 +518,24 @@ int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
     fclose(capture);
     fclose(errcap);
     return status;
+}
+
+int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script)
+{
+    return workbench(opts, demo, script, NULL, NULL);
+}
+
+int cs_tui_watch(const cs_interp_opts *opts, const char *dir, const char *vs)
+{
+    /* a folder that is not there: said before the screen is taken */
+    for (const char *d = dir; d; d = d == dir ? vs : NULL) {
+        cs_run_folder *rf;
+        cs_err err;
+        if (cs_run_folder_open(&rf, d, &err)) {
+            fprintf(stderr, "error: %s\n", err.msg);
+            return 1;
+        }
+        cs_run_folder_free(rf);
+    }
+    return workbench(opts, 0, NULL, dir, vs);
 }

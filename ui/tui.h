@@ -10,5 +10,9 @@
  * each `pause`. Returns the process exit status (0, or 1 when the terminal
  * or the script could not be set up). */
 int cs_tui_main(const cs_interp_opts *opts, int demo, const char *script);
+/* The workbench on a run folder (`csreg watch DIR [DIR2]`): the training
+ * view follows it (vs: a second folder to compare, may be NULL). 1 when a
+ * folder is not there (said on stderr, before the screen is taken). */
+int cs_tui_watch(const cs_interp_opts *opts, const char *dir, const char *vs);
 
 #endif

@@ -1,9 +1,12 @@
 /* tui_chart.c — the training view's Curves panel: the run's training loss,
- * regularizer value and test accuracy against the step, one band each, in
- * braille dots (2×4 per cell; with an ASCII fallback of ' . : on plain
- * terminals), with the current value and the range beside each; and the
- * series behind them, which hold a whole run (halving their density when
- * full). */
+ * regularizer value and test accuracy against the run's step, one band
+ * each, in braille dots (2×4 per cell; with an ASCII fallback of ' . : on
+ * plain terminals), with the current value and the range beside each, and
+ * x ticks in steps under them (the title's range, the Training panel's
+ * step counter: the same steps); and the series behind them, which hold a
+ * whole run (halving their density when full). The loss is a running mean
+ * over the epoch: its first point stands for the steps from 0 to it, so its
+ * curve begins at step 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +112,7 @@ static void canvas_draw(const canvas *c, WINDOW *w, int y, int x)
 /* Plot series s over x in [0, xmax] into a w×h canvas at (y, x) of the
  * window; log: log10 of the values (all positive). Returns the range. */
 static void plot_series(WINDOW *win, int y, int x, int w, int h, const tui_series *s,
-                        double xmax, int logy, double *lo, double *hi)
+                        double xmax, int logy, int from0, double *lo, double *hi)
 {
     static canvas c;
     *lo = INFINITY;
@@ -133,7 +136,9 @@ static void plot_series(WINDOW *win, int y, int x, int w, int h, const tui_serie
         double v = logy ? log10(s->y[i]) : s->y[i];
         int px = (int)lround(xmax > 0 ? s->x[i] / xmax * (2 * c.w - 1) : 0);
         int py = (int)lround((b - v) / (b - a) * (4 * c.h - 1));
-        if (i == 0)
+        if (i == 0 && from0)
+            canvas_line(&c, 0, py, px, py);   /* the mean over steps 0..x[0] */
+        else if (i == 0)
             canvas_set(&c, px, py);
         else
             canvas_line(&c, px0, py0, px, py);
@@ -149,10 +154,11 @@ static void plot_series(WINDOW *win, int y, int x, int w, int h, const tui_serie
 
 /* One band: the label and value over the range at the left, the plot
  * right of them. */
+enum { LABEL_W = 15 };
+
 static void band(WINDOW *w, int y, int h, int wd, const char *label, double now,
-                 const tui_series *s, double xmax, int allow_log, const char *note)
+                 const tui_series *s, double xmax, int allow_log, int from0, const char *note)
 {
-    enum { LABEL_W = 15 };
     double lo, hi;
     int logy = 0;
     if (allow_log && s->n) {
@@ -163,7 +169,7 @@ static void band(WINDOW *w, int y, int h, int wd, const char *label, double now,
         }
         logy = mn > 0 && mx / mn > 50;
     }
-    plot_series(w, y, 1 + LABEL_W, wd - 2 - LABEL_W, h, s, xmax, logy, &lo, &hi);
+    plot_series(w, y, 1 + LABEL_W, wd - 2 - LABEL_W, h, s, xmax, logy, from0, &lo, &hi);
     char v[32], line[64];
     if (!isfinite(now))
         snprintf(v, sizeof v, "%s", note ? note : "n/a");
@@ -182,6 +188,29 @@ static void band(WINDOW *w, int y, int h, int wd, const char *label, double now,
         tui_putn(w, y + 2, 1, LABEL_W - 1, third);
 }
 
+/* The step axis under the bands: 0, the middle and the last step at
+ * their columns, "step" at the left. */
+static void x_ticks(WINDOW *w, int row, int wd, size_t steps)
+{
+    int x0 = 1 + LABEL_W, width = wd - 2 - LABEL_W;
+    if (width < 8 || !steps)
+        return;
+    tui_put(w, row, 1, "step");
+    char a[24], b[24];
+    snprintf(a, sizeof a, "%zu", steps / 2);
+    snprintf(b, sizeof b, "%zu", steps);
+    const char *tick = tui_cap.utf8 ? "╵" : "'";
+    tui_put(w, row, x0, tick);
+    tui_put(w, row, x0 + 1, "0");
+    int mid = x0 + (width - 1) / 2, bl = (int)strlen(b), al = (int)strlen(a);
+    if (mid + al + 1 < x0 + width - bl - 1) {
+        tui_put(w, row, mid, tick);
+        tui_put(w, row, mid + 1, a);
+    }
+    tui_put(w, row, x0 + width - 1 - bl, b);
+    tui_put(w, row, x0 + width - 1, tick);
+}
+
 void tui_chart_draw(tui *t, WINDOW *w)
 {
     int h, wd;
@@ -191,21 +220,22 @@ void tui_chart_draw(tui *t, WINDOW *w)
         return;
     const cs_train_frame *f = &s->f;
     char title[64];
-    snprintf(title, sizeof title, " steps 0..%zu ", f->run_steps);
+    snprintf(title, sizeof title, " steps 0..%zu of this run ", f->run_steps);
     if (f->run_steps)
         tui_put(w, 0, wd - (int)strlen(title) - 2, title);
-    int inner = h - 2, per = inner / 3, extra = inner - 3 * per;
+    int inner = h - 3, per = inner / 3, extra = inner - 3 * per;
     if (per < 1)
         return;
+    x_ticks(w, h - 2, wd, f->run_steps);
     double xmax = f->run_steps ? (double)f->run_steps : 1;
     char acc_note[48];
     snprintf(acc_note, sizeof acc_note, "%zu test img", f->test_n);
     int y = 1;
-    band(w, y, per + extra, wd, "loss", f->loss, &s->loss, xmax, 0, NULL);
+    band(w, y, per + extra, wd, "loss", f->loss, &s->loss, xmax, 0, 1, NULL);
     y += per + extra;
-    band(w, y, per, wd, "reg", strcmp(f->reg, "none") ? f->reg_value : NAN, &s->reg, xmax, 1,
+    band(w, y, per, wd, "reg", strcmp(f->reg, "none") ? f->reg_value : NAN, &s->reg, xmax, 1, 0,
          strcmp(f->reg, "none") ? NULL : "none");
     y += per;
-    band(w, y, per, wd, "test acc", f->test_acc, &s->acc, xmax, 0,
+    band(w, y, per, wd, "test acc", f->test_acc, &s->acc, xmax, 0, 0,
          f->test_n ? acc_note : NULL);
 }

@@ -96,6 +96,32 @@ const char *tui_log_at(const tui_log *l, size_t i, int *kind)
 
 /* ---- colours -------------------------------------------------------------- */
 
+/* The glyph markers: shape, ASCII shape, colours (xterm-256 and basic), the
+ * colour's name. */
+static const struct {
+    const char *utf8, *ascii;
+    short xterm, basic;
+    const char *colour;
+} glyphs[TUI_NGLYPHS] = {
+    [TUI_GLYPH_XSTAR] = {"★", "*", 39, COLOR_CYAN, "sky blue"},
+    [TUI_GLYPH_START] = {"○", "o", 226, COLOR_YELLOW, "yellow"},
+    [TUI_GLYPH_ITERATE] = {"◆", "X", 46, COLOR_GREEN, "green"},
+    [TUI_GLYPH_END] = {"●", "#", 231, COLOR_WHITE, "white"},
+    [TUI_GLYPH_MARK] = {"×", "x", 196, COLOR_RED, "red"},
+    [TUI_GLYPH_SPLIT] = {"■", "L", 208, COLOR_MAGENTA, "orange"},
+};
+
+const char *tui_glyph_text(int g) { return tui_cap.utf8 ? glyphs[g].utf8 : glyphs[g].ascii; }
+const char *tui_glyph_colour(int g) { return glyphs[g].colour; }
+
+void tui_glyph(WINDOW *w, int y, int x, int g)
+{
+    int attr = A_BOLD | (tui_cap.color ? COLOR_PAIR(TUI_PAIR_GLYPH + g) : A_REVERSE);
+    wattron(w, attr);
+    mvwaddstr(w, y, x, tui_glyph_text(g));
+    wattroff(w, attr);
+}
+
 void tui_colors_init(void)
 {
     tui_cap.color = has_colors();
@@ -113,6 +139,9 @@ void tui_colors_init(void)
     init_pair(TUI_PAIR_HIST, COLOR_CYAN, -1);
     init_pair(TUI_PAIR_HINT, COLOR_BLACK, COLOR_WHITE);
     init_pair(TUI_PAIR_SPARK, COLOR_GREEN, -1);
+    for (int g = 0; g < TUI_NGLYPHS; g++)
+        init_pair((short)(TUI_PAIR_GLYPH + g),
+                  COLORS >= 256 ? glyphs[g].xterm : glyphs[g].basic, COLOR_BLACK);
     if (COLORS < 256 || COLOR_PAIRS < TUI_PAIR_BASE_COUNT + TUI_NCOLORS * (TUI_NCOLORS + 1) ||
         getenv("CSREG_TUI_ASCII"))
         return;
@@ -167,6 +196,27 @@ void tui_putf(WINDOW *w, int y, int x, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     tui_put(w, y, x, buf);
+}
+
+void tui_shorten_words(const char *text, int cols, char *out, size_t len)
+{
+    int n = 0;   /* display columns */
+    for (const char *c = text; *c; c++)
+        n += ((unsigned char)*c & 0xc0) != 0x80;
+    if (n <= cols) {
+        snprintf(out, len, "%s", text);
+        return;
+    }
+    /* the words that fit with room for the ellipsis */
+    size_t cut = 0, i = 0;
+    for (int c = 0; text[i] && c < cols - 1; i++) {
+        c += ((unsigned char)text[i] & 0xc0) != 0x80;
+        if (text[i] == ' ')
+            cut = i;
+    }
+    if (!cut)
+        cut = i;
+    snprintf(out, len, "%.*s%s", (int)cut, text, tui_cap.utf8 ? "…" : "~");
 }
 
 void tui_num(char *buf, size_t len, double v)

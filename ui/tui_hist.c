@@ -111,9 +111,10 @@ static void frame_levels(const cs_nn_watch_layer *l, double lv[5], int *nlv, dou
     }
 }
 
-/* Layer l's latest histogram (taken at `step`), or its name alone. */
+/* Layer l's latest histogram (taken at `step`), or its name alone; tag
+ * (NULL: none) names the run when two are compared. */
 static void draw_frame(tui *t, WINDOW *w, const char *name, const cs_nn_watch_layer *l,
-                       size_t step)
+                       size_t step, const char *tag)
 {
     int h, wd;
     getmaxyx(w, h, wd);
@@ -123,7 +124,8 @@ static void draw_frame(tui *t, WINDOW *w, const char *name, const cs_nn_watch_la
         tui_putn(w, 2, 2, wd - 3, "(its histogram comes with the next frame)");
         return;
     }
-    snprintf(line, sizeof line, "%s step %zu", l->name, step);   /* tests read this line */
+    snprintf(line, sizeof line, "%s%s%s step %zu", tag ? tag : "", tag ? ": " : "", l->name,
+             step);   /* tests read this line */
     wattron(w, A_BOLD);
     tui_putn(w, 1, 2, wd - 3, line);
     wattroff(w, A_BOLD);
@@ -196,7 +198,21 @@ static int draw_training(tui *t, WINDOW *w)
     for (size_t i = 0; i < s->f.nlayers; i++)
         if (!strcmp(s->f.layer[i].name, t->tv_layer))
             k = i;
-    draw_frame(t, w, s->f.layer[k].name, &s->hist[k], s->hist_step[k]);
+    if (!s->cmp.bins) {
+        draw_frame(t, w, s->f.layer[k].name, &s->hist[k], s->hist_step[k], NULL);
+        return 1;
+    }
+    /* two runs (a run folder compared, tui_folder.c): side by side */
+    int h, wd;
+    getmaxyx(w, h, wd);
+    WINDOW *half[2] = {derwin(w, h, wd / 2, 0, 0), derwin(w, h, wd - wd / 2, 0, wd / 2)};
+    if (half[0] && half[1]) {
+        draw_frame(t, half[0], s->f.layer[k].name, &s->hist[k], s->hist_step[k], s->tag[0]);
+        draw_frame(t, half[1], s->cmp.name, &s->cmp, s->cmp_step, s->tag[1]);
+    }
+    for (int i = 0; i < 2; i++)
+        if (half[i])
+            delwin(half[i]);
     return 1;
 }
 

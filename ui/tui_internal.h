@@ -68,6 +68,12 @@ typedef struct tui_train_state {
     /* each layer's latest histogram in this run (bins 0: none yet) and its step */
     cs_nn_watch_layer hist[CS_NN_WATCH_LAYERS];
     size_t hist_step[CS_NN_WATCH_LAYERS];
+    /* a run folder compared with another (tui_folder.c, key c): the other
+     * run's histogram of the shown layer beside it, on the same range
+     * (cmp.bins 0: no comparison) */
+    cs_nn_watch_layer cmp;
+    size_t cmp_step;
+    char tag[2][24];          /* the two runs' names over the histograms */
 } tui_train_state;
 /* Take frame f: a new run starts new curves. */
 void tui_train_state_add(tui_train_state *s, const cs_train_frame *f);
@@ -139,8 +145,25 @@ typedef struct tui_snap {
     size_t nw;
     double wepoch;
     size_t wsnapshots;
+    /* the current start's trajectory settled (stays within 1e-3 of where it
+     * is) from this iteration on; -1: not settled, or not known (N > 2) */
+    long settled;
+    /* `reg analyze`'s spurious stationary points of the current
+     * regularizer on the plane shown (nmarks 0: none stored) */
+    double (*mark)[2];
+    size_t nmarks;
+    /* the split landscape (tui_split): `split`'s values over the same box,
+     * its colour scale, and the point it recovers from the feasible set
+     * (linf: the feasible point of smallest infinity norm) */
+    char split[32];
+    double *z2;            /* map->nx × map->ny, NULL: no split */
+    int has_split_pt;
+    double split_pt[2];
 } tui_snap;
 void tui_snap_free(tui_snap *s);
+/* The run shown is not the current regularizer's (reg changed after it):
+ * its path, iterate and numbers belong to another method. */
+int tui_snap_run_stale(const tui_snap *s);
 /* How a finished run stopped, one line: "stopped: oracle success at iter
  * 57 (start 2)". */
 void tui_stop_text(const tui_snap *s, char *buf, size_t len);
@@ -151,7 +174,13 @@ void tui_stop_text(const tui_snap *s, char *buf, size_t len);
  * (cs_interp_reset), e.g. to replay a script from its start.
  * TUI_COALESCE: replaces the last line queued with this flag when it has
  * not started (keys that choose a state: only the last choice runs). */
-enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2, TUI_RESET = 4, TUI_COALESCE = 8 };
+/* TUI_NARRATE: the output is narration (tui_worker_take_say), not a message.
+ * TUI_PAGE: output taller than the message area opens the pager (a line
+ * the user typed or keyed; the tour's go to the messages). */
+/* TUI_SCRIPT: a line of the script player; only its failures stop the script
+ * (tui_worker_errors), not those of keys pressed meanwhile. */
+enum { TUI_ECHO = 1, TUI_SHOW_OUTPUT = 2, TUI_RESET = 4, TUI_COALESCE = 8, TUI_NARRATE = 16,
+       TUI_PAGE = 32, TUI_SCRIPT = 64 };
 
 typedef struct tui_worker tui_worker;
 typedef struct tui_progress {
@@ -174,7 +203,7 @@ tui_snap *tui_worker_take_snap(tui_worker *w);  /* newest unseen, or NULL */
 void tui_worker_take_log(tui_worker *w, tui_log *into);
 void tui_worker_progress(tui_worker *w, tui_progress *p);
 int tui_worker_quit_requested(tui_worker *w);
-/* Commands that failed so far (the script player stops at a new one). */
+/* TUI_SCRIPT commands that failed so far (the script player stops at a new one). */
 size_t tui_worker_errors(tui_worker *w);
 /* The capture file of stderr (fd), shown in the message area; -1: none. */
 void tui_worker_set_stderr(tui_worker *w, int fd);
@@ -187,12 +216,31 @@ void tui_worker_set_want(tui_worker *w, int bins, const char *layer);
 /* The sweep view's state into dst when it changed since *seen (then 1;
  * *seen updated), else 0. */
 int tui_worker_take_sweep(tui_worker *w, tui_sweep_state *dst, long *seen);
+/* The newest narration (a TUI_NARRATE job's output) into buf when one came
+ * since *seen (then 1), else 0. */
+int tui_worker_take_say(tui_worker *w, char *buf, size_t len, long *seen);
+/* The newest output of a TUI_PAGE job with more than `rows` lines of text:
+ * its text (malloc'd, the caller frees), the line that made it and whether
+ * it should wait for o (*followed: more commands were queued behind it, or
+ * a script ran it), when new since *seen; else NULL. */
+char *tui_worker_take_page(tui_worker *w, size_t rows, char *line, size_t len, long *seen,
+                           int *followed);
+/* The regularizer drawn beside the current one in the Landscape ("": none). */
+void tui_worker_set_split(tui_worker *w, const char *reg);
+/* A command's text output made easier to read: numbers with more than six
+ * significant digits rounded to four (0.1361888139997518 -> 0.1362). */
+void tui_round_numbers(const char *in, char *out, size_t len);
 
 /* ---- drawing kit ---------------------------------------------------------- */
 
+/* The markers drawn as glyphs over the map, each in a black cell: an
+ * outline that stands out on every colour of the ramp. */
+enum tui_glyph { TUI_GLYPH_XSTAR, TUI_GLYPH_START, TUI_GLYPH_ITERATE, TUI_GLYPH_END,
+                 TUI_GLYPH_MARK, TUI_GLYPH_SPLIT, TUI_NGLYPHS };
 enum tui_pair {
     TUI_PAIR_TITLE = 1, TUI_PAIR_FOCUS, TUI_PAIR_ERR, TUI_PAIR_CMD, TUI_PAIR_DIM, TUI_PAIR_OK,
-    TUI_PAIR_BAR, TUI_PAIR_HIST, TUI_PAIR_HINT, TUI_PAIR_SPARK, TUI_PAIR_BASE_COUNT
+    TUI_PAIR_BAR, TUI_PAIR_HIST, TUI_PAIR_HINT, TUI_PAIR_SPARK, TUI_PAIR_GLYPH,
+    TUI_PAIR_BASE_COUNT = TUI_PAIR_GLYPH + TUI_NGLYPHS
 };
 /* Heat-map colours: the ramp levels and marker colours of heatmap.h. */
 enum { TUI_RAMP = CS_HEAT_RAMP, TUI_NCOLORS = CS_HEAT_NCOLORS };
@@ -224,6 +272,14 @@ void tui_putn_clauses(WINDOW *w, int y, int x, int width, const char *text);
 int tui_wrap(const char *text, int width, size_t *start, size_t *len, int max);
 /* A sparkline of the ring's last `width` values (log10 when logscale). */
 void tui_sparkline(WINDOW *w, int y, int x, int width, const tui_ring *r, int logscale);
+/* A marker glyph at (y, x) of w in its black cell (tui_glyph_text: its
+ * shape, ASCII without UTF-8; tui_glyph_colour: the colour's name, for
+ * the ? help). */
+void tui_glyph(WINDOW *w, int y, int x, int g);
+const char *tui_glyph_text(int g);
+const char *tui_glyph_colour(int g);
+/* A command line shortened to `cols` columns at a word, with an ellipsis. */
+void tui_shorten_words(const char *text, int cols, char *out, size_t len);
 /* Block glyph for a fraction in [0, 1] of one cell's height (eighths). */
 const char *tui_vbar(double frac);
 /* A number, or "n/a" when it is not finite. */
@@ -251,7 +307,7 @@ enum tui_view { TUI_VIEW_SOLVER, TUI_VIEW_TRAIN, TUI_VIEW_SWEEP, TUI_VIEW_COUNT 
 enum tui_panel {
     TUI_PANEL_HEAD, TUI_PANEL_STATUS, TUI_PANEL_CMD, TUI_PANEL_MSG,
     TUI_PANEL_REGS, TUI_PANEL_LAND, TUI_PANEL_SOLVER, TUI_PANEL_HIST,
-    TUI_PANEL_CHART, TUI_PANEL_TRAIN, TUI_PANEL_SWEEP, TUI_PANEL_POINTS,
+    TUI_PANEL_CHART, TUI_PANEL_TRAIN, TUI_PANEL_SWEEP, TUI_PANEL_POINTS, TUI_PANEL_NARR,
     TUI_PANEL_COUNT
 };
 enum { TUI_MIN_COLS = 60, TUI_MIN_ROWS = 16 };   /* smaller: no panels, a note */
@@ -268,9 +324,26 @@ typedef struct tui_cmdline {
 
 typedef struct tui_play tui_play;
 
+/* The pager (tui_pager.c): long output over the panels, scrolled and
+ * searched; lines point into text. */
+typedef struct tui_pager {
+    char *text;
+    char **line;
+    size_t n, top;
+    char title[160];
+    char find[64];        /* the search term ("": none) */
+    int typing;           /* / pressed: the term is being typed */
+    size_t hit;           /* the line of the current match (n: none) */
+    int glyphs;           /* lines that begin with a marker glyph draw it in colour */
+} tui_pager;
+
 typedef struct tui {
     tui_worker *worker;
     tui_play *play;       /* the script player (--tour), NULL when none */
+    /* the narration's rows at a width (tui_play_rows), set by tui.c with the
+     * player: the layout asks through it instead of calling up into
+     * tui_play.c, which calls the layout */
+    int (*play_rows)(const struct tui *t, int width);
     int wake[2];
     tui_snap *snap;
     tui_ring robj, rerr;
@@ -286,7 +359,6 @@ typedef struct tui {
     int reg_sel, reg_top;
     int running;
     double next_tick;
-    int show_help;
     int demo;
     tui_cmdline cmd;
     tui_log log;
@@ -295,6 +367,8 @@ typedef struct tui {
     int live_view;        /* the view t returns to: TUI_VIEW_TRAIN or _SWEEP, the one
                              shown last; TUI_VIEW_SOLVER: none yet */
     tui_train_state *tv;  /* the latest run's frames (NULL before the first) */
+    struct tui_folder *folder;   /* the run folder the training view follows
+                                    (tui_folder.c), NULL: none */
     long tv_seen;         /* the worker's frame count when taken */
     long tv_run;          /* the run the view follows */
     int tv_told;          /* its end was reported in the messages */
@@ -308,6 +382,11 @@ typedef struct tui {
     size_t map_nx, map_ny;
     size_t msg_scroll;    /* message lines scrolled back from the newest */
     size_t log_seen;      /* log length when last drawn: new output scrolls to it */
+    tui_pager *pager;     /* open over the panels (NULL: closed) */
+    char *last_page;      /* the last long output (o opens it again), its line */
+    char last_page_line[160];
+    long page_seen;       /* the worker's count of long outputs taken */
+    char split[32];       /* the Landscape split with this regularizer ("": one map) */
 } tui;
 
 /* ---- layout (tui_layout.c): each view's panels as a table of cuts ------- */
@@ -327,8 +406,8 @@ void tui_map_resize(tui *t);
 int tui_keys_run(tui *t, int ch);
 /* The hint line of a view: its keys' hints, the ways out first. */
 void tui_keys_hint(int view, char *buf, size_t len);
-/* The ? overlay, made from the key table (when t->show_help; w unused). */
-void tui_keys_help_draw(tui *t, WINDOW *w);
+/* ? : the keys and the map's markers in the pager, made from the key table. */
+void tui_keys_help_open(tui *t);
 /* Esc / Ctrl-C: cancel the running command and the queue, pause a run. */
 void tui_cancel(tui *t);
 
@@ -355,6 +434,28 @@ void tui_sweep_finished(tui *t);
 /* "0:12", "1:02:03"; "--" when not finite. */
 void tui_clock_text(double seconds, char *buf, size_t len);
 
+/* A run folder in the training view (tui_folder.c: csreg watch DIR [DIR2],
+ * :watch dir=DIR [vs=DIR2]): its snapshots as the frames of a run, the
+ * folder followed while it grows. Open and close (a message says why
+ * not: -1); a typed line that is `watch ...` (1: taken, not for the
+ * worker); the poll and the view's state, when due (the milliseconds to
+ * the next one, -1 without a folder); ←/→ (how -1, 1), Home (-2), End
+ * (2: the newest, followed) and c (compare the two runs): 1 when taken. */
+int tui_folder_open(tui *t, const char *dir, const char *vs);
+void tui_folder_close(tui *t);
+int tui_folder_line(tui *t, const char *line);
+int tui_folder_tick(tui *t);
+int tui_folder_scrub(tui *t, int how);
+int tui_folder_compare(tui *t);
+
+/* The pager (tui_pager.c): open over the panels with text (copied; title:
+ * the command), close, draw (when open), its keys (1: taken; every key is
+ * while it is open). */
+void tui_pager_open(tui *t, const char *text, const char *title);
+void tui_pager_close(tui *t);
+void tui_pager_draw(tui *t, WINDOW *w);
+int tui_pager_key(tui *t, int ch);
+
 /* The Curves panel: loss, regularizer and test accuracy (tui_chart.c). */
 void tui_chart_draw(tui *t, WINDOW *w);
 
@@ -363,9 +464,14 @@ void tui_chart_draw(tui *t, WINDOW *w);
 void tui_regs_draw(tui *t, WINDOW *w);
 /* Regularizers focused: Up/Down move, PgUp/PgDn page the list (1: taken). */
 int tui_regs_key(tui *t, int ch);
-/* Pixels the Landscape panel of this size wants (nx × ny). */
-void tui_landscape_pixels(int h, int w, double xspan, double yspan, size_t *nx, size_t *ny);
+/* Pixels the Landscape panel of this size wants (nx × ny); split: each of
+ * its two maps side by side. */
+void tui_landscape_pixels(int h, int w, double xspan, double yspan, int split, size_t *nx,
+                          size_t *ny);
 void tui_landscape_draw(tui *t, WINDOW *w);
+/* The point of the (left) map under the screen cell (y, x): 1, or 0 when
+ * the cell is off the map. */
+int tui_landscape_point(const tui *t, int y, int x, double *px, double *py);
 void tui_solver_draw(tui *t, WINDOW *w);
 void tui_hist_draw(tui *t, WINDOW *w);
 void tui_msg_draw(tui *t, WINDOW *w);
@@ -376,8 +482,13 @@ int tui_play_open(tui_play **out, const char *path, char *msg, size_t len);
 void tui_play_free(tui_play *p);
 void tui_play_tick(tui *t);          /* send the next line when the worker is idle */
 int tui_play_key(tui *t, int ch);    /* 0: not the player's key, 1: taken, 2: quit */
-void tui_play_draw(tui *t, WINDOW *w);  /* the narration box, over the panels (w unused) */
+void tui_play_draw(tui *t, WINDOW *w);  /* the narration rows (TUI_PANEL_NARR) */
 int tui_play_waiting(const tui *t);  /* stopped at a `pause` */
+/* Rows the narration needs at this width: its title row and the longest
+ * narration of the script wrapped (0 without a script). */
+int tui_play_rows(const tui *t, int width);
+/* The keys that move the tour, for the hint line ("n next  N back  q quit"). */
+const char *tui_play_keys(void);
 
 /* The command line: returns 1 when a line is ready in out, -1 when the
  * user left it (Esc), 0 otherwise. */

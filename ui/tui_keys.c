@@ -1,5 +1,5 @@
 /* tui_keys.c — the workbench's keys: one table says for each key what it
- * does, how the ? overlay lists it and what the hint line at the bottom
+ * does, how ? lists it (in the pager) and what the hint line at the bottom
  * says in which view. Adding a key is a row and its handler.
  *
  * Every key that changes state sends a command line to the interpreter,
@@ -8,6 +8,7 @@
  * next, this table last. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cs_clock.h"
@@ -58,6 +59,11 @@ static int key_step(tui *t, int n)
 static int key_run(tui *t, int arg)
 {
     (void)arg;
+    if (!t->running && (!t->snap || !t->snap->have_problem)) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "space runs the solver: no problem set up (try "
+                                           ":problem bin N=2 M=1)");
+        return 0;
+    }
     if (!t->running && run_has_stopped(t))
         return 0;
     t->running = !t->running;
@@ -174,6 +180,9 @@ static int key_pan(tui *t, int dir)
 {
     static const double step[][2] = {
         [PAN_LEFT] = {-0.1, 0}, [PAN_RIGHT] = {0.1, 0}, [PAN_UP] = {0, 0.1}, [PAN_DOWN] = {0, -0.1}};
+    if ((dir == PAN_LEFT || dir == PAN_RIGHT) && t->view == TUI_VIEW_TRAIN &&
+        tui_folder_scrub(t, dir == PAN_LEFT ? -1 : 1))
+        return 0;   /* a run folder's snapshots (tui_folder.c) */
     double dx = step[dir][0] * (t->box.x1 - t->box.x0), dy = step[dir][1] * (t->box.y1 - t->box.y0);
     zoom_forget(t);
     t->box.x0 += dx;
@@ -181,6 +190,76 @@ static int key_pan(tui *t, int dir)
     t->box.y0 += dy;
     t->box.y1 += dy;
     issue_view(t);
+    return 0;
+}
+
+/* ---- touch: the start and the problem under the keys and the mouse ---- */
+
+/* A new run whose first start is (x, y), run to its end at once (2
+ * unknowns: the start is a point of the map). */
+static void start_at(tui *t, double x, double y)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem || s->n != 2) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "moving the start needs a problem with 2 unknowns "
+                                           "(:problem bin N=2 M=1)");
+        return;
+    }
+    t->running = 0;
+    char line[128];
+    snprintf(line, sizeof line, "step until=end x0=%.4g,%.4g", x, y);
+    tui_worker_submit(t->worker, line, TUI_ECHO | TUI_COALESCE);
+}
+
+/* Shift+arrows: the start a twentieth of the box left, right, up, down. */
+enum { MOVE_LEFT, MOVE_RIGHT, MOVE_UP, MOVE_DOWN };
+static int key_move_start(tui *t, int dir)
+{
+    const tui_snap *s = t->snap;
+    double x = 0.5 * (t->box.x0 + t->box.x1), y = 0.5 * (t->box.y0 + t->box.y1);
+    const cs_plot_geometry *g = s && s->map ? &s->map->geo : NULL;
+    for (size_t k = 0; g && k < g->npaths; k++)
+        if (g->paths[k].start == 1 && g->paths[k].n && !tui_snap_run_stale(s)) {
+            x = g->paths[k].xy[0];
+            y = g->paths[k].xy[1];
+        }
+    double dx = (t->box.x1 - t->box.x0) / 20, dy = (t->box.y1 - t->box.y0) / 20;
+    x += dir == MOVE_LEFT ? -dx : dir == MOVE_RIGHT ? dx : 0;
+    y += dir == MOVE_DOWN ? -dy : dir == MOVE_UP ? dy : 0;
+    start_at(t, x, y);
+    return 0;
+}
+
+/* A click on the map: the start there. */
+static int key_mouse(tui *t, int arg)
+{
+    (void)arg;
+    MEVENT ev;
+    double x, y;
+    if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+        return 0;
+    if (tui_landscape_point(t, ev.y, ev.x, &x, &y))
+        start_at(t, x, y);
+    return 0;
+}
+
+/* < / >: one equation fewer or more (a new problem of the same kind and N). */
+static int key_equations(tui *t, int dir)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "< and > change M: no problem set up");
+        return 0;
+    }
+    long m = (long)s->M + dir;
+    if (m < 1 || m > (long)s->N) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "M stays between 1 and N");
+        return 0;
+    }
+    char line[128];
+    snprintf(line, sizeof line, "problem %s N=%zu M=%ld", s->kind, s->N, m);
+    t->running = 0;
+    tui_worker_submit(t->worker, line, TUI_ECHO);
     return 0;
 }
 
@@ -235,7 +314,19 @@ static int key_cmdline(tui *t, int arg)
 static int key_help(tui *t, int arg)
 {
     (void)arg;
-    t->show_help = 1;
+    tui_keys_help_open(t);
+    return 0;
+}
+
+/* o: the last long output again. */
+static int key_pager(tui *t, int arg)
+{
+    (void)arg;
+    if (t->last_page)
+        tui_pager_open(t, t->last_page, t->last_page_line);
+    else
+        tui_log_add(&t->log, TUI_MSG_INFO, "o shows the last output taller than the messages "
+                                           "(help, regs, nnreport...): none yet");
     return 0;
 }
 
@@ -284,6 +375,24 @@ static int key_layer(tui *t, int dir)
     return 0;
 }
 
+/* Home (-2), End (2): the snapshots of a run folder in the training view
+ * (tui_folder.c; <- and ->, the arrows row's, also come here: key_pan);
+ * c (3): the second run's histogram beside the first's (watch dir=A vs=B). */
+static int key_scrub(tui *t, int how)
+{
+    if (how == 3) {
+        tui_folder_compare(t);
+        return 0;
+    }
+    if (t->view == TUI_VIEW_TRAIN && tui_folder_scrub(t, how))
+        return 0;
+    if (how == -1 || how == 1)
+        return key_pan(t, how < 0 ? PAN_LEFT : PAN_RIGHT);
+    tui_log_add(&t->log, TUI_MSG_INFO, "Home, End and the arrows <- -> go through the snapshots "
+                                       "of a run folder (:watch dir=DIR)");
+    return 0;
+}
+
 static int key_log_counts(tui *t, int arg)
 {
     (void)arg;
@@ -314,13 +423,13 @@ static int key_quit(tui *t, int arg)
 
 /* ---- the table ------------------------------------------------------------------ */
 
-enum { MAX_KEYS = 4 };
+enum { MAX_KEYS = 5 };
 enum { SOLVER = 1 << TUI_VIEW_SOLVER, TRAIN = 1 << TUI_VIEW_TRAIN, SWEEP = 1 << TUI_VIEW_SWEEP,
        ALL = SOLVER | TRAIN | SWEEP };
 enum { TO_SOLVER = 1 };   /* the solver's keys bring its view back first */
 
 typedef struct key_row {
-    const char *name, *help;    /* the ? overlay's line, in the table's order */
+    const char *name, *help;    /* the line ? shows, in the table's order */
     int (*run)(tui *t, int arg); /* 1: quit */
     struct {
         int ch, arg;            /* a key and what the handler is told (ch 0: none) */
@@ -349,6 +458,13 @@ static const key_row key_table[] = {
     {"arrows", "pan the landscape (Up/Down move in Regularizers)", key_pan,
      {{KEY_LEFT, PAN_LEFT}, {KEY_RIGHT, PAN_RIGHT}, {KEY_UP, PAN_UP}, {KEY_DOWN, PAN_DOWN}}, 0,
      "arrows pan", SOLVER, 18},
+    {"Shift+arrows", "move the start; the run from it at once (step until=end x0=X,Y)",
+     key_move_start, {{KEY_SLEFT, MOVE_LEFT}, {KEY_SRIGHT, MOVE_RIGHT}, {KEY_SR, MOVE_UP},
+                      {KEY_SF, MOVE_DOWN}}, TO_SOLVER, NULL, 0, 0},
+    {"click", "on the map: the start there, and its run", key_mouse, {{KEY_MOUSE, 0}}, 0, NULL,
+     0, 0},
+    {"< / >", "one equation fewer / more: M-1 / M+1 (problem KIND N= M=)", key_equations,
+     {{'<', -1}, {'>', 1}}, TO_SOLVER, NULL, 0, 0},
     {"x / y", "next coordinate on the slice's x / y axis (view dims=)", key_dim,
      {{'x', 0}, {'y', 1}}, 0, NULL, 0, 0},
     {"0", "back to the box -2:2 x -2:2", key_home, {{'0', 0}}, 0, NULL, 0, 0},
@@ -362,6 +478,8 @@ static const key_row key_table[] = {
     {"Ctrl-L", "redraw", key_redraw, {{12, 0}}, 0, NULL, 0, 0},
     {"PgUp / PgDn", "scroll the messages (page the list in Regularizers)", key_page,
      {{KEY_PPAGE, -1}, {KEY_NPAGE, 1}}, 0, NULL, 0, 0},
+    {"o", "the last long output again, in the pager (/ finds)", key_pager, {{'o', 0}}, 0, NULL,
+     0, 0},
     {"[ / ]", "training: previous / next layer (hist layer=NAME)", key_layer,
      {{'[', -1}, {']', 1}}, 0, "[ ] layer", TRAIN, 21},
     {"l", "training: log / linear counts in the Histogram", key_log_counts, {{'l', 0}}, 0,
@@ -369,6 +487,10 @@ static const key_row key_table[] = {
     {"t", "the training or sweep view / the solver view", key_view, {{'t', 0}}, 0,
      "t solver view", TRAIN | SWEEP, 20},
     {"q", "quit", key_quit, {{'q', 0}}, 0, "q quit", ALL, 2},
+    /* last: the run folders' keys, after the workbench's */
+    {"<- -> Home End", "the snapshots of a run folder; c compares two runs", key_scrub,
+     {{KEY_LEFT, -1}, {KEY_RIGHT, 1}, {KEY_HOME, -2}, {KEY_END, 2}, {'c', 3}}, 0,
+     "<- -> snapshots", TRAIN, 24},
 };
 enum { NROWS = sizeof key_table / sizeof *key_table };
 
@@ -407,29 +529,40 @@ void tui_keys_hint(int view, char *buf, size_t len)
     }
 }
 
-void tui_keys_help_draw(tui *t, WINDOW *unused)
+/* The markers on the map, for the help: each glyph's meaning (its colour
+ * is added from tui_draw.c's table). */
+static const char *const glyph_help[TUI_NGLYPHS] = {
+    [TUI_GLYPH_XSTAR] = "x*, the solution",
+    [TUI_GLYPH_START] = "the current start's point (drawn from iteration 0)",
+    [TUI_GLYPH_ITERATE] = "the iterate",
+    [TUI_GLYPH_END] = "where the runs of a basin map end",
+    [TUI_GLYPH_MARK] = "a spurious stationary point found by reg analyze",
+    [TUI_GLYPH_SPLIT] = "a split map's answer (linf: the feasible point of smallest max-norm)",
+};
+
+void tui_keys_help_open(tui *t)
 {
-    (void)unused;
-    if (!t->show_help)
+    size_t cap = 8192, used = 0;
+    char *text = malloc(cap);
+    if (!text)
         return;
-    int h = NROWS + 4, w = 74;
-    if (h > LINES)
-        h = LINES;
-    if (w > COLS)
-        w = COLS;
-    WINDOW *win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
-    if (!win)
-        return;
-    werase(win);
-    tui_panel_box(win, "Keys", 1);
-    int row = 1;
-    for (size_t i = 0; i < NROWS && row < h - 2; i++) {
-        char line[160];
-        snprintf(line, sizeof line, "%-13s %s", key_table[i].name, key_table[i].help);
-        tui_putn(win, row++, 2, w - 4, line);   /* inside the frame */
-    }
-    tui_putn(win, h - 2, 2, w - 4, "Every key runs a command: save session FILE.csr replays "
-                                   "them.");
-    wnoutrefresh(win);
-    delwin(win);
+#define ADD(...) used += (size_t)snprintf(text + used, used < cap ? cap - used : 0, __VA_ARGS__)
+    ADD("Every key runs a command: save session FILE.csr replays them.\n");
+    for (size_t i = 0; i < NROWS; i++)
+        ADD("%-15s %s\n", key_table[i].name, key_table[i].help);
+    ADD("\n");
+    ADD("On the map, each marker in a black cell:\n");
+    for (int g = 0; g < TUI_NGLYPHS; g++)
+        ADD("%s  %s (%s)\n", tui_glyph_text(g), glyph_help[g], tui_glyph_colour(g));
+    ADD("Lines: cyan the target set, magenta Ax = b, green the current start's path, grey "
+        "the other starts'.\n\n");
+    ADD("The tour: %s (every other key keeps its meaning).\n", tui_play_keys());
+    ADD("This pager: arrows, PgUp/PgDn, Home/End scroll; / finds, n and N go to the next and "
+        "previous match; q or Esc closes.\n");
+#undef ADD
+    if (used < cap)
+        tui_pager_open(t, text, "Keys");
+    free(text);
+    if (t->pager)
+        t->pager->glyphs = 1;
 }

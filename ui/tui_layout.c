@@ -40,19 +40,39 @@ static int train_height(const tui *t, int extent)
     return h > extent / 2 ? extent / 2 : h;
 }
 
+/* A script's narration: its own rows above the messages, as many as its
+ * longest text needs at this width (none without a script), at most a
+ * third of the screen. */
+static int narr_height(const tui *t, int extent)
+{
+    int h = t->play_rows ? t->play_rows(t, t->cols) : 0;
+    return h > extent / 3 ? extent / 3 : h;
+}
+
 /* Every view: the head line, the command and status lines at the bottom,
- * the messages above them, the body in between. */
+ * the messages above them, a script's narration above those, the body in
+ * between. */
 static const cut frame_cuts[] = {
     {TUI_PANEL_HEAD, AREA_SCREEN, TOP, {{0, 0, 1}}, NULL},
     {TUI_PANEL_STATUS, AREA_SCREEN, BOTTOM, {{0, 0, 1}}, NULL},
     {TUI_PANEL_CMD, AREA_SCREEN, BOTTOM, {{0, 0, 1}}, NULL},
     {TUI_PANEL_MSG, AREA_SCREEN, BOTTOM, {{48, 0, 6}, {36, 0, 4}, {28, 0, 3}, {0, 0, 2}}, NULL},
+    {TUI_PANEL_NARR, AREA_SCREEN, BOTTOM, {{0}}, narr_height},
     {AREA_BODY, AREA_SCREEN, REST, {{0}}, NULL},
 };
 
 /* Regularizers | Landscape | Solver over Histogram */
 static const cut solver_cuts[] = {
     {TUI_PANEL_REGS, AREA_BODY, LEFT, {{150, 0, 34}, {110, 0, 27}, {0, 0, 20}}, NULL},
+    {AREA_COLUMN, AREA_BODY, RIGHT, {{150, 0, 46}, {110, 0, 36}, {0, 0, 26}}, NULL},
+    {TUI_PANEL_LAND, AREA_BODY, REST, {{0}}, NULL},
+    {TUI_PANEL_SOLVER, AREA_COLUMN, TOP, {{26, 0, 13}, {17, 0, 11}, {0, 2, 1}}, NULL},
+    {TUI_PANEL_HIST, AREA_COLUMN, REST, {{0}}, NULL},
+};
+
+/* A split Landscape (two regularizers side by side): it takes the
+ * Regularizers' columns. */
+static const cut solver_split_cuts[] = {
     {AREA_COLUMN, AREA_BODY, RIGHT, {{150, 0, 46}, {110, 0, 36}, {0, 0, 26}}, NULL},
     {TUI_PANEL_LAND, AREA_BODY, REST, {{0}}, NULL},
     {TUI_PANEL_SOLVER, AREA_COLUMN, TOP, {{26, 0, 13}, {17, 0, 11}, {0, 2, 1}}, NULL},
@@ -128,7 +148,11 @@ static void rects_of(const tui *t, int view, rect out[AREA_COUNT])
         out[a] = (rect){0};
     out[AREA_SCREEN] = left[AREA_SCREEN] = (rect){0, 0, t->rows, t->cols};
     apply(t, frame_cuts, sizeof frame_cuts / sizeof *frame_cuts, out, left);
-    apply(t, view_layout[view].cuts, view_layout[view].n, out, left);
+    if (view == TUI_VIEW_SOLVER && t->split[0])
+        apply(t, solver_split_cuts, sizeof solver_split_cuts / sizeof *solver_split_cuts, out,
+              left);
+    else
+        apply(t, view_layout[view].cuts, view_layout[view].n, out, left);
 }
 
 void tui_layout_drop(tui *t)
@@ -181,7 +205,8 @@ void tui_map_resize(tui *t)
     int h, w;
     getmaxyx(land, h, w);
     size_t nx, ny;
-    tui_landscape_pixels(h, w, t->box.x1 - t->box.x0, t->box.y1 - t->box.y0, &nx, &ny);
+    tui_landscape_pixels(h, w, t->box.x1 - t->box.x0, t->box.y1 - t->box.y0, t->split[0] != 0,
+                         &nx, &ny);
     if (nx != t->map_nx || ny != t->map_ny) {
         t->map_nx = nx;
         t->map_ny = ny;

@@ -1,7 +1,10 @@
 /* tui_msg.c — the message area: the log of commands, their output and the
  * workbench's notes, newest at the bottom; a long entry wraps at word
  * boundaries (nothing is cut mid-sentence at 80 columns); PgUp/PgDn scroll
- * by entries. */
+ * by entries. Numbers of a command's output are rounded for reading here
+ * (--json and scripts keep every digit). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui_internal.h"
@@ -122,4 +125,75 @@ void tui_msg_draw(tui *t, WINDOW *w)
         tui_putn(w, h - 1, 1, wd - 1, t->cmd.cands);
         wattroff(w, A_DIM);
     }
+}
+
+/* ---- numbers for reading ------------------------------------------------------ */
+
+/* Is c a byte that may stand next to a number (not part of a word or a
+ * file name)? */
+static int number_edge(char c)
+{
+    return c == '\0' || c == ' ' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']' ||
+           c == '=' || c == ':' || c == ';' || c == '\n' || c == '\t';
+}
+
+/* The length of a decimal number at s with a point or an exponent, and its
+ * significant digits; 0 when s is no such number. */
+static size_t number_at(const char *s, int *digits)
+{
+    size_t i = 0;
+    int point = 0, expo = 0, lead = 1;
+    *digits = 0;
+    if (s[i] == '-' || s[i] == '+')
+        i++;
+    size_t first = i;
+    for (; s[i]; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            lead = lead && s[i] == '0';
+            *digits += !lead;
+        } else if (s[i] == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    if (i == first || (i == first + 1 && point))
+        return 0;
+    if ((s[i] == 'e' || s[i] == 'E') && (s[i + 1] == '-' || s[i + 1] == '+' ||
+                                         (s[i + 1] >= '0' && s[i + 1] <= '9'))) {
+        size_t j = i + 1 + (s[i + 1] == '-' || s[i + 1] == '+');
+        size_t k = j;
+        while (s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k > j) {
+            i = k;
+            expo = 1;
+        }
+    }
+    return point || expo ? i : 0;
+}
+
+void tui_round_numbers(const char *in, char *out, size_t len)
+{
+    size_t o = 0;
+    if (!len)
+        return;
+    for (size_t i = 0; in[i] && o + 1 < len;) {
+        int digits;
+        size_t n = (i == 0 || number_edge(in[i - 1])) ? number_at(in + i, &digits) : 0;
+        if (n && digits > 6 && number_edge(in[i + n])) {
+            char num[64], buf[32];
+            snprintf(num, sizeof num, "%.*s", (int)(n < 63 ? n : 63), in + i);
+            snprintf(buf, sizeof buf, "%.4g", strtod(num, NULL));
+            size_t bl = strlen(buf);
+            if (o + bl + 1 > len)
+                break;
+            memcpy(out + o, buf, bl);
+            o += bl;
+            i += n;
+            continue;
+        }
+        out[o++] = in[i++];
+    }
+    out[o] = '\0';
 }

@@ -1,29 +1,52 @@
 /* tui_play.c — the workbench's script player: `csreg --tour` and
  * `:play FILE`. It sends a script to the worker one line at a time, so the
- * panels follow every command, shows `say` in a narration box and stops at
- * `pause` until n or space, with the whole workbench usable in between.
- * `b` goes back one chapter: the interpreter is reset and the script runs
- * again from its start to that chapter without stopping (each chapter is
- * built to take seconds). The lines go through the interpreter like any
- * other command, so the journal holds the tour as it was played. */
+ * panels follow every command, shows `say` in the narration rows (their
+ * own rows of the screen: nothing they talk about is under them) and stops
+ * at `pause` until n, with the whole workbench usable in between.
+ *
+ * The narration is bound to the state it was written for:
+ * - the text shown is what `say` printed, its {values} filled from the
+ *   live results;
+ * - at a pause the player notes the state (regularizer, problem, run,
+ *   view); when n is pressed and the student has changed it, the player
+ *   puts it back by running the chapter's lines again up to this stop
+ *   before it goes on (chapters set up their own state: seed, reg,
+ *   problem), so the next narration meets the screen it describes;
+ * - the keys that move the tour (n, N, q) are none that a narration asks
+ *   for: s, space, b, arrows... keep their workbench meaning.
+ * `pause try=KEY=VALUE` is an invitation: the player says when the student
+ * got there. N goes back a chapter (to its first line, which sets its state
+ * up). The lines go through the interpreter like any other command, so the
+ * journal holds the tour as it was played. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_args.h"
 #include "cs_text.h"
 #include "tui_internal.h"
+
+enum { FP_LEN = 400 };
 
 struct tui_play {
     char **line;
     size_t n, next;       /* lines, and the next one to send */
     size_t *chapter_at;   /* line index of each `chapter` */
     size_t nchapters;
-    int chapter;          /* chapters sent (1-based number of the current one) */
-    int waiting;          /* a `pause` was sent: wait for n or space */
-    int skip_to;          /* going back: send without stopping until this chapter */
+    int chapter;          /* 1-based number of the current chapter (0: none yet) */
+    int waiting;          /* a `pause` was sent: wait for n */
+    size_t pause_line;    /* its line */
+    long restore_until;   /* >= 0: send silently up to this line (putting state back) */
+    int resync;           /* a jump: take the worker's error count when it is idle */
     int stopped;          /* a command failed: the player stops */
     size_t errors;        /* the worker's error count when the line was sent */
+    long sent_seq;        /* the snapshot sequence when the pause was sent */
+    int fp_taken;
+    char fp[FP_LEN];      /* the state at the pause */
+    char try_[128];       /* the pause's invitation (try=), "" none */
+    int try_met;
+    long say_seen;        /* the worker's narration count */
     char say[2048];
     char title[256];
     char path[1024];
@@ -111,74 +134,222 @@ int tui_play_open(tui_play **out, const char *path, char *msg, size_t len)
         return -1;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
+    p->restore_until = -1;
     *out = p;
     return 0;
 }
 
-/* The words after the command name, as the interpreter reads them. */
-static void words_after_name(const char *line, char *buf, size_t len)
+/* The words after the command name, as the interpreter reads them, and
+ * the value of `key` (buf "" / kv "" when none). */
+static void words_after_name(const char *line, char *buf, size_t len, const char *key, char *kv,
+                             size_t kvlen)
 {
     cs_cmdline cl;
     int col;
     cs_err err;
     buf[0] = '\0';
+    if (kv)
+        kv[0] = '\0';
     if (cs_cmdline_parse(line, &cl, &col, &err))
         return;
     size_t used = 0;
     for (size_t i = 0; i < cs_cmdline_npos(&cl) && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
                                  cs_cmdline_pos(&cl, i)->value);
+    if (key && kv)
+        snprintf(kv, kvlen, "%s", cs_arg_text(&cl, key, ""));
     cs_cmdline_free(&cl);
 }
 
-/* Send the next line when the worker is idle: one command per snapshot. */
+/* ---- the state a narration was written for ---------------------------------------- */
+
+/* What the narrations talk about: the regularizer, the problem, the run, the
+ * view (not the focus, the pager or the messages). */
+static void fingerprint(const tui *t, char *buf, size_t len)
+{
+    const tui_snap *s = t->snap;
+    if (!s) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    snprintf(buf, len, "%s|%d %s %zu %zu|%s %d %ld %ld %d|%.6g %.6g %.6g %.6g %d %d %d", s->reg,
+             s->have_problem, s->kind, s->N, s->M, s->method, s->start, s->iter, s->iters,
+             s->done, s->box.x0, s->box.x1, s->box.y0, s->box.y1, s->box.dims[0],
+             s->box.dims[1], s->box.basins);
+}
+
+/* The first field that differs between two fingerprints, for the message. */
+static const char *what_changed(const char *a, const char *b)
+{
+    static const char *const part[] = {"the regularizer", "the problem", "the run", "the view"};
+    int k = 0;
+    for (; *a && *a == *b; a++, b++)
+        k += *a == '|';
+    return part[k < 4 ? k : 3];
+}
+
+/* Does the state meet the invitation "KEY=VALUE[,KEY=VALUE]"? */
+static int try_met(const tui *t, const char *cond)
+{
+    const tui_snap *s = t->snap;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", cond);
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || !s)
+            return 0;
+        *eq++ = '\0';
+        long num = strtol(eq, NULL, 10);
+        int ok;
+        if (!strcmp(kv, "reg"))
+            ok = !strcmp(s->reg, eq);
+        else if (!strcmp(kv, "N"))
+            ok = s->have_problem && (long)s->N == num;
+        else if (!strcmp(kv, "M"))
+            ok = s->have_problem && (long)s->M == num;
+        else if (!strcmp(kv, "method"))
+            ok = !strncmp(s->method, eq, strlen(eq)) && s->method[0];
+        else if (!strcmp(kv, "success"))
+            ok = s->have_problem && s->success == !strcmp(eq, "yes");
+        else if (!strcmp(kv, "start"))
+            ok = s->have_problem && s->start == num;
+        else if (!strcmp(kv, "layer"))   /* the training view's histogram */
+            ok = !strcmp(t->tv_layer, eq);
+        else
+            ok = 0;
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static void set_split(tui *t, const char *reg)
+{
+    if (!strcmp(t->split, reg))
+        return;
+    snprintf(t->split, sizeof t->split, "%s", reg);
+    tui_worker_set_split(t->worker, reg);
+    tui_layout(t);   /* a split Landscape takes the Regularizers' columns */
+}
+
+/* ---- sending the script ------------------------------------------------------------ */
+
 void tui_play_tick(tui *t)
 {
     tui_play *p = t->play;
-    if (!p || p->waiting || p->stopped || !tui_worker_idle(t->worker))
+    if (!p)
+        return;
+    char said[2048];
+    if (tui_worker_take_say(t->worker, said, sizeof said, &p->say_seen))
+        snprintf(p->say, sizeof p->say, "%s", said);
+    if (!tui_worker_idle(t->worker))
+        return;
+    if (p->resync) {   /* after a jump: what was cancelled is no error of the script */
+        p->errors = tui_worker_errors(t->worker);
+        p->resync = 0;
+    }
+    if (p->waiting) {
+        if (!p->fp_taken && t->snap && t->snap->seq >= p->sent_seq) {
+            fingerprint(t, p->fp, sizeof p->fp);
+            p->fp_taken = 1;
+        }
+        if (p->try_[0] && !p->try_met && p->fp_taken && try_met(t, p->try_)) {
+            p->try_met = 1;
+            char msg[200];
+            snprintf(msg, sizeof msg, "Tour: well done, %s holds. n goes on.", p->try_);
+            tui_log_add(&t->log, TUI_MSG_INFO, msg);
+        }
+        return;
+    }
+    if (p->stopped)
         return;
     if (p->next > 0 && tui_worker_errors(t->worker) != p->errors) {
         p->stopped = 1;
-        tui_log_add(&t->log, TUI_MSG_ERR, "the script stopped at the error above (q quits)");
+        tui_log_add(&t->log, TUI_MSG_ERR, "the script stopped at the error above (N goes back "
+                                          "a chapter, q quits)");
         return;
     }
     if (p->next >= p->n)
         return;
-    const char *line = p->line[p->next++];
+    size_t at = p->next++;
+    const char *line = p->line[at];
     char name[32];
     command_name(line, name, sizeof name);
+    int narration = !strcmp(name, "say") || !strcmp(name, "chapter") || !strcmp(name, "pause");
+    p->errors = tui_worker_errors(t->worker);
+    if (p->restore_until >= 0) {   /* putting the state back: the commands only */
+        if ((long)at >= p->restore_until)
+            p->restore_until = -1;
+        if (!narration)
+            tui_worker_submit(t->worker, line, TUI_SCRIPT);
+        return;
+    }
     if (!strcmp(name, "chapter")) {
         p->chapter++;
         tui_set_view(t, TUI_VIEW_SOLVER);   /* a chapter starts on the solver's panels */
-        words_after_name(line, p->title, sizeof p->title);
+        words_after_name(line, p->title, sizeof p->title, NULL, NULL, 0);
         p->say[0] = '\0';
+        set_split(t, "");
+        tui_worker_submit(t->worker, line, TUI_SCRIPT);
     } else if (!strcmp(name, "say")) {
-        words_after_name(line, p->say, sizeof p->say);
-    } else if (!strcmp(name, "pause") && p->chapter >= p->skip_to) {
+        char text[2048], split[32];
+        words_after_name(line, text, sizeof text, "split", split, sizeof split);
+        set_split(t, split);
+        tui_worker_submit(t->worker, line, TUI_NARRATE | TUI_SCRIPT);
+    } else if (!strcmp(name, "pause")) {
+        char none[8];
+        words_after_name(line, none, sizeof none, "try", p->try_, sizeof p->try_);
         p->waiting = 1;
+        p->pause_line = at;
+        p->fp_taken = 0;
+        p->try_met = 0;
+        p->sent_seq = (t->snap ? t->snap->seq : 0) + 1;
+        tui_worker_submit(t->worker, line, TUI_SCRIPT);
+    } else {
+        tui_worker_submit(t->worker, line, TUI_ECHO | TUI_SHOW_OUTPUT | TUI_SCRIPT | TUI_PAGE);
     }
-    p->errors = tui_worker_errors(t->worker);
-    /* the narration has its box; other commands show what they print */
-    int quiet = !strcmp(name, "say") || !strcmp(name, "chapter") || !strcmp(name, "pause");
-    tui_worker_submit(t->worker, line,
-                      p->chapter < p->skip_to ? 0 : quiet ? TUI_ECHO : TUI_ECHO | TUI_SHOW_OUTPUT);
 }
 
-/* Reset the session and run again from the start to chapter k. */
+/* Back to the first line of chapter k (1-based): the chapter sets its own
+ * state up; whatever runs is cancelled. */
 static void back_to(tui *t, int k)
 {
     tui_play *p = t->play;
+    if (!p->nchapters)
+        return;
+    k = k < 1 ? 1 : k > (int)p->nchapters ? (int)p->nchapters : k;
     tui_worker_cancel(t->worker);
-    tui_worker_submit(t->worker, "", TUI_RESET);
-    p->next = 0;
-    p->chapter = 0;
-    p->waiting = 0;
-    p->stopped = 0;
-    p->skip_to = k < 1 ? 1 : k;
-    p->say[0] = p->title[0] = '\0';
-    p->errors = tui_worker_errors(t->worker);
+    p->next = p->chapter_at[k - 1];
+    p->chapter = k - 1;
+    p->waiting = p->stopped = 0;
+    p->restore_until = -1;
+    p->resync = 1;
+    p->say[0] = '\0';
     t->running = 0;
-    tui_log_add(&t->log, TUI_MSG_INFO, "back to the start of the chapter (replaying the script)");
+    char msg[120];
+    snprintf(msg, sizeof msg, "Tour: back to the start of chapter %d", k);
+    tui_log_add(&t->log, TUI_MSG_INFO, msg);
+}
+
+/* n at a pause: on, after putting back the state it was written for. */
+static void go_on(tui *t)
+{
+    tui_play *p = t->play;
+    char now[FP_LEN];
+    fingerprint(t, now, sizeof now);
+    p->waiting = 0;
+    if (!p->fp_taken || p->try_[0] || !strcmp(now, p->fp) || p->chapter < 1)
+        return;
+    char msg[240];
+    snprintf(msg, sizeof msg, "Tour: you changed %s since this stop; putting back the state the "
+             "next narration was written for (the chapter's commands again)",
+             what_changed(p->fp, now));
+    tui_log_add(&t->log, TUI_MSG_INFO, msg);
+    t->running = 0;
+    tui_worker_cancel(t->worker);
+    p->resync = 1;
+    p->next = p->chapter_at[p->chapter - 1] + 1;
+    p->restore_until = (long)p->pause_line;
 }
 
 int tui_play_key(tui *t, int ch)
@@ -188,15 +359,16 @@ int tui_play_key(tui *t, int ch)
         return 0;
     switch (ch) {
     case 'n':
-    case ' ':
-        if (p->waiting) {
-            p->waiting = 0;
-        } else if (p->next >= p->n || p->stopped) {
+        if (p->waiting)
+            go_on(t);
+        else if (p->next >= p->n || p->stopped)
             tui_log_add(&t->log, TUI_MSG_INFO, "the script has ended: q quits");
-        }
+        else
+            tui_log_add(&t->log, TUI_MSG_INFO, "Tour: running the chapter's commands; n goes "
+                                               "on at the next stop");
         return 1;
-    case 'b':
-        back_to(t, p->chapter - 1 > 0 ? p->chapter - 1 : 1);
+    case 'N':
+        back_to(t, p->chapter > 1 ? p->chapter - 1 : 1);
         return 1;
     case 'q':
         return 2;
@@ -205,78 +377,92 @@ int tui_play_key(tui *t, int ch)
     }
 }
 
-/* Words of text into lines of at most width columns (UTF-8 counted as one
- * column per code point); returns the number of lines written. */
-static int wrap(const char *text, int width, char lines[][256], int maxlines)
+const char *tui_play_keys(void) { return "n next  N back a chapter  q quit"; }
+
+/* ---- the narration rows ------------------------------------------------------------- */
+
+/* A narration's text with each {value} counted as 8 columns, as shown. */
+static void estimate(const char *text, char *out, size_t len)
 {
-    int n = 0;
-    const char *s = text;
-    while (*s && n < maxlines) {
-        while (*s == ' ')
-            s++;
-        const char *cut = s, *end = s;
-        int cols = 0;
-        for (const char *q = s; *q; q++) {
-            if ((*q & 0xC0) != 0x80)
-                cols++;
-            if (cols > width)
-                break;
-            if (*q == ' ')
-                cut = q;
-            end = q + 1;
+    size_t o = 0;
+    for (const char *s = text; *s && o + 9 < len; s++) {
+        if (*s == '{' && s[1] != '{' && strchr(s, '}')) {
+            memcpy(out + o, "00000000", 8);
+            o += 8;
+            s = strchr(s, '}');
+        } else {
+            out[o++] = *s;
         }
-        if (*end && cut > s)
-            end = cut;
-        size_t len = (size_t)(end - s);
-        if (len >= 256)
-            len = 255;
-        memcpy(lines[n], s, len);
-        lines[n][len] = '\0';
-        n++;
-        s = end;
     }
-    return n;
+    out[o] = '\0';
 }
 
-void tui_play_draw(tui *t, WINDOW *unused)
+enum { MAX_TEXT_ROWS = 8 };
+
+int tui_play_rows(const tui *t, int width)
 {
-    (void)unused;
+    const tui_play *p = t->play;
+    if (!p)
+        return 0;
+    int most = 1;
+    for (size_t i = 0; i < p->n; i++) {
+        char name[32], text[2048], shown[2048];
+        command_name(p->line[i], name, sizeof name);
+        if (strcmp(name, "say"))
+            continue;
+        words_after_name(p->line[i], text, sizeof text, NULL, NULL, 0);
+        estimate(text, shown, sizeof shown);
+        size_t st[MAX_TEXT_ROWS + 1], ln[MAX_TEXT_ROWS + 1];
+        int r = tui_wrap(shown, width - 2, st, ln, MAX_TEXT_ROWS + 1);
+        most = r > most ? r : most;
+    }
+    return 1 + (most < MAX_TEXT_ROWS ? most : MAX_TEXT_ROWS);
+}
+
+void tui_play_draw(tui *t, WINDOW *w)
+{
     tui_play *p = t->play;
-    if (!p || t->cols < 40)
-        return;
-    /* above the messages; in the training view over the bottom of the
-     * Curves, so that the Training panel's numbers stay in sight */
-    WINDOW *chart = t->win[TUI_PANEL_CHART], *train_w = t->win[TUI_PANEL_TRAIN];
-    int train = t->view == TUI_VIEW_TRAIN && train_w && chart;
-    int w = train ? getmaxx(chart) - 2 : (t->cols - 4 > 100 ? 100 : t->cols - 4);
-    char lines[8][256];
-    int nl = wrap(p->say[0] ? p->say : "...", w - 4, lines, 6);
-    int h = nl + 2;
-    int top = train ? getbegy(train_w) - h
-                    : t->rows - 3 - (t->rows >= 36 ? 4 : 2) - h;
-    if (top < 1)
-        top = 1;
-    WINDOW *win = newwin(h, w, top, train ? 1 : (t->cols - w) / 2);
-    if (!win)
-        return;
+    int h, wd;
+    getmaxyx(w, h, wd);
+    werase(w);
     char head[320];
     if (p->chapter > 0)
-        snprintf(head, sizeof head, "Chapter %d/%zu: %s", p->chapter, p->nchapters, p->title);
+        snprintf(head, sizeof head, " Chapter %d/%zu: %s ", p->chapter, p->nchapters, p->title);
     else
-        snprintf(head, sizeof head, "Tour");
-    tui_panel_box(win, head, 1);
-    for (int i = 0; i < nl; i++)
-        tui_putn(win, 1 + i, 2, w - 4, lines[i]);
-    const char *foot = p->stopped              ? " stopped at an error: b back, q quit "
-                       : p->waiting            ? " n/space next  b back a chapter  q quit "
-                       : p->next >= p->n       ? " the end: q quits "
-                       : p->chapter < p->skip_to ? " replaying... "
-                                               : " running... ";
-    wattron(win, A_REVERSE);
-    tui_put(win, h - 1, w - 2 - (int)strlen(foot), foot);
-    wattroff(win, A_REVERSE);
-    wnoutrefresh(win);
-    delwin(win);
+        snprintf(head, sizeof head, " Tour ");
+    char foot[200];
+    if (p->stopped)
+        snprintf(foot, sizeof foot, " stopped at an error: N back, q quit ");
+    else if (p->waiting && p->try_[0])   /* narrow: the status line has every tour key */
+        snprintf(foot, sizeof foot, " %s%s  n next%s ", p->try_met ? "done " : "try ",
+                 p->try_met ? (tui_cap.utf8 ? "✓" : "ok") : p->try_,
+                 wd >= 100 ? "  N back  q quit" : "");
+    else if (p->waiting)
+        snprintf(foot, sizeof foot, " %s ", wd >= 100 ? tui_play_keys() : "n next  N back");
+    else if (p->restore_until >= 0)
+        snprintf(foot, sizeof foot, " putting the state back... ");
+    else if (p->next >= p->n)
+        snprintf(foot, sizeof foot, " the end: q quits ");
+    else
+        snprintf(foot, sizeof foot, " running... ");
+    /* the title row: the chapter at the left, what the keys do at the right
+     * (the chapter's name gives way first) */
+    int fl = (int)strlen(foot);
+    wattron(w, A_REVERSE | A_BOLD);
+    for (int x = 0; x < wd; x++)
+        mvwaddch(w, 0, x, ' ');
+    tui_putn_clauses(w, 0, 0, wd - fl - 1, head);   /* the name loses whole clauses */
+    tui_put(w, 0, wd - fl > 0 ? wd - fl : 0, foot);
+    wattroff(w, A_REVERSE | A_BOLD);
+    const char *text = p->say[0] ? p->say : p->next < p->n ? "..." : "";
+    size_t st[MAX_TEXT_ROWS], ln[MAX_TEXT_ROWS];
+    int n = tui_wrap(text, wd - 2, st, ln, MAX_TEXT_ROWS);
+    for (int i = 0; i < n && 1 + i < h; i++) {
+        char row[1024];
+        snprintf(row, sizeof row, "%.*s", (int)(ln[i] < sizeof row ? ln[i] : sizeof row - 1),
+                 text + st[i]);
+        tui_putn(w, 1 + i, 1, wd - 2, row);
+    }
 }
 
 int tui_play_waiting(const tui *t) { return t->play && t->play->waiting; }

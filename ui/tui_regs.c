@@ -3,7 +3,8 @@
  * `p` selects (by issuing `reg NAME`). Wide panels add the target set; a
  * narrow one lists the names and shows the highlighted entry's whole
  * formula and target set, wrapped, under the list. Focused, it takes
- * Up/Down and PgUp/PgDn for its list. */
+ * Up/Down and PgUp/PgDn for its list; not focused, the highlight follows
+ * the current regularizer (so the detail is of the one in use). */
 #include <string.h>
 
 #include "tui_internal.h"
@@ -36,20 +37,34 @@ void tui_regs_draw(tui *t, WINDOW *w)
     int n = (int)cs_view_reg_count();
     if (rows <= 0 || n == 0)
         return;
-    /* narrow: names only, the highlighted one's formula below */
-    int narrow = wd < 40, detail = narrow && rows >= 10 ? rows / 3 + 1 : 0;
-    rows -= detail;
+    const char *cur = t->snap ? t->snap->reg : "";
+    for (int i = 0; !focused && i < n; i++) {
+        cs_view_reg info;
+        if (!cs_view_reg_at((size_t)i, &info) && !strcmp(info.name, cur))
+            t->reg_sel = i;
+    }
     if (t->reg_sel < 0)
         t->reg_sel = 0;
     if (t->reg_sel >= n)
         t->reg_sel = n - 1;
+    /* narrow: names only, the highlighted one's formula below, whole (the
+     * list gives it the rows it needs and scrolls; at least 3 rows stay) */
+    int narrow = wd < 40, detail = 0;
+    cs_view_reg sel;
+    if (narrow && rows >= 8 && !cs_view_reg_at((size_t)t->reg_sel, &sel)) {
+        char text[512];
+        size_t st[16], ln[16];
+        snprintf(text, sizeof text, "%s; zero on %s", sel.formula, sel.target);
+        detail = 1 + tui_wrap(text, wd - 3, st, ln, 16);
+        detail = detail > rows - 3 ? rows - 3 : detail;
+    }
+    rows -= detail;
     if (t->reg_sel < t->reg_top)
         t->reg_top = t->reg_sel;
     if (t->reg_sel >= t->reg_top + rows)
         t->reg_top = t->reg_sel - rows + 1;
     if (t->reg_top > n - rows)
         t->reg_top = n - rows > 0 ? n - rows : 0;
-    const char *cur = t->snap ? t->snap->reg : "";
     for (int r = 0; r < rows && t->reg_top + r < n; r++) {
         int i = t->reg_top + r;
         cs_view_reg info;
@@ -81,8 +96,7 @@ void tui_regs_draw(tui *t, WINDOW *w)
         tui_putn(w, 1 + r, 1, wd - 2, line);
         wattroff(w, attr);
     }
-    cs_view_reg sel;
-    if (detail && !cs_view_reg_at((size_t)t->reg_sel, &sel))
+    if (detail)
         draw_detail(w, 1 + rows, h, wd, &sel);
     if (n > rows) {  /* scroll marks (the lower one on the detail's rule) */
         if (t->reg_top > 0)

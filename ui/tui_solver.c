@@ -1,8 +1,10 @@
 /* tui_solver.c — the Solver panel: `iter N` and the start, the method the
- * run uses (and the next solve's when it differs), objective, residual,
- * τ and backtracks, the last iteration's backtracking ledger, the error to
- * x*, success or how the run stopped, and sparklines of log objective and
- * log error from ring buffers. Values that are not known read n/a. */
+ * run uses, objective, residual, τ and backtracks, the last iteration's
+ * backtracking ledger, the error to x*, success or how the run stopped,
+ * and sparklines of log objective and log error from ring buffers. Values
+ * that are not known read n/a. When the regularizer changed after the run
+ * the panel says so and shows none of the old run's numbers (they are
+ * another method's). Lines too long for the panel lose whole clauses. */
 #include <math.h>
 #include <string.h>
 
@@ -15,20 +17,38 @@ static void field(WINDOW *w, int row, int width, const char *name, const char *v
         cols += ((unsigned char)*c & 0xc0) != 0x80;
     char line[256];
     snprintf(line, sizeof line, "%s%*s%s", name, cols < 11 ? 11 - cols : 1, "", value);
-    tui_putn(w, row, 2, width, line);
+    tui_putn_clauses(w, row, 2, width, line);
 }
 
-/* The method line: the run's, and the next solve's when it differs. */
+/* The method line: the run's, or the next's before any run. */
 static void method_text(const tui_snap *s, char *buf, size_t len)
 {
     const char *run = s->method[0] ? s->method : s->next_method;
-    size_t n = strcspn(run, ":"), m = strcspn(s->next_method, ":");
-    if (s->method[0] && (n != m || strncmp(run, s->next_method, n)))
-        snprintf(buf, len, "%.*s (next: %.*s)", (int)n, run, (int)m, s->next_method);
-    else if (s->method[0])
+    size_t n = strcspn(run, ":");
+    if (s->method[0])
         snprintf(buf, len, "%.*s, stop %s", (int)n, run, s->stop);
     else
-        snprintf(buf, len, "%.*s (no run yet)", (int)n, run);
+        snprintf(buf, len, "%.*s, no run yet", (int)n, run);
+}
+
+/* The regularizer changed after the run: what is loaded, and the old run
+ * named only. */
+static void draw_stale(const tui_snap *s, WINDOW *w, int width)
+{
+    char buf[200];
+    size_t n = strcspn(s->method, ":"), m = strcspn(s->next_method, ":");
+    snprintf(buf, sizeof buf, "%s N=%zu M=%zu, reg %.*s", s->kind, s->N, s->M, (int)m,
+             s->next_method);
+    wattron(w, A_BOLD);
+    tui_putn_clauses(w, 1, 2, width, buf);
+    wattroff(w, A_BOLD);
+    snprintf(buf, sizeof buf, "no %.*s run yet, s steps it", (int)m, s->next_method);
+    tui_putn_clauses(w, 2, 2, width, buf);
+    snprintf(buf, sizeof buf, "last run %.*s, %s, %s at %ld", (int)n, s->method,
+             s->success ? "success" : "not x*", s->done ? s->end : "stopped", s->iter);
+    wattron(w, A_DIM);
+    tui_putn_clauses(w, 3, 2, width, buf);
+    wattroff(w, A_DIM);
 }
 
 /* The last iteration's trial steps: τ and ✓ (taken) or ✗ (f above the bound). */
@@ -48,65 +68,94 @@ static void ledger_text(const tui_snap *s, char *buf, size_t len)
         snprintf(buf, len, "n/a");
 }
 
+/* The rows in the order shown, each with its rank: a short panel keeps the
+ * lowest ranks (what the run is, how it stands), the rest give way. */
+enum { R_HEAD, R_METHOD, R_OBJ, R_RES, R_TAU, R_TRIALS, R_ERR, R_VERDICT, R_SPARK_OBJ,
+       R_SPARK_ERR, R_COUNT };
+static const int rank[R_COUNT] = {
+    [R_HEAD] = 0, [R_VERDICT] = 1, [R_ERR] = 2, [R_METHOD] = 3, [R_OBJ] = 4, [R_RES] = 5,
+    [R_TAU] = 6, [R_SPARK_ERR] = 7, [R_SPARK_OBJ] = 8, [R_TRIALS] = 9};
+
 void tui_solver_draw(tui *t, WINDOW *w)
 {
     int h, wd;
     getmaxyx(w, h, wd);
-    int width = wd - 3;
+    int width = wd - 3, room = h - 2;
     const tui_snap *s = t->snap;
     if (!s || !s->have_problem) {
         tui_putn(w, 1, 2, width, "no problem set up");
-        tui_putn(w, 2, 2, width, "try  :problem bin N=2 M=1");
-        tui_putn(w, 3, 2, width, "then s (step) or space (run)");
+        tui_putn_clauses(w, 2, 2, width, "try :problem bin N=2 M=1, then s (step), space (run)");
+        return;
+    }
+    if (tui_snap_run_stale(s)) {
+        draw_stale(s, w, width);
         return;
     }
     char buf[160], num[64];
     int row = 1;
-    snprintf(buf, sizeof buf, "iter %ld  start %d/%d  %s N=%zu M=%zu", s->iter, s->start,
-             s->max_starts, s->kind, s->N, s->M);
-    wattron(w, A_BOLD);
-    tui_putn(w, row++, 2, width, buf);
-    wattroff(w, A_BOLD);
-    method_text(s, buf, sizeof buf);
-    field(w, row++, width, "method", buf);
-    tui_num(num, sizeof num, s->objective);
-    field(w, row++, width, "objective", num);
-    tui_num(num, sizeof num, s->residual);
-    field(w, row++, width, "residual", num);
-    if (isfinite(s->tau))
-        snprintf(buf, sizeof buf, "%.3g, %d backtrack%s", s->tau, s->backtracks,
-                 s->backtracks == 1 ? "" : "s");
-    else
-        snprintf(buf, sizeof buf, "n/a");
-    field(w, row++, width, tui_cap.utf8 ? "τ (step)" : "tau (step)", buf);
-    if (row < h - 4) {
-        ledger_text(s, buf, sizeof buf);
-        field(w, row++, width, tui_cap.utf8 ? "trials τ" : "trials tau", buf);
-    }
-    tui_num(num, sizeof num, s->rel_err);
-    field(w, row++, width, "err to x*", num);
-    int attr = tui_cap.color ? COLOR_PAIR(s->success ? TUI_PAIR_OK : TUI_PAIR_CMD) : A_BOLD;
-    const char *verdict = s->success ? "yes" : s->done ? "no (done)" : "not yet";
-    if (!isfinite(s->rel_err) && !s->success)
-        verdict = s->done ? "n/a (done)" : "n/a";
-    if (s->done) {
-        /* short (the start is in the first line): the message area has
-         * the whole sentence */
-        snprintf(buf, sizeof buf, "%s at %ld: %s",
-                 !strcmp(s->end, "tolerance") ? s->stop : s->end, s->iter,
-                 s->success ? "success" : "failed");
-        verdict = buf;
-    }
-    wattron(w, attr);
-    field(w, row++, width, s->done ? "stopped" : "success", verdict);
-    wattroff(w, attr);
-    int spark_w = width - 11;
-    if (row < h - 1) {
-        tui_putn(w, row, 2, width, "log obj");
-        tui_sparkline(w, row++, 13, spark_w, &t->robj, 1);
-    }
-    if (row < h - 1) {
-        tui_putn(w, row, 2, width, "log err");
-        tui_sparkline(w, row++, 13, spark_w, &t->rerr, 1);
+    for (int r = 0; r < R_COUNT; r++) {
+        if (rank[r] >= room)
+            continue;
+        switch (r) {
+        case R_HEAD:
+            if (s->method[0])
+                snprintf(buf, sizeof buf, "iter %ld, start %d/%d, %s N=%zu M=%zu", s->iter,
+                         s->start, s->max_starts, s->kind, s->N, s->M);
+            else   /* a new problem: nothing run on it */
+                snprintf(buf, sizeof buf, "%s N=%zu M=%zu, no run yet", s->kind, s->N, s->M);
+            wattron(w, A_BOLD);
+            tui_putn_clauses(w, row++, 2, width, buf);
+            wattroff(w, A_BOLD);
+            break;
+        case R_METHOD:
+            method_text(s, buf, sizeof buf);
+            field(w, row++, width, "method", buf);
+            break;
+        case R_OBJ:
+            tui_num(num, sizeof num, s->objective);
+            field(w, row++, width, "objective", num);
+            break;
+        case R_RES:
+            tui_num(num, sizeof num, s->residual);
+            field(w, row++, width, "residual", num);
+            break;
+        case R_TAU:
+            if (isfinite(s->tau))
+                snprintf(buf, sizeof buf, "%.3g, %d backtrack%s", s->tau, s->backtracks,
+                         s->backtracks == 1 ? "" : "s");
+            else
+                snprintf(buf, sizeof buf, "n/a");
+            field(w, row++, width, tui_cap.utf8 ? "τ (step)" : "tau (step)", buf);
+            break;
+        case R_TRIALS:
+            ledger_text(s, buf, sizeof buf);
+            field(w, row++, width, tui_cap.utf8 ? "trials τ" : "trials tau", buf);
+            break;
+        case R_ERR:
+            tui_num(num, sizeof num, s->rel_err);
+            field(w, row++, width, "err to x*", num);
+            break;
+        case R_VERDICT: {
+            int attr = tui_cap.color ? COLOR_PAIR(s->success ? TUI_PAIR_OK : TUI_PAIR_CMD) : A_BOLD;
+            const char *verdict = s->success ? "yes" : s->done ? "no (done)" : "not yet";
+            if (!isfinite(s->rel_err) && !s->success)
+                verdict = s->done ? "n/a (done)" : "n/a";
+            if (s->done) {
+                /* short (the start is in the first line): the message area has
+                 * the whole sentence */
+                snprintf(buf, sizeof buf, "%s, %s at %ld", s->success ? "success" : "failed",
+                         !strcmp(s->end, "tolerance") ? s->stop : s->end, s->iter);
+                verdict = buf;
+            }
+            wattron(w, attr);
+            field(w, row++, width, s->done ? "stopped" : "success", verdict);
+            wattroff(w, attr);
+            break;
+        }
+        default:
+            tui_putn(w, row, 2, width, r == R_SPARK_OBJ ? "log obj" : "log err");
+            tui_sparkline(w, row++, 13, width - 11, r == R_SPARK_OBJ ? &t->robj : &t->rerr, 1);
+            break;
+        }
     }
 }

@@ -127,6 +127,10 @@ int tui_term_start(void)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    /* a click on the map sets the start; the other buttons stay the
+     * terminal's (selecting text works with Shift held) */
+    mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
+    mouseinterval(0);
     tui_colors_init();
     return 0;
 }

@@ -20,16 +20,19 @@ static void progress_line(const cs_train_frame *f, char *buf, size_t len)
     int pct = f->run_steps ? (int)(100 * f->run_step / f->run_steps) : 0;
     char eta[32];
     cs_progress_fmt_time(f->eta, eta, sizeof eta);
-    if (f->final && f->stopped)
+    if (!strcmp(f->what, "watch"))   /* a run folder: the snapshot shown */
+        snprintf(buf, len, "snapshot %zu/%zu  step %zu%s", f->snapshot, f->snapshots, f->step,
+                 f->final ? "  (the run ended)" : "");
+    else if (f->final && f->stopped)
         snprintf(buf, len, "cancelled at step %zu (%d%%), which it keeps", f->step, pct);
     else if (f->final && f->failed)
         snprintf(buf, len, "failed after step %zu (%d%%)", f->step, pct);
     else if (f->final)
-        snprintf(buf, len, "done: epoch %d/%d, step %zu, %.1fs", f->epoch, f->epochs, f->step,
-                 f->seconds);
+        snprintf(buf, len, "done: epoch %d/%d, step %zu/%zu, %.1fs", f->epoch, f->epochs,
+                 f->run_step, f->run_steps, f->seconds);
     else
-        snprintf(buf, len, "epoch %d/%d  step %zu  %d%%  ETA %s", f->epoch, f->epochs, f->step,
-                 pct, eta);
+        snprintf(buf, len, "epoch %d/%d  step %zu/%zu  %d%%  ETA %s", f->epoch, f->epochs,
+                 f->run_step, f->run_steps, pct, eta);
 }
 
 static void test_line(const cs_train_frame *f, char *buf, size_t len)
@@ -59,7 +62,7 @@ static const char *num(char *buf, size_t len, double v, int prec, int g, const c
     return buf;
 }
 
-static void readiness_row(WINDOW *w, int y, const cs_nn_watch_layer *l, int shown)
+static void readiness_row(WINDOW *w, int y, const cs_nn_watch_layer *l, int shown, int namew)
 {
     char tau[16] = "-", flips[16], near[16], alpha[16];
     if (isfinite(l->tau_mean))
@@ -67,8 +70,8 @@ static void readiness_row(WINDOW *w, int y, const cs_nn_watch_layer *l, int show
     num(flips, sizeof flips, 100 * l->flips, 3, 0, "%");
     num(near, sizeof near, 100 * l->near, 2, 0, "%");
     num(alpha, sizeof alpha, l->alpha_mean, 4, 1, "");
-    tui_putf(w, y, 1, "%c%-6s %7s %8s %8s %7s", shown ? '>' : ' ', l->name, near, alpha, tau,
-             flips);
+    tui_putf(w, y, 1, "%c%-*s %7s %8s %8s %7s", shown ? '>' : ' ', namew, l->name, near, alpha,
+             tau, flips);
 }
 
 void tui_train_draw(tui *t, WINDOW *w)
@@ -82,31 +85,59 @@ void tui_train_draw(tui *t, WINDOW *w)
     if (strcmp(f->reg, "none"))
         snprintf(reg, sizeof reg, ", reg %s %s=%g", f->reg, tui_cap.utf8 ? "λ" : "lambda",
                  f->lambda);
+    /* regularized layers: a short panel keeps their table (what the
+     * narration and the student watch) and folds the lines above it */
+    int nreg = 0;
+    for (size_t i = 0; i < f->nlayers; i++)
+        nreg += f->layer[i].regularized;
+    int compact = h < 8 + nreg && strcmp(f->what, "watch") != 0, row = 1;
     snprintf(line, sizeof line, "%s %s on %s%s", f->what, f->model, f->device, reg);
-    tui_putn(w, 1, 1, wd - 2, line);
+    if (!compact)
+        tui_putn_clauses(w, row++, 1, wd - 2, line);
     progress_line(f, line, sizeof line);
-    tui_putn(w, 2, 1, wd - 2, line);
+    tui_putn_clauses(w, row++, 1, wd - 2, line);
     char regv[32] = "none", loss[32], ips[32];
     if (strcmp(f->reg, "none"))
         num(regv, sizeof regv, f->reg_value, 4, 1, "");
     snprintf(line, sizeof line, "loss %s  reg %s  %s img/s", num(loss, sizeof loss, f->loss, 4, 0, ""),
              regv, num(ips, sizeof ips, f->images_per_s, 0, 0, ""));
-    tui_putn(w, 3, 1, wd - 2, line);
+    if (compact)
+        snprintf(line, sizeof line, "loss %s, reg %s, test acc %s", num(loss, sizeof loss, f->loss,
+                 4, 0, ""), regv, num(ips, sizeof ips, f->test_acc, 4, 0, ""));
+    if (!strcmp(f->what, "watch"))   /* a run folder says what it has (tui_folder.c) */
+        snprintf(line, sizeof line, "%s", f->note[0]);
+    tui_putn_clauses(w, row++, 1, wd - 2, line);
     test_line(f, line, sizeof line);
-    tui_putn(w, 4, 1, wd - 2, line);
-    if (h < 8)
+    if (!strcmp(f->what, "watch"))
+        snprintf(line, sizeof line, "%s", f->note[1]);
+    if (!compact)
+        tui_putn_clauses(w, row++, 1, wd - 2, line);
+    if (h - 1 - row < 2)
         return;
+    /* the names' column as wide as the longest (a run folder's "layer1.0.conv1"); the
+     * rows from one that keeps the shown layer's in view */
+    int namew = 6, rows = 0, at = -1;
+    for (size_t i = 0; i < f->nlayers; i++)
+        if (f->layer[i].regularized) {
+            int n = (int)strlen(f->layer[i].name);
+            namew = n > namew ? n : namew;
+            if (!strcmp(f->layer[i].name, t->tv_layer))
+                at = rows;
+            rows++;
+        }
+    int room = h - 2 - row, skip = at >= room && room > 0 ? at - room + 1 : 0;
     wattron(w, A_BOLD);   /* α and τ take two bytes, one column */
-    tui_putf(w, 5, 1, " %-6s %7s %*s %*s %7s", "layer", "near1%", tui_cap.utf8 ? 9 : 8,
+    tui_putf(w, row, 1, " %-*s %7s %*s %*s %7s", namew, "layer", "near1%", tui_cap.utf8 ? 9 : 8,
              tui_cap.utf8 ? "mean α" : "alpha", tui_cap.utf8 ? 9 : 8, tui_cap.utf8 ? "τ" : "tau",
              "flips");
     wattroff(w, A_BOLD);
-    int y = 6;
+    int y = row + 1;
     for (size_t i = 0; i < f->nlayers && y < h - 1; i++)
-        if (f->layer[i].regularized)
-            readiness_row(w, y++, &f->layer[i], !strcmp(f->layer[i].name, t->tv_layer));
+        if (f->layer[i].regularized && skip-- <= 0)
+            readiness_row(w, y++, &f->layer[i], !strcmp(f->layer[i].name, t->tv_layer), namew);
     if (f->nlayers == 0)
-        tui_putn(w, y, 1, wd - 2, "no histograms: see watch_error in the result");
+        tui_putn(w, y, 1, wd - 2, strcmp(f->what, "watch") ? "no histograms: see watch_error in "
+                 "the result" : "no snapshot yet: waiting for the writer");
 }
 
 /* ---- the status line ----------------------------------------------------------- */
@@ -121,8 +152,9 @@ int tui_train_status(tui *t, WINDOW *w, const char *line)
     const cs_train_frame *f = &t->tv->f;
     char eta[32], nums[200], ips[32], loss[32];
     cs_progress_fmt_time(f->eta, eta, sizeof eta);
-    snprintf(nums, sizeof nums, "epoch %d/%d step %zu %d%% ETA %s %s img/s loss %s", f->epoch,
-             f->epochs, f->step, (int)(100 * f->run_step / f->run_steps), eta,
+    snprintf(nums, sizeof nums, "epoch %d/%d step %zu/%zu %d%% ETA %s %s img/s loss %s",
+             f->epoch, f->epochs, f->run_step, f->run_steps,
+             (int)(100 * f->run_step / f->run_steps), eta,
              num(ips, sizeof ips, f->images_per_s, 0, 0, ""), num(loss, sizeof loss, f->loss, 4, 0, ""));
     static const char esc[] = "  Esc cancels";
     int wd = getmaxx(w), room = wd - 2 - (int)strlen(nums);
@@ -215,6 +247,8 @@ void tui_train_cycle(tui *t, int dir)
             cur = i;
     cur = (cur + dir + n) % n;
     snprintf(t->tv_layer, sizeof t->tv_layer, "%s", f->layer[cur].name);
+    if (!strcmp(f->what, "watch"))   /* a run folder's layer: the view's own choice */
+        return;
     tui_worker_set_want(t->worker, 0, t->tv_layer);
     char line[64];
     snprintf(line, sizeof line, "hist layer=%s", t->tv_layer);

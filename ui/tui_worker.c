@@ -16,6 +16,8 @@
 
 #include "tui_internal.h"
 #include "cs_clock.h"
+#include "cs_landscape.h"
+#include "cs_plotstore.h"
 #include "cs_train_view.h"
 
 typedef struct job {
@@ -38,7 +40,7 @@ struct tui_worker {
     int refresh;
     size_t nx, ny;
     int stop, quit;
-    size_t errors;         /* commands that failed */
+    size_t errors;         /* TUI_SCRIPT commands that failed */
     long seq;
     tui_progress prog;
     double started;        /* cs_now() when the running command began */
@@ -63,6 +65,14 @@ struct tui_worker {
     /* the sweep view: counts of the running sweep, updated by its threads */
     tui_sweep_state *sweep;
     long sweep_seq;       /* changes so far */
+    /* the newest narration, and the newest output of a TUI_PAGE job */
+    char say[2048];
+    long say_seq;
+    char *page, page_line[160];
+    size_t page_lines;
+    int page_followed;    /* commands were queued behind it */
+    long page_seq;
+    char split[32];       /* the Landscape's second regularizer ("": none) */
 };
 
 static void wake(tui_worker *w)
@@ -83,7 +93,17 @@ void tui_snap_free(tui_snap *s)
     free(s->w);
     cs_view_map_free(s->map);
     free(s->path);
+    free(s->mark);
+    free(s->z2);
     free(s);
+}
+
+int tui_snap_run_stale(const tui_snap *s)
+{
+    if (!s->have_problem || !s->method[0] || !s->next_method[0])
+        return 0;
+    size_t n = strcspn(s->method, ":"), m = strcspn(s->next_method, ":");
+    return n != m || strncmp(s->method, s->next_method, n) != 0;
 }
 
 static double *dup_vec(const double *v, size_t n)
@@ -146,6 +166,22 @@ static void note(tui_worker *w, const char *text)
     pthread_mutex_unlock(&w->mu);
 }
 
+/* The iteration from which the current start's trajectory (2 unknowns)
+ * stays within 1e-3 (relative) of its latest point: -1 when it still
+ * moves or there is no trajectory. At least 3 iterations in one place. */
+static long settled_of(const cs_solve_view *v)
+{
+    if (!v->traj_xy || v->traj_len < 4)
+        return -1;
+    const double *last = v->traj_xy + 2 * (v->traj_len - 1);
+    double tol = 1e-3 * fmax(1.0, hypot(last[0], last[1]));
+    long k = (long)v->traj_len - 1;
+    while (k > 0 && hypot(v->traj_xy[2 * (k - 1)] - last[0],
+                          v->traj_xy[2 * (k - 1) + 1] - last[1]) <= tol)
+        k--;
+    return (long)v->traj_len - 1 - k >= 3 ? k : -1;
+}
+
 /* Messages when a start ends, a restart begins and the run stops, once
  * each (a replay by rewind or a new run starts over silently). */
 static void note_run(tui_worker *w, const tui_snap *s)
@@ -173,6 +209,10 @@ static void note_run(tui_worker *w, const tui_snap *s)
     if (strcmp(s->end, "running") && !w->run_noted) {
         if (s->done)
             tui_stop_text(s, line, sizeof line);
+        else if (s->settled >= 0 && s->settled < s->iter)
+            snprintf(line, sizeof line, "start %d converged at iteration %ld to a point that is "
+                     "not x* (error %.2g) and ended at %ld (%s); the next step begins start %d",
+                     s->start, s->settled, s->rel_err, s->iter, s->end, s->start + 1);
         else
             snprintf(line, sizeof line, "start %d ended: %s at iter %ld, not x*; the next step "
                      "begins start %d", s->start, s->end, s->iter, s->start + 1);
@@ -183,8 +223,72 @@ static void note_run(tui_worker *w, const tui_snap *s)
     w->run_iters = s->iters;
 }
 
+/* The point of smallest infinity norm on the line through a and b: the
+ * minimum of max(|x|, |y|) along it is where |x| = |y| or one is 0. */
+static int linf_point(const double a[2], const double b[2], double out[2])
+{
+    double dx = b[0] - a[0], dy = b[1] - a[1], best = INFINITY;
+    double cand[4] = {dx - dy != 0 ? (a[1] - a[0]) / (dx - dy) : NAN,
+                      dx + dy != 0 ? -(a[0] + a[1]) / (dx + dy) : NAN,
+                      dx != 0 ? -a[0] / dx : NAN, dy != 0 ? -a[1] / dy : NAN};
+    for (int k = 0; k < 4; k++) {
+        double x = a[0] + cand[k] * dx, y = a[1] + cand[k] * dy, m = fmax(fabs(x), fabs(y));
+        if (isfinite(m) && m < best - 1e-12) {
+            best = m;
+            out[0] = x;
+            out[1] = y;
+        }
+    }
+    return isfinite(best);
+}
+
+/* The split's values over the map's grid (the plane only), and its point. */
+static void split_build(tui_snap *s, const char *name)
+{
+    const cs_view_map *m = s->map;
+    if (!name[0] || !m || m->cls || m->slice || !m->z)
+        return;
+    cs_reg *reg;
+    cs_err err;
+    if (cs_reg_new(&reg, name, NULL, 0, 1, &err))
+        return;
+    cs_landscape *l;
+    cs_landscape_spec sp = {.x0 = m->x0, .x1 = m->x1, .y0 = m->y0, .y1 = m->y1, .nx = m->nx,
+                            .ny = m->ny};
+    if (cs_landscape_new(&l, reg, &sp, &err) == 0) {
+        s->z2 = malloc(m->nx * m->ny * sizeof *s->z2);
+        if (s->z2) {
+            memcpy(s->z2, l->z, m->nx * m->ny * sizeof *s->z2);
+            snprintf(s->split, sizeof s->split, "%s", name);
+        }
+        cs_landscape_free(l);
+    }
+    cs_reg_free(reg);
+    if (s->z2 && !strcmp(name, "linf") && m->geo.constraint_n == 2)
+        s->has_split_pt = linf_point((double[2]){m->geo.constraint_x[0], m->geo.constraint_y[0]},
+                                     (double[2]){m->geo.constraint_x[1], m->geo.constraint_y[1]},
+                                     s->split_pt);
+}
+
+/* reg analyze's spurious points, when its landscape is of the current
+ * regularizer on the plane. */
+static void marks_build(tui_worker *w, tui_snap *s)
+{
+    const cs_plot_landscape_data *d = cs_plotstore_data(w->in, "landscape");
+    if (!d || !d->nmarks || !d->reg || strcmp(d->reg, s->reg) || !s->map || s->map->slice)
+        return;
+    s->mark = malloc(d->nmarks * sizeof *s->mark);
+    if (!s->mark)
+        return;
+    for (size_t k = 0; k < d->nmarks; k++) {
+        s->mark[k][0] = d->mark_x[k];
+        s->mark[k][1] = d->mark_y[k];
+    }
+    s->nmarks = d->nmarks;
+}
+
 /* Copy what the panels show out of the interpreter (worker thread only). */
-static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
+static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny, const char *split)
 {
     tui_snap *s = calloc(1, sizeof *s);
     if (!s)
@@ -255,12 +359,17 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny)
         }
         if (v.x && !s->x)
             s->n = 0;
+        s->settled = strcmp(s->end, "running") && strcmp(s->end, "maxit") ? -1 : settled_of(&v);
+    } else {
+        s->settled = -1;
     }
     if (nx >= 3 && ny >= 3) {
         cs_err err;
         if (cs_view_map_new(w->in, nx, ny, &s->map, &err))
             snprintf(s->map_err, sizeof s->map_err, "%s", err.msg);
     }
+    split_build(s, split);
+    marks_build(w, s);
     record_path(w, s);
     note_run(w, s);
     s->path = malloc(sizeof *s->path);
@@ -295,9 +404,13 @@ static void drain_fd(tui_worker *w, int fd, off_t *seen, int kind)
             break;
     }
     if (all && len) {
+        char *shown = kind == TUI_MSG_OUT ? malloc(2 * len + 1) : NULL;
+        if (shown)
+            tui_round_numbers(all, shown, 2 * len + 1);
         pthread_mutex_lock(&w->mu);
-        tui_log_add(&w->log, kind, all);
+        tui_log_add(&w->log, kind, shown ? shown : all);
         pthread_mutex_unlock(&w->mu);
+        free(shown);
     }
     free(all);
 }
@@ -435,6 +548,46 @@ void tui_worker_set_want(tui_worker *w, int bins, const char *layer)
     pthread_mutex_unlock(&w->mu);
 }
 
+/* The job's output kept whole: a narration, or a page for the pager. */
+static void keep_output(tui_worker *w, const job *j)
+{
+    fflush(w->capture);
+    off_t end = ftello(w->capture);
+    if (end <= 0)
+        return;
+    size_t n = (size_t)end < (1u << 20) ? (size_t)end : (1u << 20);
+    char *text = malloc(n + 1);
+    if (!text)
+        return;
+    ssize_t got = pread(fileno(w->capture), text, n, 0);
+    text[got > 0 ? got : 0] = '\0';
+    pthread_mutex_lock(&w->mu);
+    if (j->flags & TUI_NARRATE) {
+        size_t len = strlen(text);
+        while (len && text[len - 1] == '\n')
+            text[--len] = '\0';
+        snprintf(w->say, sizeof w->say, "%s", text);
+        w->say_seq++;
+        free(text);
+    } else {
+        /* the lines of text, not of `key: value` fields (a solve's
+         * fields read well in the messages; a table or help does not) */
+        size_t lines = 0;
+        for (const char *c = text; *c; c = strchr(c, '\n') ? strchr(c, '\n') + 1 : "") {
+            size_t word = strspn(c, "abcdefghijklmnopqrstuvwxyz_0123456789");
+            lines += !(word && c[word] == ':' && c[word + 1] == ' ');
+        }
+        free(w->page);
+        w->page = text;
+        w->page_lines = lines;
+        snprintf(w->page_line, sizeof w->page_line, "%s", j->line);
+        /* the pager waits for o after a script's line or when more is queued */
+        w->page_followed = w->qlen > 0 || (j->flags & TUI_SCRIPT);
+        w->page_seq++;
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
 static void run_job(tui_worker *w, const job *j)
 {
     cs_err err;
@@ -448,11 +601,13 @@ static void run_job(tui_worker *w, const job *j)
     }
     int rc = (j->flags & TUI_RESET) ? cs_interp_reset(w->in, &err)
                                     : cs_interp_exec(w->in, j->line, &col, &err);
+    if (j->flags & (TUI_NARRATE | TUI_PAGE))
+        keep_output(w, j);
     drain_capture(w, (j->flags & TUI_SHOW_OUTPUT) != 0);
     drain_fd(w, w->err_fd, &w->err_seen, TUI_MSG_ERR);
     pthread_mutex_lock(&w->mu);
     if (rc < 0) {
-        w->errors++;
+        w->errors += (j->flags & TUI_SCRIPT) != 0;
         char msg[CS_ERR_MAX + 700];
         if (col > 0)
             snprintf(msg, sizeof msg, "error: %s (in '%s', column %d)", err.msg, j->line, col);
@@ -498,8 +653,10 @@ static void *worker_main(void *arg)
         int quit = w->quit;
         long seq = w->seq;
         size_t nx = w->nx, ny = w->ny;
+        char split[32];
+        snprintf(split, sizeof split, "%s", w->split);
         pthread_mutex_unlock(&w->mu);
-        tui_snap *s = quit ? NULL : snap_build(w, seq, nx, ny);
+        tui_snap *s = quit ? NULL : snap_build(w, seq, nx, ny, split);
         pthread_mutex_lock(&w->mu);
         if (s) {
             tui_snap_free(w->fresh);
@@ -574,6 +731,7 @@ void tui_worker_stop(tui_worker *w)
         tui_sweep_state_free(w->sweep);
     free(w->sweep);
     tui_snap_free(w->fresh);
+    free(w->page);
     tui_log_free(&w->log);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
@@ -672,6 +830,46 @@ void tui_worker_progress(tui_worker *w, tui_progress *p)
     p->queued = w->qlen;
     if (p->busy)
         p->seconds = cs_now() - w->started;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int tui_worker_take_say(tui_worker *w, char *buf, size_t len, long *seen)
+{
+    pthread_mutex_lock(&w->mu);
+    int fresh = w->say_seq != *seen;
+    if (fresh) {
+        snprintf(buf, len, "%s", w->say);
+        *seen = w->say_seq;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return fresh;
+}
+
+char *tui_worker_take_page(tui_worker *w, size_t rows, char *line, size_t len, long *seen,
+                           int *followed)
+{
+    char *text = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->page_seq != *seen) {
+        *seen = w->page_seq;
+        if (w->page && w->page_lines > rows) {
+            text = strdup(w->page);
+            snprintf(line, len, "%s", w->page_line);
+            *followed = w->page_followed;
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return text;
+}
+
+void tui_worker_set_split(tui_worker *w, const char *reg)
+{
+    pthread_mutex_lock(&w->mu);
+    if (strcmp(w->split, reg)) {
+        snprintf(w->split, sizeof w->split, "%s", reg);
+        w->refresh = 1;   /* a snapshot with (or without) the second map */
+        pthread_cond_signal(&w->cv);
+    }
     pthread_mutex_unlock(&w->mu);
 }
 

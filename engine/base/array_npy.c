@@ -4,6 +4,7 @@
  * fortran_order and shape, then the raw data. Bytes are assembled by hand,
  * so the host's byte order does not matter. */
 #include "array_internal.h"
+#include "cs_limits.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -255,6 +256,69 @@ int cs_npy_read_array(const char *path, cs_array *out, cs_err *err)
     }
     fclose(f);
     return rc;
+}
+
+/* Weights of any shape as float (cs_array_io.h): the header as above; the
+ * data decoded a piece at a time. */
+int cs_npy_read_f32(const char *path, float **data, size_t *rows, size_t *cols, int *ndim,
+                    cs_err *err)
+{
+    *data = NULL;
+    *rows = *cols = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cs_fail(err, CS_EIO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st = {0};
+    npy_header h = {.ndim = 0};
+    long long offset = 0;
+    int size = 4, big = 0, rc = CS_OK;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        rc = cs_fail(err, CS_EIO, "cannot read '%s': not a regular file", path);
+    if (rc == CS_OK)
+        rc = read_header(f, &h, &offset, path, err);
+    if (rc == CS_OK)
+        rc = dtype_of(&h, &size, &big, path, err);
+    if (rc == CS_OK && h.fortran && h.ndim > 1)
+        rc = cs_fail(err, CS_EUNSUPPORTED, "%s: Fortran order (write C order, e.g. "
+                     "numpy.ascontiguousarray)", path);
+    /* the sizes in long double: a corrupt shape may overflow 64 bits */
+    long double r = h.ndim ? (long double)h.shape[0] : 1, c = 1;
+    for (int k = 1; k < h.ndim; k++)
+        c *= (long double)h.shape[k];
+    long double want = r * c * size, have = (long double)st.st_size - offset;
+    if (rc == CS_OK && want > have)
+        rc = cs_fail(err, CS_EINVAL, "%s: truncated: %.0Lf of %.0Lf data bytes", path,
+                     have < 0 ? 0.0L : have, want);
+    else if (rc == CS_OK && want < have)
+        rc = cs_fail(err, CS_EINVAL, "%s: %.0Lf bytes after the data", path, have - want);
+    else if (rc == CS_OK && (want == 0 || r * c * 4 > (long double)CS_MEMORY_BUDGET))
+        rc = cs_fail(err, want == 0 ? CS_EDIM : CS_ENOMEM, "%s: %s", path,
+                     want == 0 ? "an empty array" : "larger than the memory budget");
+    size_t n = rc == CS_OK ? (size_t)(r * c) : 0;
+    float *out = rc == CS_OK ? malloc(n * sizeof *out) : NULL;
+    if (rc == CS_OK && !out)
+        rc = cs_fail(err, CS_ENOMEM, "%s: out of memory", path);
+    enum { PIECE = 4096 };
+    unsigned char buf[PIECE * 8];
+    for (size_t k = 0; rc == CS_OK && k < n;) {
+        size_t m = n - k < PIECE ? n - k : PIECE;
+        if (!read_exact(f, buf, m * (size_t)size))
+            rc = cs_fail(err, CS_EIO, "%s: read error: %s", path,
+                         ferror(f) ? strerror(errno) : "the file shrank");
+        for (size_t t = 0; rc == CS_OK && t < m; t++, k++)
+            out[k] = (float)decode(buf + t * (size_t)size, size, big);
+    }
+    fclose(f);
+    if (rc) {
+        free(out);
+        return rc;
+    }
+    *data = out;
+    *rows = (size_t)r;
+    *cols = (size_t)c;
+    if (ndim)
+        *ndim = h.ndim;
+    return CS_OK;
 }
 
 int cs_npy_write_array(const char *path, const cs_array *a, unsigned flags, cs_err *err)

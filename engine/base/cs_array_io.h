@@ -43,6 +43,15 @@ int cs_array_format_of(const char *spec, cs_err *err);
  * one numeric 2-D variable; with none or several, the error lists them. */
 int cs_array_read(const char *spec, cs_array *out, cs_err *err);
 
+/* A NumPy .npy of float32 (float64 is rounded) of any shape in C order, as
+ * floats: *rows = shape[0] (1 for a 0-D array), *cols the product of the
+ * other dimensions (a weight tensor: one row per output unit); *ndim (may
+ * be NULL) the number of dimensions. NaN and Inf are kept. The same
+ * refusals and messages as cs_array_read (truncated, trailing bytes, other
+ * dtypes, past CS_MEMORY_BUDGET). *data malloc'd. */
+int cs_npy_read_f32(const char *path, float **data, size_t *rows, size_t *cols, int *ndim,
+                    cs_err *err);
+
 /* Write `a` to `spec`, replacing any file there: .csv with the shortest
  * digits that read back to the same doubles, .npy 1.0 '<f8' in C order (an
  * n x 1 array as shape (n,)), .mtx "array real general", .mat v5 with the

@@ -4,20 +4,25 @@
  * output channel, binary and ternary quantization, fine-tuning of the
  * scales, weight-histogram snapshots, checkpoints. float32 throughout.
  *
- * Models (NCHW, 28×28 gray images, 10 classes):
+ * Models (NCHW, 28×28 gray images with an optional border of pad pixels,
+ * 10 classes):
  *   mlp  784 → hidden[0] → … → hidden[n-1] → 10, ReLU between (default 512,512)
- *   cnn  conv1 3×3 1→16 + BN + ReLU
+ *   cnn  by default (conv=16,16,pool,32,32,pool, kernel 3):
+ *        conv1 3×3 1→16 + BN + ReLU
  *        conv2 3×3 16→16 + BN + ReLU, maxpool 2×2          (28×28 → 14×14)
  *        conv3 3×3 16→32 + BN + ReLU
  *        conv4 3×3 32→32 + BN + ReLU, maxpool 2×2          (14×14 → 7×7)
  *        fc1 1568 → hidden[0] (default 256) + ReLU, fc2 hidden[0] → 10
- *        420,042 parameters with hidden=256 (≈10 MFLOP per image forward).
+ *        420,698 parameters with hidden=256 (≈10 MFLOP per image forward);
+ *        any list of widths and pools, any odd kernel 1..7 (cs_nn_config)
+ *   resnet20  the paper's ResNet-20 (below), 269,434 parameters
  * Convolutions have no bias (BN follows); dense layers do.
  *
  * Weight layers ("conv1".."conv4", "fc1".."fcK") are the regularized and
  * quantized tensors; θ_k is one row of a dense W (OUT×IN) or one output
- * channel of a conv W (OC × C·3·3). By default the first convolution (cnn)
- * and the last fc are excluded, as in the paper (exclude=none includes them).
+ * channel of a conv W (OC × C·k·k). By default the first convolution (cnn,
+ * resnet20) and the last fc are excluded, as in the paper (exclude=none
+ * includes them).
  *
  * Backends: "cpu" (OpenBLAS sgemm, im2col) and "cuda" (cuBLAS + kernels)
  * behind one op table (nn_backend.h); the same seed gives the same
@@ -51,25 +56,71 @@ typedef struct cs_nn_data {
  * Errors name the file and what is wrong (bad magic, dims, truncation,
  * corrupt gzip, trailing data). *data is malloc'd. */
 int cs_idx_read(const char *path, int want_ndim, uint8_t **data, uint32_t dims[3], cs_err *err);
+/* The two files cs_nn_data_load reads for split ("train", "t10k") from
+ * dir: images into files[0], labels into files[1] (.gz first); an error
+ * names what is missing. For recording what a session read. An .npz
+ * data set is one file: files[0] is it, files[1] "". */
+int cs_nn_data_files(const char *dir, const char *split, char files[2][4200], cs_err *err);
 /* Load split "train" or "t10k" from dir: {split}-images-idx3-ubyte[.gz] and
  * {split}-labels-idx1-ubyte[.gz]; 28×28 images, counts equal, labels < 10.
- * limit > 0 keeps the first `limit` examples. */
+ * limit > 0 keeps the first `limit` examples. dir an .npz file:
+ * cs_nn_data_load_npz with CS_NN_NHWC. */
 int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t limit,
                     cs_err *err);
 void cs_nn_data_free(cs_nn_data *d);
 
+/* A NumPy .npz data set (nn_data_npz.c): x_train, y_train, x_test, y_test;
+ * images uint8 (0..255) or float32 (0..1, scaled by 255, or 0..255),
+ * rounded to 8 bits; labels of an integer dtype. A 4-dimensional x is
+ * N×H×W×C (CS_NN_NHWC, the default: NumPy's and Keras's) or N×C×H×W
+ * (CS_NN_NCHW, PyTorch's); 3 dimensions: N×H×W. The networks take 28×28,
+ * one channel, 10 classes: other shapes are refused, naming the shape. */
+typedef enum cs_nn_layout { CS_NN_NHWC, CS_NN_NCHW } cs_nn_layout;
+/* 1 when path names an .npz file (a data set in one file, not a folder). */
+int cs_nn_data_is_npz(const char *path);
+/* Split "train" (x_train, y_train) or "t10k" (x_test, y_test) of the .npz
+ * at path; limit as cs_nn_data_load; errors name the file and the array. */
+int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size_t limit,
+                        cs_nn_layout layout, cs_err *err);
+
 /* ------------------------------------------------------------------ model */
 
-typedef enum cs_nn_kind { CS_NN_MLP = 0, CS_NN_CNN = 1 } cs_nn_kind;
+/* resnet20: He et al. 2016's CIFAR network (the paper's): conv1 3×3 16 +
+ * BN + ReLU; three stages (layer1..layer3) of three basic blocks (conv 3×3
+ * + BN + ReLU, conv 3×3 + BN, the shortcut added, ReLU) with 16, 32, 64
+ * channels, stride 2 at the first convolution of layer2 and layer3, where
+ * the shortcut is option A (every other pixel, the channels zero-padded by
+ * a quarter of the new width on each side); global average pooling, fc
+ * 64 → 10. 269,434 parameters (19 convolutions, 1 fc). Weight layers are
+ * named as PyTorch's state_dict names them: conv1, layer1.0.conv1, ...,
+ * layer3.2.conv2, fc. */
+typedef enum cs_nn_kind { CS_NN_MLP = 0, CS_NN_CNN = 1, CS_NN_RESNET20 = 2 } cs_nn_kind;
 #define CS_NN_MAX_HIDDEN 8
+#define CS_NN_MAX_CONV 16       /* entries of a cnn's conv list */
+#define CS_NN_CONV_POOL 0       /* an entry of conv: a 2×2 max pool there */
+#define CS_NN_MAX_PAD 16
+/* "mlp", "cnn" or "resnet20" */
+const char *cs_nn_kind_name(cs_nn_kind kind);
 
 typedef struct cs_nn_config {
     cs_nn_kind kind;
     int hidden[CS_NN_MAX_HIDDEN];
-    int nhidden;          /* 0: defaults (mlp 512,512; cnn 256) */
+    int nhidden;          /* 0: defaults (mlp 512,512; cnn 256; resnet20 has none) */
     uint64_t seed;        /* initialization stream (seed, 1) */
     const char *device;   /* "cpu" (default), "cuda" or "auto" (cs_nn_device_resolve) */
     int max_batch;        /* 0: 256; batches larger than this are refused */
+    /* cnn: the convolutions' output channels in order (1..1024), with
+     * CS_NN_CONV_POOL for a 2×2 max pool there; nconv = 0: the default
+     * 16,16,pool,32,32,pool. Each convolution is followed by BN + ReLU. */
+    int conv[CS_NN_MAX_CONV];
+    int nconv;
+    int kernel;           /* cnn: the convolutions' size, odd 1..7, padding kernel/2 (0: 3) */
+    int pad;              /* every model: pixels of background (the normalized 0) around
+                             each 28×28 image, 0..CS_NN_MAX_PAD: the input is 28 + 2·pad
+                             square (resnet20 on Fashion-MNIST: 2, i.e. 32×32) */
+    /* the pixel normalization (x/255 − in_mean)/in_std (one channel), saved
+     * with the network; in_std = 0: Fashion-MNIST's fixed 0.2860, 0.3530 */
+    float in_mean, in_std;
 } cs_nn_config;
 
 typedef struct cs_nn cs_nn;
@@ -120,8 +171,10 @@ size_t cs_nn_wlayer_count(const cs_nn *nn);
 typedef struct cs_nn_wlayer_info {
     const char *name;
     size_t rows, cols;     /* θ_k = one of `rows` rows of length `cols` */
-    int excluded_default;  /* first conv of a cnn, last fc */
+    int excluded_default;  /* first conv of a cnn or resnet20, last fc */
     int quantized;         /* 0 none, 1 binary, 2 ternary */
+    size_t positions;      /* output positions per image (a conv's OH·OW; dense: 1):
+                              the layer's multiply-adds per image are rows·cols·positions */
 } cs_nn_wlayer_info;
 int cs_nn_wlayer(const cs_nn *nn, size_t i, cs_nn_wlayer_info *info);
 int cs_nn_wlayer_find(const cs_nn *nn, const char *name);   /* index or -1 */
@@ -138,6 +191,13 @@ typedef enum cs_nn_exclude {
     CS_NN_EXCL_LAST = 2,     /* only the last fc */
     CS_NN_EXCL_FIRST = 3     /* only the first layer */
 } cs_nn_exclude;
+
+/* η_k of the regularizer term λ Σ_k η_k ℓ(θ_k): */
+typedef enum cs_nn_eta {
+    CS_NN_ETA_ROW = 0,       /* 1 / the row's dimension (the paper's text) */
+    CS_NN_ETA_LAYER = 1      /* 1 / the layer's element count (rows·cols): each layer's sum
+                                divided by its size, as the authors' published code does */
+} cs_nn_eta;
 
 typedef struct cs_nn_progress {
     int epoch, epochs;       /* 1-based epoch in this call */
@@ -164,8 +224,14 @@ typedef struct cs_nn_train_opts {
     int hist_every;          /* steps between weight snapshots; 0: each epoch end */
     int finetune;            /* signs fixed: train scales, biases, BN (after quantize) */
     const cs_cancel *cancel; /* polled between batches; set: stop (partial) */
+    /* stop_early: stop after stop_after steps of this run, exactly as a
+     * cancel seen before the next step would (partial): the replay of a
+     * cancelled run reaches its state bit for bit */
+    int stop_early;
+    size_t stop_after;
     cs_nn_progress_fn progress;
     void *progress_ctx;
+    cs_nn_eta eta;           /* the regularizer's η_k (default: per row) */
 } cs_nn_train_opts;
 
 #define CS_NN_MAX_EPOCHS 1000
@@ -202,6 +268,12 @@ int cs_nn_evaluate_in_place(cs_nn *nn, const cs_nn_data *test, double *accuracy,
 /* Total regularizer term λ Σ_k η_k ℓ(θ_k) at the current weights. */
 int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,
                     cs_err *err);
+/* The same with η_k chosen by eta. */
+int cs_nn_reg_value_eta(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl,
+                        cs_nn_eta eta, double *value, cs_err *err);
+/* The logits (B×10, before the softmax) of the first n test images in
+ * inference mode, into logits (n·10 floats), in batches as cs_nn_evaluate. */
+int cs_nn_logits(cs_nn *nn, const cs_nn_data *test, size_t n, float *logits, cs_err *err);
 
 /* ------------------------------------------------------------------ quantization */
 
@@ -223,7 +295,7 @@ typedef struct cs_nn_qlayer_report {
 
 typedef struct cs_nn_quant_report {
     size_t nlayers;
-    cs_nn_qlayer_report layer[16];
+    cs_nn_qlayer_report layer[32];   /* resnet20 has 20 weight layers */
     double bits_fp, bits_q;   /* model size in bits, full precision and quantized */
     double compression;       /* bits_fp / bits_q */
 } cs_nn_quant_report;
@@ -269,7 +341,8 @@ int cs_nn_hist_layer(cs_nn *nn, size_t layer, long row, double lo, double hi, si
  * and per-row numbers leave the device. Taking frames reads the weights and
  * nothing else, so a run gives the same weights with and without them. */
 #define CS_NN_WATCH_BINS 256     /* most bins of a frame's histogram */
-#define CS_NN_WATCH_LAYERS 16
+#define CS_NN_WATCH_LAYERS 64    /* csreg's networks have up to 16; run folders
+                                    (cs_run_watch.h) more: ResNet-20 has 20 */
 
 typedef struct cs_nn_watch_layer {
     char name[16];
@@ -313,9 +386,52 @@ int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *
  * Written atomically; cancel (may be NULL) stops the write (the old file
  * stays). */
 #define CS_NN_FILE_VERSION 1
+/* Version 2 adds the cnn's channels, kernel and pad and names resnet20: a
+ * network version 1 describes (an mlp, the default cnn, no pad) is still
+ * written as version 1. Both are read. */
+#define CS_NN_FILE_VERSION_MAX 3
+/* Version 3: version 2 and then f32 mean, f32 std, the pixel normalization
+ * (cs_nn_config.in_mean, in_std); written only for a network that has its
+ * own (the fixed default writes version 1 or 2 as before). */
+/* A path ending in .npz is written as NumPy's savez would (cs_nn_save_npz). */
 int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
 /* Creates the model the file describes on `device` (NULL: cpu; auto as in
- * cs_nn_device_resolve). */
+ * cs_nn_device_resolve). A ZIP file (an .npz) is read by cs_nn_load_npz. */
 int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err);
+
+/* ------------------------------------------------------------------ weights out */
+
+/* The network as a NumPy .npz (a ZIP of STORED .npy entries), one array per
+ * tensor named as PyTorch's state_dict names it for the same network
+ * (torch modules named conv1, bn1, ..., fc1, fc2 for the cnn; fc1.. for the
+ * mlp; conv1, bn1, layer1.0.conv1, layer1.0.bn1, ..., fc for resnet20):
+ * NAME.weight (a conv's OC×C×k×k, a dense layer's OUT×IN), NAME.bias, a
+ * batch norm's weight, bias, running_mean, running_var and
+ * num_batches_tracked (int64). A quantized layer's weight is its levels
+ * times the row's scale (what the network computes with); beside it
+ * csreg.NAME.scale (float32, one per row) and csreg.NAME.levels (int8 −1,
+ * 0, +1). csreg.config (int32: the model's shape) and csreg.input
+ * (float32: mean, std of the pixel normalization x/255, pad) let
+ * cs_nn_load_npz rebuild the network; PyTorch's load_state_dict(strict=
+ * False) or a filter on the "csreg." prefix skips them. */
+int cs_nn_save_npz(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
+/* The network an .npz of cs_nn_save_npz describes, bit for bit (Adam's
+ * moments are not kept, as in the CSNN file). float64 arrays are rounded. */
+int cs_nn_load_npz(cs_nn **out, const char *path, const char *device, cs_err *err);
+/* The network in inference mode as an ONNX model (opset 13, IR 7): input
+ * "input" float N×1×28×28, the image normalized as csreg feeds it
+ * ((x/255 − mean)/std; the graph adds a pad= border of the normalized 0),
+ * output "logits" float N×10. Conv, BatchNormalization
+ * (running statistics), Relu, MaxPool, Add (option A: Slice and Pad),
+ * GlobalAveragePool, Flatten, Gemm; the weights as the network holds them
+ * (a quantized layer's: its levels times their scales). Written
+ * atomically. */
+int cs_nn_export_onnx(cs_nn *nn, const char *path, int force, const cs_cancel *cancel,
+                      cs_err *err);
+/* The normalization of the input pixels (x/255 − mean)/std: mean and std. */
+void cs_nn_input_norm(double *mean, double *std);
+/* The network's own normalization (cs_nn_config.in_mean, in_std), else
+ * cs_nn_input_norm's. */
+void cs_nn_get_input_norm(const cs_nn *nn, double *mean, double *std);
 
 #endif

@@ -80,6 +80,15 @@ typedef struct cs_nn_reg_ops {
          ((C) > (OC) ? (C) : (OC)) * 9 * (H) * (W) +                                       \
      (size_t)(C) * (OC) * 9 * (1 + ((B) + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK))
 
+/* The scratch of convk_forward/backward: per image in flight (up to
+ * CS_NN_CONV_SLOTS) an im2col block of C·k²·OH·OW floats and one of the
+ * same size for dout's side (OC·k²·H·W when stride 1), the flipped
+ * weights, and the dW partial sums per CS_NN_CONV_CHUNK images. */
+#define CS_NN_CONVK_SCRATCH(B, C, H, W, OC, k)                                             \
+    ((size_t)((B) < CS_NN_CONV_SLOTS ? (B) : CS_NN_CONV_SLOTS) *                           \
+         ((C) > (OC) ? (C) : (OC)) * (k) * (k) * (H) * (W) +                               \
+     (size_t)(C) * (OC) * (k) * (k) * (1 + ((B) + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK))
+
 typedef struct cs_nn_ops {
     const char *name;
     /* memory (zeroed on allocation); 0 ok, <0 failure */
@@ -149,6 +158,29 @@ typedef struct cs_nn_ops {
      * CUBLAS_STATUS_EXECUTION_FAILED"), cleared: <0 with msg, 0 none; may be
      * NULL (the CPU's ops do not fail) */
     int (*error)(char *msg, size_t len);
+    /* --- the ops of resnet20 and of the cnn's other kernel sizes --- */
+    /* k×k convolution (k odd), zero padding k/2, stride 1 or 2: out is B ×
+     * OC × OH × OW with OH = (H − 1)/stride + 1; no bias; w is OC × C·k²;
+     * scratch holds CS_NN_CONVK_SCRATCH(B, C, H, W, OC, k) floats. k = 3,
+     * stride 1 is conv_forward/conv_backward, bit for bit. */
+    void (*convk_forward)(float *out, const float *inp, const float *w, float *scratch, int B,
+                          int C, int H, int W, int OC, int k, int stride);
+    void (*convk_backward)(float *dinp, float *dw, const float *dout, const float *inp,
+                           const float *w, float *scratch, int B, int C, int H, int W, int OC,
+                           int k, int stride);
+    /* The residual sum of a basic block: out = inp + shortcut(sc), inp and
+     * out B × C × H × W, sc B × SC × SH × SW. The shortcut is the identity
+     * when the shapes agree, else option A: sc's every (SH/H)-th pixel, its
+     * SC channels placed at (C − SC)/2 .. (C − SC)/2 + SC − 1, zeros around. */
+    void (*residual_forward)(float *out, const float *inp, const float *sc, int B, int C, int H,
+                             int W, int SC, int SH, int SW);
+    /* dsc = shortcutᵀ(dout): dout's channels (C − SC)/2.. at the sampled
+     * pixels, 0 elsewhere (the residual's other input gets dout itself) */
+    void (*residual_backward)(float *dsc, const float *dout, int B, int C, int H, int W, int SC,
+                              int SH, int SW);
+    /* global average pooling: out[b, c] = mean of inp[b, c, ·] over HW */
+    void (*avgpool_forward)(float *out, const float *inp, int B, int C, int HW);
+    void (*avgpool_backward)(float *dinp, const float *dout, int B, int C, int HW);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
@@ -188,7 +220,7 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
  * loads its backends), so ./csreg itself links no CUDA library and runs on
  * the CPU where there is none. The module exports one function,
  * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
-#define CS_NN_CUDA_ABI 2
+#define CS_NN_CUDA_ABI 3
 #define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
 typedef struct cs_nn_cuda_module {
     int abi;               /* CS_NN_CUDA_ABI */

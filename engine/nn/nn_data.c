@@ -3,12 +3,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "cs_nn.h"
 
 /* Largest file we accept: 1 GiB of payload. */
 #define IDX_MAX_BYTES ((uint64_t)1 << 30)
+/* deflate's best ratio is 1032:1: a gzip file of n bytes holds at most
+ * about 1032 n (the slack: headers, a tiny file) */
+#define GZ_MAX_RATIO 1032u
+#define GZ_SLACK 4096u
+
+/* The most payload bytes the file at path can hold: a gzip bomb, or a
+ * header that declares more than the file has, is refused before the
+ * buffer is allocated. */
+static uint64_t payload_bound(const char *path, int *gz)
+{
+    *gz = 0;
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    if (!f || fstat(fileno(f), &st) != 0) {
+        if (f)
+            fclose(f);
+        return IDX_MAX_BYTES;
+    }
+    unsigned char m[2] = {0, 0};
+    size_t got = fread(m, 1, 2, f);
+    fclose(f);
+    uint64_t size = (uint64_t)st.st_size;
+    *gz = got == 2 && m[0] == 0x1f && m[1] == 0x8b;
+    if (*gz)
+        return size * GZ_MAX_RATIO + GZ_SLACK;
+    return size;
+}
 
 static const char *base_name(const char *path)
 {
@@ -76,7 +104,9 @@ int cs_idx_read(const char *path, int want_ndim, uint8_t **data, uint32_t dims[3
             goto fail;
         dims[i] = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
         if (dims[i] == 0) {
-            rc = cs_fail(err, CS_EDIM, "%s: dimension %d is 0", path, i + 1);
+            rc = i == 0 ? cs_fail(err, CS_EDIM, "%s: no %s (an empty split: the header's count "
+                                  "is 0)", path, want_ndim == 1 ? "labels" : "images")
+                        : cs_fail(err, CS_EDIM, "%s: dimension %d is 0", path, i + 1);
             goto fail;
         }
         total *= dims[i];
@@ -85,6 +115,18 @@ int cs_idx_read(const char *path, int want_ndim, uint8_t **data, uint32_t dims[3
                          (unsigned long long)IDX_MAX_BYTES);
             goto fail;
         }
+    }
+    int gz;
+    uint64_t bound = payload_bound(path, &gz);
+    if (total > bound) {
+        rc = gz ? cs_fail(err, CS_EINVAL, "%s: the header declares %llu bytes of %s, more than "
+                          "a gzip file of this size can hold (%llu): a gzip bomb or a corrupt "
+                          "header", path, (unsigned long long)total,
+                          want_ndim == 1 ? "labels" : "images", (unsigned long long)bound)
+                : cs_fail(err, CS_EIO, "%s: truncated: the %s need %llu bytes, the file has "
+                          "%llu", path, want_ndim == 1 ? "labels" : "images",
+                          (unsigned long long)total, (unsigned long long)bound);
+        goto fail;
     }
     *data = malloc((size_t)total);
     if (!*data) {
@@ -134,19 +176,38 @@ static int find_file(char *buf, size_t len, const char *dir, const char *name, c
                    dir, name);
 }
 
+int cs_nn_data_files(const char *dir, const char *split, char files[2][4200], cs_err *err)
+{
+    char name[64];
+    if (cs_nn_data_is_npz(dir)) {   /* one file holds both splits */
+        FILE *f = fopen(dir, "rb");
+        if (!f)
+            return cs_fail(err, CS_EIO, "%s: cannot open (%s)", dir,
+                           strerror(errno ? errno : ENOENT));
+        fclose(f);
+        snprintf(files[0], sizeof files[0], "%s", dir);
+        files[1][0] = '\0';
+        return CS_OK;
+    }
+    snprintf(name, sizeof name, "%s-images-idx3-ubyte", split);
+    int rc = find_file(files[0], sizeof files[0], dir, name, err);
+    if (rc)
+        return rc;
+    snprintf(name, sizeof name, "%s-labels-idx1-ubyte", split);
+    return find_file(files[1], sizeof files[1], dir, name, err);
+}
+
 int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t limit,
                     cs_err *err)
 {
     memset(d, 0, sizeof *d);
-    char ipath[4200], lpath[4200], name[64];
-    snprintf(name, sizeof name, "%s-images-idx3-ubyte", split);
-    int rc = find_file(ipath, sizeof ipath, dir, name, err);
+    if (cs_nn_data_is_npz(dir))
+        return cs_nn_data_load_npz(d, dir, split, limit, CS_NN_NHWC, err);
+    char files[2][4200];
+    int rc = cs_nn_data_files(dir, split, files, err);
     if (rc)
         return rc;
-    snprintf(name, sizeof name, "%s-labels-idx1-ubyte", split);
-    rc = find_file(lpath, sizeof lpath, dir, name, err);
-    if (rc)
-        return rc;
+    const char *ipath = files[0], *lpath = files[1];
     uint32_t idims[3], ldims[3];
     uint8_t *img = NULL, *lab = NULL;
     rc = cs_idx_read(ipath, 3, &img, idims, err);

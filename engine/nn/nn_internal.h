@@ -1,8 +1,8 @@
 /* nn_internal.h — the network's state and the functions the engine/nn
  * files share; engine only. The files call down, never in a circle:
  * nn_plan.c and nn_device.c (leaves, over the backends) < nn_memory.c <
- * nn_model.c < nn_pass.c, nn_quant.c, nn_snapshot.c, nn_watch.c, nn_io.c
- * < nn_train.c. */
+ * nn_model.c < nn_pass.c, nn_quant.c, nn_snapshot.c, nn_watch.c, nn_npz.c,
+ * nn_onnx.c < nn_io.c < nn_train.c. */
 #ifndef CS_NN_INTERNAL_H
 #define CS_NN_INTERNAL_H
 
@@ -10,12 +10,14 @@
 #include "cs_rng.h"
 #include "nn_backend.h"
 
-enum nn_ltype { NN_DENSE, NN_CONV, NN_BN, NN_RELU, NN_POOL };
+/* NN_ADD: the residual sum of a basic block (its input plus the shortcut
+ * from layer src's output); NN_GAP: global average pooling */
+enum nn_ltype { NN_DENSE, NN_CONV, NN_BN, NN_RELU, NN_POOL, NN_ADD, NN_GAP };
 enum nn_tkind { NN_T_W, NN_T_B, NN_T_GAMMA, NN_T_BETA, NN_T_ALPHA };
 
-#define NN_MAX_LAYERS 40
-#define NN_MAX_WL 16
-#define NN_MAX_T 64
+#define NN_MAX_LAYERS 96   /* resnet20: 68 */
+#define NN_MAX_WL 32       /* resnet20: 20 */
+#define NN_MAX_T 128       /* resnet20: 79 */
 
 typedef struct nn_tensor {
     char name[24];
@@ -31,6 +33,9 @@ typedef struct nn_layer {
     size_t in_sz, out_sz;
     int tw, tb;         /* tensors: W/γ and b/β, or -1 */
     int wl;             /* weight layer index, or -1 */
+    int k, stride;      /* conv: kernel size and stride (3, 1 for the cnn's default) */
+    int src;            /* add: the layer whose output is the shortcut */
+    int skip;           /* its output is an add's shortcut (that add's index), else 0 */
     size_t boff;        /* BN: offset of running mean (then var) in the buffer block */
     float *out;         /* [cap][out_sz] */
     int32_t *idx;       /* pool: argmax */
@@ -69,6 +74,8 @@ struct cs_nn {
     /* batch buffers */
     int cap;
     float *x, *probs, *losses, *dlogits, *d0, *d1, *scratch, *regtmp;
+    float *dskip;       /* the shortcut's gradient while a block is passed back (resnet) */
+    int side;           /* input side: 28 + 2·pad */
     int32_t *y;
     double *regval;
     size_t scratch_n, maxrows, maxcols;
@@ -89,6 +96,15 @@ struct cs_nn {
 int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err);
 
 /* nn_plan.c */
+/* A residual network (one with NN_ADD layers): its buffers and the memory
+ * estimate have a shortcut gradient more. */
+int nn_has_skips(const cs_nn *nn);
+/* Whether layer i's convolution is the default 3×3 stride 1 (the cnn's
+ * ops), else convk. */
+int nn_conv_plain(const nn_layer *l);
+/* The PyTorch module name of layer i, a weight layer's or a batch norm's
+ * (cs_nn_save_npz): conv3 → its bn3, layer1.0.conv2 → layer1.0.bn2. */
+void nn_module_name(const cs_nn *nn, int i, char *out, size_t len);
 /* The shapes alone: cfg checked, its defaults filled in, layers and
  * tensors laid out in a zeroed nn; nothing of the network's size is
  * allocated. */
@@ -137,8 +153,8 @@ void nn_backward(cs_nn *nn, int B);
 int nn_check_reg(const cs_reg *reg, cs_err *err);
 /* λ Σ_k η_k ℓ(θ_k) over the selected layers into *value; with grad, its
  * gradient is added to the weight gradients. */
-int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
-               double *value, cs_err *err);
+int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+               int grad, double *value, cs_err *err);
 /* Fill the batch from examples idx[0..B) (randomly shifted when aug) and upload. */
 int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
                   cs_err *err);
@@ -152,5 +168,11 @@ int nn_snapshot_is_current(cs_nn *nn);
 /* nn_quant.c */
 /* Forget the quantization state of every layer (signs released). */
 void nn_drop_quant(cs_nn *nn);
+
+/* nn_watch.c */
+/* The upper end of a run's histogram range for weights x[0..n) (cs_nn.h,
+ * watching; run_watch.c reads run folders by the same rule); cnt: 65536
+ * counters of scratch. */
+double nn_watch_range(const float *x, size_t n, uint32_t *cnt);
 
 #endif

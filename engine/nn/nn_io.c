@@ -1,6 +1,9 @@
-/* nn_io.c — network checkpoints: a versioned little-endian binary file.
+/* nn_io.c — network checkpoints: a versioned little-endian binary file (and
+ * .npz paths and ZIP files sent to nn_npz.c).
  *
  *   "CSNN"  u32 version  u32 kind  u32 nhidden  u32 hidden[8]
+ *   version 2 and 3: u32 nconv, u32 conv[16] (0: a pool), u32 kernel, u32 pad
+ *   version 3 only: f32 mean, f32 std (the pixel normalization)
  *   u32 ntensors, per tensor: char name[24], u64 count
  *   u64 nbufs (batch-norm running statistics)
  *   u32 nwl, per weight layer: u32 quant (0/1/2), u64 rows, u64 cols
@@ -19,6 +22,7 @@
 
 #include "cs_file.h"
 #include "nn_internal.h"
+#include "nn_validate.h"
 
 #define NN_FILE_MAX ((size_t)1 << 31)
 
@@ -61,15 +65,49 @@ static void put_u64(wbuf *b, uint64_t v)
     put_u32(b, (uint32_t)(v >> 32));
 }
 
+/* Whether version 1 describes the network: an mlp or the default cnn, no pad. */
+static int fits_v1(const cs_nn_config *c)
+{
+    static const int def[6] = {16, 16, CS_NN_CONV_POOL, 32, 32, CS_NN_CONV_POOL};
+    if (c->pad || c->kind == CS_NN_RESNET20)
+        return 0;
+    return c->kind == CS_NN_MLP ||
+           (c->kernel == 3 && c->nconv == 6 && !memcmp(c->conv, def, sizeof def));
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
 int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err)
 {
+    if (has_suffix(path, ".npz"))
+        return cs_nn_save_npz(nn, path, force, cancel, err);
     wbuf b = {0};
+    int v3 = nn->cfg.in_std > 0;   /* its own normalization */
+    int v1 = fits_v1(&nn->cfg) && !v3;
     put(&b, "CSNN", 4);
-    put_u32(&b, CS_NN_FILE_VERSION);
+    put_u32(&b, v1 ? CS_NN_FILE_VERSION : v3 ? 3u : 2u);
     put_u32(&b, (uint32_t)nn->cfg.kind);
     put_u32(&b, (uint32_t)nn->cfg.nhidden);
     for (int i = 0; i < CS_NN_MAX_HIDDEN; i++)
         put_u32(&b, (uint32_t)nn->cfg.hidden[i]);
+    if (!v1) {   /* version 2: the cnn's list, kernel, pad */
+        put_u32(&b, (uint32_t)nn->cfg.nconv);
+        for (int i = 0; i < CS_NN_MAX_CONV; i++)
+            put_u32(&b, (uint32_t)nn->cfg.conv[i]);
+        put_u32(&b, (uint32_t)nn->cfg.kernel);
+        put_u32(&b, (uint32_t)nn->cfg.pad);
+    }
+    if (v3) {   /* version 3: the pixel normalization, two f32 */
+        uint32_t u[2];
+        memcpy(&u[0], &nn->cfg.in_mean, 4);
+        memcpy(&u[1], &nn->cfg.in_std, 4);
+        put_u32(&b, u[0]);
+        put_u32(&b, u[1]);
+    }
     put_u32(&b, (uint32_t)nn->nt);
     for (int i = 0; i < nn->nt; i++) {
         char name[24] = {0};
@@ -237,13 +275,17 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
     char magic[4];
     uint32_t version, kind, nh, hidden[CS_NN_MAX_HIDDEN], nt, nwl;
     uint64_t nbufs;
+    if (n >= 4 && !memcmp(data, "PK\x03\x04", 4)) {   /* a ZIP: an .npz */
+        free(data);
+        return cs_nn_load_npz(out, path, device, err);
+    }
     if (get(&r, magic, 4) || memcmp(magic, "CSNN", 4) != 0)
         BAD("%s: not a csreg model file (no CSNN magic)", path);
     if (get_u32(&r, &version))
         BAD("%s: truncated header", path);
-    if (version != CS_NN_FILE_VERSION)
-        BAD("%s: model file version %u, this csreg reads version %d", path, version,
-            CS_NN_FILE_VERSION);
+    if (version < CS_NN_FILE_VERSION || version > CS_NN_FILE_VERSION_MAX)
+        BAD("%s: model file version %u, this csreg reads versions %d to %d", path, version,
+            CS_NN_FILE_VERSION, CS_NN_FILE_VERSION_MAX);
     if (n < 12)
         BAD("%s: truncated", path);
     {
@@ -262,13 +304,42 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
     for (int i = 0; i < CS_NN_MAX_HIDDEN; i++)
         if (get_u32(&r, &hidden[i]))
             BAD("%s: truncated header", path);
-    if (kind > CS_NN_CNN || nh < 1 || nh > CS_NN_MAX_HIDDEN)
+    if (kind > (version == 1 ? CS_NN_CNN : CS_NN_RESNET20) ||
+        nh < (kind == CS_NN_RESNET20 ? 0u : 1u) || nh > CS_NN_MAX_HIDDEN)
         BAD("%s: bad model description (kind %u, %u hidden layers)", path, kind, nh);
     cs_nn_config cfg = {.kind = (cs_nn_kind)kind, .nhidden = (int)nh, .device = device};
     for (uint32_t i = 0; i < nh; i++) {
         if (hidden[i] < 1 || hidden[i] > 16384)
             BAD("%s: bad hidden size %u", path, hidden[i]);
         cfg.hidden[i] = (int)hidden[i];
+    }
+    if (version >= 2) {   /* nn_plan checks the ranges */
+        uint32_t nconv, conv[CS_NN_MAX_CONV], kernel, pad;
+        if (get_u32(&r, &nconv))
+            BAD("%s: truncated header", path);
+        for (int i = 0; i < CS_NN_MAX_CONV; i++)
+            if (get_u32(&r, &conv[i]))
+                BAD("%s: truncated header", path);
+        if (get_u32(&r, &kernel) || get_u32(&r, &pad))
+            BAD("%s: truncated header", path);
+        if (nconv > CS_NN_MAX_CONV || kernel > 7 || pad > CS_NN_MAX_PAD)
+            BAD("%s: bad model description (%u convolutions, kernel %u, pad %u)", path, nconv,
+                kernel, pad);
+        cfg.nconv = (int)nconv;
+        for (int i = 0; i < CS_NN_MAX_CONV; i++)
+            cfg.conv[i] = conv[i] > 1024 ? -1 : (int)conv[i];
+        cfg.kernel = (int)kernel;
+        cfg.pad = (int)pad;
+    }
+    if (version >= 3) {   /* the pixel normalization */
+        uint32_t u[2];
+        if (get_u32(&r, &u[0]) || get_u32(&r, &u[1]))
+            BAD("%s: truncated header", path);
+        memcpy(&cfg.in_mean, &u[0], 4);
+        memcpy(&cfg.in_std, &u[1], 4);
+        if (!isfinite(cfg.in_mean) || !isfinite(cfg.in_std) || !(cfg.in_std > 0))
+            BAD("%s: bad pixel normalization (mean %g, std %g)", path, (double)cfg.in_mean,
+                (double)cfg.in_std);
     }
     /* the header against the shapes it names, and the file's length against
      * the header, before anything of the network's size is allocated: a
@@ -283,7 +354,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
         BAD("%s: truncated header", path);
     if (nt != (uint32_t)nn->nt)
         BAD("%s: %u tensors in the file, the %s model has %d", path, nt,
-            kind ? "cnn" : "mlp", nn->nt);
+            cs_nn_kind_name((cs_nn_kind)kind), nn->nt);
     for (int i = 0; i < nn->nt; i++) {
         char name[24];
         uint64_t cnt;
@@ -304,10 +375,8 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
         uint64_t rows, cols;
         if (get_u32(&r, &quant[i]) || get_u64(&r, &rows) || get_u64(&r, &cols))
             BAD("%s: truncated header", path);
-        if (quant[i] > 2 || rows != nn->wl[i].rows || cols != nn->wl[i].cols)
-            BAD("%s: shape mismatch: layer %s is %llux%llu in the file, the model needs %zux%zu",
-                path, nn->wl[i].name, (unsigned long long)rows, (unsigned long long)cols,
-                nn->wl[i].rows, nn->wl[i].cols);
+        if ((rc = nn_validate_wlayer(path, &nn->wl[i], quant[i], rows, cols, err)))
+            goto done;
         if (quant[i])
             signs += nn->wl[i].rows * nn->wl[i].cols;
     }
@@ -315,7 +384,7 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
         size_t want = r.pos + (nn->nparams + nn->nbufs) * sizeof(float) + signs + 4;
         if (want != n)
             BAD("%s: the file is %zu bytes, its header describes %zu (%s, %zu parameters): "
-                "truncated or forged", path, n, want, kind ? "cnn" : "mlp",
+                "truncated or forged", path, n, want, cs_nn_kind_name((cs_nn_kind)kind),
                 cs_nn_param_count(nn));
     }
     nn = NULL;
@@ -335,6 +404,8 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
     for (size_t i = 0; i < nn->nparams + nn->nbufs; i++)
         if (!isfinite(hp[i]))
             BAD("%s: weight %zu is not finite", path, i);
+    if ((rc = nn_validate_stats(path, nn, hp + nn->nparams, err)))
+        goto done;
     if (nn->ops->upload(nn->params, hp, pbytes) ||
         nn->ops->upload(nn->bufs, hp + nn->nparams, bbytes)) {
         rc = nn_device_fail(nn, "upload", err);

@@ -8,13 +8,14 @@
 
 void nn_batch_shape(const cs_nn *nn, int B, size_t *dmax, size_t *scratch)
 {
-    *dmax = CS_NN_PIXELS;
+    *dmax = (size_t)nn->side * nn->side;
     *scratch = 1;
     for (int i = 0; i < nn->nlayers; i++) {
         const nn_layer *l = &nn->layer[i];
         if (l->out_sz > *dmax)
             *dmax = l->out_sz;
-        size_t sc = CS_NN_CONV_SCRATCH(B, l->C, l->H, l->W, l->OC);
+        size_t sc = nn_conv_plain(l) ? CS_NN_CONV_SCRATCH(B, l->C, l->H, l->W, l->OC)
+                                     : CS_NN_CONVK_SCRATCH(B, l->C, l->H, l->W, l->OC, l->k);
         if (l->type == NN_CONV && sc > *scratch)
             *scratch = sc;
     }
@@ -39,7 +40,10 @@ static void memory_of(const cs_nn *nn, int B, size_t snapshots, cs_nn_memory *m)
     double act = 0.0;
     for (int i = 0; i < nn->nlayers; i++)
         act += (double)nn->layer[i].out_sz * (nn->layer[i].type == NN_POOL ? 2.0 : 1.0);
-    m->batch = b * f * (act + 2.0 * CS_NN_PIXELS + 4.0 * CS_NN_CLASSES + 4.0 + 2.0 * (double)dmax) +
+    /* the input and its host copy; a residual network's shortcut gradient */
+    double pixels = (double)nn->side * nn->side, skips = nn_has_skips(nn) ? (double)dmax : 0.0;
+    m->batch = b * f * (act + 2.0 * pixels + 4.0 * CS_NN_CLASSES + 4.0 + 2.0 * (double)dmax +
+                        skips) +
                (double)scratch * f;
     m->snapshots = (double)snapshots * (double)nn->snap_n * f;
     m->total = m->state + m->batch + m->snapshots;

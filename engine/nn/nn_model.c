@@ -123,10 +123,12 @@ static void free_batch(cs_nn *nn)
         nn->layer[i].out = NULL;
         nn->layer[i].idx = NULL;
     }
-    void *bufs[] = {nn->x, nn->probs, nn->losses, nn->dlogits, nn->d0, nn->d1, nn->scratch, nn->y};
+    void *bufs[] = {nn->x, nn->probs, nn->losses, nn->dlogits, nn->d0, nn->d1, nn->scratch, nn->y,
+                    nn->dskip};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         o->release(bufs[i]);
     nn->x = nn->probs = nn->losses = nn->dlogits = nn->d0 = nn->d1 = nn->scratch = NULL;
+    nn->dskip = NULL;
     nn->y = NULL;
     free(nn->hx);
     free(nn->hy);
@@ -184,7 +186,10 @@ int nn_ensure_cap(cs_nn *nn, int B, cs_err *err)
         if (l->type == NN_POOL)
             DEV_ALLOC(l->idx, (size_t)B * l->out_sz * sizeof(int32_t));
     }
-    DEV_ALLOC(nn->x, (size_t)B * CS_NN_PIXELS * sizeof(float));
+    size_t pixels = (size_t)nn->side * nn->side;
+    DEV_ALLOC(nn->x, (size_t)B * pixels * sizeof(float));
+    if (nn_has_skips(nn))
+        DEV_ALLOC(nn->dskip, (size_t)B * dmax * sizeof(float));
     DEV_ALLOC(nn->y, (size_t)B * sizeof(int32_t));
     DEV_ALLOC(nn->probs, (size_t)B * CS_NN_CLASSES * sizeof(float));
     DEV_ALLOC(nn->losses, (size_t)B * sizeof(float));
@@ -193,7 +198,7 @@ int nn_ensure_cap(cs_nn *nn, int B, cs_err *err)
     DEV_ALLOC(nn->d1, (size_t)B * dmax * sizeof(float));
     DEV_ALLOC(nn->scratch, scratch * sizeof(float));
     nn->scratch_n = scratch;
-    nn->hx = malloc((size_t)B * CS_NN_PIXELS * sizeof(float));
+    nn->hx = malloc((size_t)B * pixels * sizeof(float));
     nn->hy = malloc((size_t)B * sizeof(int32_t));
     nn->hprobs = malloc((size_t)B * CS_NN_CLASSES * sizeof(float));
     nn->hlosses = malloc((size_t)B * sizeof(float));
@@ -239,6 +244,8 @@ int cs_nn_wlayer(const cs_nn *nn, size_t i, cs_nn_wlayer_info *info)
     info->cols = w->cols;
     info->excluded_default = w->excl_default;
     info->quantized = w->quant;
+    const nn_layer *l = &nn->layer[w->layer];
+    info->positions = l->type == NN_CONV ? (size_t)l->OH * l->OW : 1;
     return CS_OK;
 }
 

@@ -12,6 +12,18 @@
 #define PIX_MEAN 0.2860f
 #define PIX_STD 0.3530f
 
+void cs_nn_input_norm(double *mean, double *std)
+{
+    *mean = PIX_MEAN;
+    *std = PIX_STD;
+}
+
+void cs_nn_get_input_norm(const cs_nn *nn, double *mean, double *std)
+{
+    *mean = nn->cfg.in_std > 0 ? nn->cfg.in_mean : PIX_MEAN;
+    *std = nn->cfg.in_std > 0 ? nn->cfg.in_std : PIX_STD;
+}
+
 /* ------------------------------------------------------------------ forward / backward */
 
 static const float *layer_in(const cs_nn *nn, int i)
@@ -40,8 +52,12 @@ void nn_forward(cs_nn *nn, int B, int train)
                               l->OC);
             break;
         case NN_CONV:
-            o->conv_forward(l->out, in, P + nn->t[l->tw].off, nn->scratch, B, l->C, l->H, l->W,
-                            l->OC);
+            if (nn_conv_plain(l))
+                o->conv_forward(l->out, in, P + nn->t[l->tw].off, nn->scratch, B, l->C, l->H,
+                                l->W, l->OC);
+            else
+                o->convk_forward(l->out, in, P + nn->t[l->tw].off, nn->scratch, B, l->C, l->H,
+                                 l->W, l->OC, l->k, l->stride);
             break;
         case NN_BN:
             if (fused_relu(nn, i)) {   /* the ReLU's output, and the ReLU skipped */
@@ -61,10 +77,27 @@ void nn_forward(cs_nn *nn, int B, int train)
         case NN_POOL:
             o->maxpool_forward(l->out, l->idx, in, B, l->C, l->H, l->W);
             break;
+        case NN_ADD: {
+            const nn_layer *sc = &nn->layer[l->src];
+            o->residual_forward(l->out, in, sc->out, B, l->C, l->H, l->W, sc->OC, sc->OH, sc->OW);
+            break;
+        }
+        case NN_GAP:
+            o->avgpool_forward(l->out, in, B, l->C, l->H * l->W);
+            break;
         }
     }
     nn_layer *last = &nn->layer[nn->nlayers - 1];
     o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, CS_NN_CLASSES);
+}
+
+/* dinp, the gradient of layer j's output, gets the shortcut's gradient
+ * when an add took that output (resnet20: the block's first convolution
+ * passed back, the add's part waiting in dskip) */
+static void add_skip(cs_nn *nn, int j, float *dinp, int B)
+{
+    if (j >= 0 && nn->layer[j].skip)
+        nn->ops->axpy(dinp, nn->dskip, 1.0f, (size_t)B * nn->layer[j].out_sz);
 }
 
 void nn_backward(cs_nn *nn, int B)
@@ -85,6 +118,7 @@ void nn_backward(cs_nn *nn, int B)
                                 bn->H * bn->W);
             i--;
             if (dinp) {
+                add_skip(nn, i - 1, dinp, B);
                 dout = dinp;
                 which ^= 1;
             }
@@ -99,8 +133,12 @@ void nn_backward(cs_nn *nn, int B)
                                P + nn->t[l->tw].off, B, l->C, l->OC);
             break;
         case NN_CONV:
-            o->conv_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
-                             nn->scratch, B, l->C, l->H, l->W, l->OC);
+            if (nn_conv_plain(l))
+                o->conv_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
+                                 nn->scratch, B, l->C, l->H, l->W, l->OC);
+            else
+                o->convk_backward(dinp, G + nn->t[l->tw].off, dout, in, P + nn->t[l->tw].off,
+                                  nn->scratch, B, l->C, l->H, l->W, l->OC, l->k, l->stride);
             break;
         case NN_BN:
             o->bn_backward(dinp, G + nn->t[l->tw].off, G + nn->t[l->tb].off, dout, in,
@@ -114,8 +152,18 @@ void nn_backward(cs_nn *nn, int B)
             if (dinp)
                 o->maxpool_backward(dinp, dout, l->idx, B, l->C, l->H, l->W);
             break;
+        case NN_ADD: {   /* dout goes on to the block as it is; its shortcut's part waits */
+            const nn_layer *sc = &nn->layer[l->src];
+            o->residual_backward(nn->dskip, dout, B, l->C, l->H, l->W, sc->OC, sc->OH, sc->OW);
+            continue;
+        }
+        case NN_GAP:
+            if (dinp)
+                o->avgpool_backward(dinp, dout, B, l->C, l->H * l->W);
+            break;
         }
         if (dinp) {
+            add_skip(nn, i - 1, dinp, B);
             dout = dinp;
             which ^= 1;
         }
@@ -149,13 +197,15 @@ int nn_check_reg(const cs_reg *reg, cs_err *err)
 
 /* λ Σ_k η_k ℓ(θ_k) over the rows of weight layer i, added to *value; with
  * grad, adds its gradient to the layer's weight gradient. */
-static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, double *value,
-                     cs_err *err)
+static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, cs_nn_eta eta, int grad,
+                     double *value, cs_err *err)
 {
     const cs_nn_ops *o = nn->ops;
     int kind = reg_kernel(reg);
     nn_wlayer *w = &nn->wl[i];
-    float scale = (float)(lambda / (double)w->cols);
+    /* η: 1/cols per row, or 1/(rows·cols), the layer's sum over its size */
+    double dim = eta == CS_NN_ETA_LAYER ? (double)w->rows * (double)w->cols : (double)w->cols;
+    float scale = (float)(lambda / dim);
     const float *W = nn->params + nn->t[w->tw].off;
     float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
     double total = 0;
@@ -166,7 +216,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
         if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
             return nn_device_fail(nn, "download", err);
         for (size_t r = 0; r < w->rows; r++)
-            total += lambda / (double)w->cols * nn->hregval[r];
+            total += lambda / dim * nn->hregval[r];
         *value += total;
         return CS_OK;
     }
@@ -181,7 +231,7 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
         int rc = cs_reg_eval(reg, nn->hd1, 1, w->cols, &v, grad ? nn->hd2 : NULL, err);
         if (rc)
             return rc;
-        total += lambda / (double)w->cols * v;
+        total += lambda / dim * v;
         if (grad)
             for (size_t j = 0; j < w->cols; j++)
                 row[j] = (float)nn->hd2[j];
@@ -197,13 +247,13 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, int grad, dou
 
 /* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
  * order); with grad, adds its gradient to the weight gradients. */
-int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, int grad,
-                   double *value, cs_err *err)
+int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+               int grad, double *value, cs_err *err)
 {
     double total = 0;
     for (int i = 0; i < nn->nwl; i++)
         if (nn_selected(nn, i, ex)) {
-            int rc = reg_layer(nn, reg, lambda, i, grad, &total, err);
+            int rc = reg_layer(nn, reg, lambda, i, eta, grad, &total, err);
             if (rc)
                 return rc;
         }
@@ -219,7 +269,16 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
     int rc = nn_check_reg(reg, err);
     if (rc)
         return rc;
-    return nn_reg_all(nn, reg, lambda, excl, 0, value, err);
+    return nn_reg_all(nn, reg, lambda, excl, CS_NN_ETA_ROW, 0, value, err);
+}
+
+int cs_nn_reg_value_eta(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl,
+                        cs_nn_eta eta, double *value, cs_err *err)
+{
+    int rc = nn_check_reg(reg, err);
+    if (rc)
+        return rc;
+    return nn_reg_all(nn, reg, lambda, excl, eta, 0, value, err);
 }
 
 /* ------------------------------------------------------------------ batches */
@@ -228,35 +287,42 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
 int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
                       cs_err *err)
 {
-    static float lut[256];
-    static int lut_ready;
-    if (!lut_ready) {
-        for (int i = 0; i < 256; i++)
-            lut[i] = ((float)i / 255.0f - PIX_MEAN) / PIX_STD;
-        lut_ready = 1;
-    }
+    /* the network's normalization (the default: the same floats as ever) */
+    float lut[256];
+    const float m = nn->cfg.in_std > 0 ? nn->cfg.in_mean : PIX_MEAN;
+    const float sd = nn->cfg.in_std > 0 ? nn->cfg.in_std : PIX_STD;
+    for (int i = 0; i < 256; i++)
+        lut[i] = ((float)i / 255.0f - m) / sd;
     const float bg = lut[0];
+    int side = nn->side, pad = nn->cfg.pad;
+    size_t pixels = (size_t)side * side;
     for (int b = 0; b < B; b++) {
         const uint8_t *img = d->images + idx[b] * CS_NN_PIXELS;
-        float *x = nn->hx + (size_t)b * CS_NN_PIXELS;
+        float *x = nn->hx + (size_t)b * pixels;
         nn->hy[b] = d->labels[idx[b]];
-        if (!aug) {
+        if (!aug && !pad) {
             for (int i = 0; i < CS_NN_PIXELS; i++)
                 x[i] = lut[img[i]];
             continue;
         }
-        int dx = (int)cs_rng_below(aug, 5) - 2, dy = (int)cs_rng_below(aug, 5) - 2;
-        for (int yy = 0; yy < CS_NN_IMG; yy++) {
-            int sy = yy - dy;
-            for (int xx = 0; xx < CS_NN_IMG; xx++) {
-                int sx = xx - dx;
-                x[yy * CS_NN_IMG + xx] = (sy >= 0 && sy < CS_NN_IMG && sx >= 0 && sx < CS_NN_IMG)
-                                             ? lut[img[sy * CS_NN_IMG + sx]]
-                                             : bg;
+        /* shifted by up to 2 pixels (aug), inside a border of pad pixels; the
+         * background (the normalized 0) where no pixel of the image falls */
+        int dx = 0, dy = 0;
+        if (aug) {
+            dx = (int)cs_rng_below(aug, 5) - 2;
+            dy = (int)cs_rng_below(aug, 5) - 2;
+        }
+        for (int yy = 0; yy < side; yy++) {
+            int sy = yy - pad - dy;
+            for (int xx = 0; xx < side; xx++) {
+                int sx = xx - pad - dx;
+                x[yy * side + xx] = (sy >= 0 && sy < CS_NN_IMG && sx >= 0 && sx < CS_NN_IMG)
+                                        ? lut[img[sy * CS_NN_IMG + sx]]
+                                        : bg;
             }
         }
     }
-    if (nn->ops->upload(nn->x, nn->hx, (size_t)B * CS_NN_PIXELS * sizeof(float)) ||
+    if (nn->ops->upload(nn->x, nn->hx, (size_t)B * pixels * sizeof(float)) ||
         nn->ops->upload(nn->y, nn->hy, (size_t)B * sizeof(int32_t)))
         return nn_device_fail(nn, "upload of a batch", err);
     return CS_OK;
@@ -344,4 +410,32 @@ int cs_nn_evaluate_in_place(cs_nn *nn, const cs_nn_data *test, double *accuracy,
     if (nn->cap == 0)
         return cs_fail(err, CS_ESTATE, "no batch buffers yet (train a step first)");
     return evaluate_batches(nn, test, nn->cap, accuracy, loss, err);
+}
+
+int cs_nn_logits(cs_nn *nn, const cs_nn_data *test, size_t n, float *logits, cs_err *err)
+{
+    if (!test || n > test->n)
+        return cs_fail(err, CS_EINVAL, "logits: %zu images asked, the data has %zu", n,
+                       test ? test->n : 0);
+    int B = nn->cap >= 64 ? nn->cap : 256;
+    int rc = nn_ensure_cap(nn, B, err);
+    size_t *idx = rc ? NULL : malloc((size_t)B * sizeof *idx);
+    if (!rc && !idx)
+        rc = cs_fail(err, CS_ENOMEM, "out of memory");
+    const nn_layer *last = &nn->layer[nn->nlayers - 1];
+    for (size_t s = 0; !rc && s < n; s += (size_t)B) {
+        int nb = (int)(n - s < (size_t)B ? n - s : (size_t)B);
+        for (int b = 0; b < nb; b++)
+            idx[b] = s + (size_t)b;
+        rc = nn_load_batch(nn, test, idx, nb, NULL, err);
+        if (rc)
+            break;
+        nn_forward(nn, nb, 0);
+        if (!(rc = nn_device_check(nn, err)) &&
+            nn->ops->download(logits + s * CS_NN_CLASSES, last->out,
+                              (size_t)nb * CS_NN_CLASSES * sizeof(float)))
+            rc = nn_device_fail(nn, "download", err);
+    }
+    free(idx);
+    return rc;
 }

@@ -70,12 +70,16 @@ static void block_act(cs_nn *nn, int type)
     add_layer(nn, type, p->OC, p->OH, p->OW);
 }
 
-static void conv_bn_relu(cs_nn *nn, const char *name, int C, int H, int OC)
+static nn_layer *conv_bn_relu(cs_nn *nn, const char *name, int C, int H, int OC, int k,
+                              int stride, int relu)
 {
     nn_layer *l = add_layer(nn, NN_CONV, C, H, H);
     l->OC = OC;
-    add_weight_layer(nn, l, name, (size_t)OC, (size_t)C * 9, 0);
-    nn_layer *bn = add_layer(nn, NN_BN, OC, H, H);
+    l->k = k;
+    l->stride = stride;
+    l->OH = l->OW = (H - 1) / stride + 1;
+    add_weight_layer(nn, l, name, (size_t)OC, (size_t)C * k * k, 0);
+    nn_layer *bn = add_layer(nn, NN_BN, OC, l->OH, l->OW);
     char tn[24];
     snprintf(tn, sizeof tn, "%s.bn.g", name);
     bn->tw = add_tensor(nn, tn, (size_t)OC, NN_T_GAMMA, -1);
@@ -83,7 +87,9 @@ static void conv_bn_relu(cs_nn *nn, const char *name, int C, int H, int OC)
     bn->tb = add_tensor(nn, tn, (size_t)OC, NN_T_BETA, -1);
     bn->boff = nn->nbufs;
     nn->nbufs += 2 * (size_t)OC;
-    add_layer(nn, NN_RELU, OC, H, H);
+    if (relu)
+        add_layer(nn, NN_RELU, OC, l->OH, l->OW);
+    return l;
 }
 
 static void pool(cs_nn *nn)
@@ -105,7 +111,7 @@ static void finish_shapes(cs_nn *nn)
         nn->wl[i].snap_off = off;
         off += nn->wl[i].rows * nn->wl[i].cols;
         /* the first convolution and the last fully-connected layer */
-        nn->wl[i].excl_default = (i == 0 && nn->cfg.kind == CS_NN_CNN) || i == nn->nwl - 1;
+        nn->wl[i].excl_default = (i == 0 && nn->cfg.kind != CS_NN_MLP) || i == nn->nwl - 1;
         if (nn->wl[i].rows > nn->maxrows)
             nn->maxrows = nn->wl[i].rows;
         if (nn->wl[i].cols > nn->maxcols)
@@ -120,30 +126,133 @@ static void finish_shapes(cs_nn *nn)
     }
 }
 
+/* One basic block of resnet20 after layer `src`: conv + BN + ReLU, conv +
+ * BN, the shortcut from src's output added, ReLU. */
+static void basic_block(cs_nn *nn, int stage, int block, int planes, int stride)
+{
+    int src = nn->nlayers - 1;
+    nn_layer *in = &nn->layer[src];
+    char name[64];   /* "layer1.0.conv1": 14 (room for any int) */
+    snprintf(name, sizeof name, "layer%d.%d.conv1", stage, block);
+    nn_layer *c1 = conv_bn_relu(nn, name, in->OC, in->OH, planes, 3, stride, 1);
+    snprintf(name, sizeof name, "layer%d.%d.conv2", stage, block);
+    conv_bn_relu(nn, name, planes, c1->OH, planes, 3, 1, 0);
+    nn_layer *p = &nn->layer[nn->nlayers - 1];
+    nn_layer *add = add_layer(nn, NN_ADD, p->OC, p->OH, p->OW);
+    add->src = src;
+    nn->layer[src].skip = nn->nlayers - 1;
+    block_act(nn, NN_RELU);
+}
+
+static void plan_resnet20(cs_nn *nn, int side)
+{
+    conv_bn_relu(nn, "conv1", 1, side, 16, 3, 1, 1);
+    static const int planes[3] = {16, 32, 64};
+    for (int s = 0; s < 3; s++)
+        for (int b = 0; b < 3; b++)
+            basic_block(nn, s + 1, b, planes[s], s > 0 && b == 0 ? 2 : 1);
+    block_act(nn, NN_GAP);
+    nn_layer *g = &nn->layer[nn->nlayers - 1];
+    g->OH = g->OW = 1;
+    dense(nn, "fc", g->OC, CS_NN_CLASSES);
+}
+
+/* The cnn's convolutions and pools, each pool on an even side. */
+static int plan_cnn(cs_nn *nn, int side, cs_err *err)
+{
+    const cs_nn_config *c = &nn->cfg;
+    int C = 1, H = side, nc = 0;
+    char name[16];
+    for (int i = 0; i < c->nconv; i++) {
+        if (c->conv[i] == CS_NN_CONV_POOL) {
+            if (H < 2 || H % 2)
+                return cs_fail_key(err, CS_EINVAL, "channels",
+                                   "channels: a pool at entry %d needs an even side, the "
+                                   "images are %d×%d there", i + 1, H, H);
+            pool(nn);
+            H /= 2;
+            continue;
+        }
+        snprintf(name, sizeof name, "conv%d", ++nc);
+        conv_bn_relu(nn, name, C, H, c->conv[i], c->kernel, 1, 1);
+        C = c->conv[i];
+    }
+    if (nc == 0)
+        return cs_fail_key(err, CS_EINVAL, "channels", "channels: no convolution (give their "
+                           "widths, e.g. channels=16,16,p,32,32,p)");
+    dense(nn, "fc1", C * H * H, c->hidden[0]);
+    block_act(nn, NN_RELU);
+    dense(nn, "fc2", c->hidden[0], CS_NN_CLASSES);
+    return CS_OK;
+}
+
+/* The cfg's defaults and ranges (those of one kind refused on another). */
+static int check_config(cs_nn_config *c, cs_err *err)
+{
+    if (c->kind != CS_NN_MLP && c->kind != CS_NN_CNN && c->kind != CS_NN_RESNET20)
+        return cs_fail(err, CS_EINVAL, "unknown model kind %d", (int)c->kind);
+    if (c->nhidden == 0 && c->kind != CS_NN_RESNET20) {
+        if (c->kind == CS_NN_MLP) {
+            c->nhidden = 2;
+            c->hidden[0] = c->hidden[1] = 512;
+        } else {
+            c->nhidden = 1;
+            c->hidden[0] = 256;
+        }
+    }
+    if (c->kind == CS_NN_RESNET20 && c->nhidden != 0)
+        return cs_fail_key(err, CS_EINVAL, "hidden", "hidden: resnet20 has no hidden fc (its "
+                           "fc takes the 64 averaged channels)");
+    if (c->nhidden < 0 || c->nhidden > CS_NN_MAX_HIDDEN ||
+        (c->kind == CS_NN_CNN && c->nhidden != 1))
+        return cs_fail(err, CS_EINVAL, "hidden: %s takes %s",
+                       c->kind == CS_NN_CNN ? "cnn" : "mlp",
+                       c->kind == CS_NN_CNN ? "one size (the hidden fc)" : "1 to 8 sizes");
+    for (int i = 0; i < c->nhidden; i++)
+        if (c->hidden[i] < 1 || c->hidden[i] > 16384)
+            return cs_fail(err, CS_EINVAL, "hidden: size %d out of range 1..16384",
+                           c->hidden[i]);
+    if (c->pad < 0 || c->pad > CS_NN_MAX_PAD)
+        return cs_fail_key(err, CS_EINVAL, "pad", "pad=%d out of range 0..%d", c->pad,
+                           CS_NN_MAX_PAD);
+    if (c->kind != CS_NN_CNN) {
+        if (c->nconv || (c->kernel && c->kernel != 3))
+            return cs_fail_key(err, CS_EINVAL, c->nconv ? "channels" : "kernel",
+                               "%s: only the cnn takes them (%s has a fixed shape)",
+                               c->nconv ? "channels" : "kernel", cs_nn_kind_name(c->kind));
+        c->kernel = 0;
+        return CS_OK;
+    }
+    if (c->kernel == 0)
+        c->kernel = 3;
+    if (c->kernel < 1 || c->kernel > 7 || c->kernel % 2 == 0)
+        return cs_fail_key(err, CS_EINVAL, "kernel", "kernel=%d: an odd size 1..7", c->kernel);
+    if (c->nconv == 0) {
+        static const int def[6] = {16, 16, CS_NN_CONV_POOL, 32, 32, CS_NN_CONV_POOL};
+        memcpy(c->conv, def, sizeof def);
+        c->nconv = 6;
+    }
+    if (c->nconv < 0 || c->nconv > CS_NN_MAX_CONV)
+        return cs_fail_key(err, CS_EINVAL, "channels", "channels: 1 to %d entries",
+                           CS_NN_MAX_CONV);
+    for (int i = 0; i < c->nconv; i++)
+        if (c->conv[i] != CS_NN_CONV_POOL && (c->conv[i] < 1 || c->conv[i] > 1024))
+            return cs_fail_key(err, CS_EINVAL, "channels",
+                               "channels: width %d out of range 1..1024", c->conv[i]);
+    return CS_OK;
+}
+
 int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err)
 {
     nn->cfg = *cfg;
     nn->cfg.device = NULL;
-    if (nn->cfg.nhidden == 0) {
-        if (cfg->kind == CS_NN_MLP) {
-            nn->cfg.nhidden = 2;
-            nn->cfg.hidden[0] = nn->cfg.hidden[1] = 512;
-        } else {
-            nn->cfg.nhidden = 1;
-            nn->cfg.hidden[0] = 256;
-        }
-    }
-    if (nn->cfg.nhidden < 0 || nn->cfg.nhidden > CS_NN_MAX_HIDDEN ||
-        (cfg->kind == CS_NN_CNN && nn->cfg.nhidden != 1))
-        return cs_fail(err, CS_EINVAL, "hidden: %s takes %s",
-                       cfg->kind == CS_NN_CNN ? "cnn" : "mlp",
-                       cfg->kind == CS_NN_CNN ? "one size (the hidden fc)" : "1 to 8 sizes");
-    for (int i = 0; i < nn->cfg.nhidden; i++)
-        if (nn->cfg.hidden[i] < 1 || nn->cfg.hidden[i] > 16384)
-            return cs_fail(err, CS_EINVAL, "hidden: size %d out of range 1..16384",
-                           nn->cfg.hidden[i]);
+    int rc = check_config(&nn->cfg, err);
+    if (rc)
+        return rc;
+    int side = CS_NN_IMG + 2 * nn->cfg.pad;
+    nn->side = side;
     if (cfg->kind == CS_NN_MLP) {
-        int in = CS_NN_PIXELS;
+        int in = side * side;
         char name[16];
         for (int i = 0; i < nn->cfg.nhidden; i++) {
             snprintf(name, sizeof name, "fc%d", i + 1);
@@ -154,20 +263,48 @@ int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err)
         snprintf(name, sizeof name, "fc%d", nn->cfg.nhidden + 1);
         dense(nn, name, in, CS_NN_CLASSES);
     } else if (cfg->kind == CS_NN_CNN) {
-        conv_bn_relu(nn, "conv1", 1, 28, 16);
-        conv_bn_relu(nn, "conv2", 16, 28, 16);
-        pool(nn);
-        conv_bn_relu(nn, "conv3", 16, 14, 32);
-        conv_bn_relu(nn, "conv4", 32, 14, 32);
-        pool(nn);
-        dense(nn, "fc1", 32 * 7 * 7, nn->cfg.hidden[0]);
-        block_act(nn, NN_RELU);
-        dense(nn, "fc2", nn->cfg.hidden[0], CS_NN_CLASSES);
+        if ((rc = plan_cnn(nn, side, err)))
+            return rc;
     } else {
-        return cs_fail(err, CS_EINVAL, "unknown model kind %d", (int)cfg->kind);
+        plan_resnet20(nn, side);
     }
     finish_shapes(nn);
     return CS_OK;
+}
+
+const char *cs_nn_kind_name(cs_nn_kind kind)
+{
+    return kind == CS_NN_CNN ? "cnn" : kind == CS_NN_RESNET20 ? "resnet20" : "mlp";
+}
+
+int nn_has_skips(const cs_nn *nn)
+{
+    for (int i = 0; i < nn->nlayers; i++)
+        if (nn->layer[i].type == NN_ADD)
+            return 1;
+    return 0;
+}
+
+int nn_conv_plain(const nn_layer *l)
+{
+    return l->k == 3 && l->stride == 1;
+}
+
+void nn_module_name(const cs_nn *nn, int i, char *out, size_t len)
+{
+    const nn_layer *l = &nn->layer[i];
+    if (l->type != NN_BN) {
+        snprintf(out, len, "%s", l->wl >= 0 ? nn->wl[l->wl].name : "");
+        return;
+    }
+    /* a batch norm: its convolution's name with the last "conv" made "bn" */
+    const char *conv = nn->wl[nn->layer[i - 1].wl].name, *p = NULL;
+    for (const char *q = strstr(conv, "conv"); q; q = strstr(q + 1, "conv"))
+        p = q;
+    if (!p)
+        snprintf(out, len, "%s.bn", conv);
+    else
+        snprintf(out, len, "%.*sbn%s", (int)(p - conv), conv, p + 4);
 }
 
 /* ------------------------------------------------------------------ from the shapes */
@@ -184,15 +321,31 @@ size_t cs_nn_param_count(const cs_nn *nn)
 void cs_nn_describe(const cs_nn *nn, char *buf, size_t len)
 {
     size_t k = 0;
-    if (nn->cfg.kind == CS_NN_MLP) {
-        k += (size_t)snprintf(buf, len, "mlp %d", CS_NN_PIXELS);
-        for (int i = 0; i < nn->cfg.nhidden && k < len; i++)
-            k += (size_t)snprintf(buf + k, len - k, "-%d", nn->cfg.hidden[i]);
+    const cs_nn_config *c = &nn->cfg;
+    if (c->kind == CS_NN_MLP) {
+        k += (size_t)snprintf(buf, len, "mlp %d", nn->side * nn->side);
+        for (int i = 0; i < c->nhidden && k < len; i++)
+            k += (size_t)snprintf(buf + k, len - k, "-%d", c->hidden[i]);
         if (k < len)
             snprintf(buf + k, len - k, "-%d", CS_NN_CLASSES);
-    } else {
-        snprintf(buf, len, "cnn conv16,16,pool,32,32,pool fc1568-%d-10", nn->cfg.hidden[0]);
+        return;
     }
+    if (c->kind == CS_NN_RESNET20) {
+        snprintf(buf, len, "resnet20 %dx%d 16,32,64 option-A gap fc64-10", nn->side, nn->side);
+        return;
+    }
+    k += (size_t)snprintf(buf, len, "cnn conv");
+    for (int i = 0; i < c->nconv && k < len; i++)
+        k += c->conv[i] == CS_NN_CONV_POOL
+                 ? (size_t)snprintf(buf + k, len - k, "%spool", i ? "," : "")
+                 : (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", c->conv[i]);
+    if (c->kernel != 3 && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " k%d", c->kernel);
+    if (c->pad && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " %dx%d", nn->side, nn->side);
+    const nn_layer *fc1 = &nn->layer[nn->wl[nn->nwl - 2].layer];
+    if (k < len)
+        snprintf(buf + k, len - k, " fc%d-%d-10", fc1->C, c->hidden[0]);
 }
 
 int nn_selected(const cs_nn *nn, int i, cs_nn_exclude ex)

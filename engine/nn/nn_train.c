@@ -52,7 +52,7 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
     const cs_nn_ops *ops = nn->ops;
     if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
         double t0 = cs_now();
-        int rc = nn_reg_all(nn, o->reg, o->lambda, o->exclude, 1, regv, err);
+        int rc = nn_reg_all(nn, o->reg, o->lambda, o->exclude, o->eta, 1, regv, err);
         *reg_s += cs_now() - t0;
         if (rc)
             return rc;
@@ -163,7 +163,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
         long ecorrect = 0;
         size_t eimg = 0;
         for (size_t b = 0; b < nb; b++) {
-            if (cs_cancelled(o.cancel)) {
+            if (cs_cancelled(o.cancel) || (o.stop_early && step >= o.stop_after)) {
                 stop = 1;
                 break;
             }

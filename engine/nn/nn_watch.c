@@ -52,7 +52,7 @@ void cs_nn_watch_free(cs_nn_watch *w)
 /* 1.25 × the 99.9th percentile of |x| (1 when it is 0), the percentile to
  * within 1%: the lower edge of its bucket among the 2^16 made of the top
  * 16 bits of |x|'s bits (the exponent and 7 bits of the mantissa). */
-static double layer_range(const float *x, size_t n, uint32_t *cnt)
+double nn_watch_range(const float *x, size_t n, uint32_t *cnt)
 {
     memset(cnt, 0, 65536 * sizeof *cnt);
     for (size_t i = 0; i < n; i++) {
@@ -109,7 +109,7 @@ int cs_nn_watch_new(cs_nn_watch **out, cs_nn *nn, int ternary, cs_nn_exclude exc
         }
         if ((rc = cs_nn_wlayer_get(nn, (size_t)i, nn->hw, err)))
             break;
-        s->hi = layer_range(nn->hw, n, buckets);
+        s->hi = nn_watch_range(nn->hw, n, buckets);
         s->lo = -s->hi;
     }
     free(buckets);

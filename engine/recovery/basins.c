@@ -325,8 +325,8 @@ int cs_basins_run(cs_basins **out, const cs_problem *prob, const cs_basins_spec 
     return CS_OK;
 }
 
-int cs_basins_write_csv(const cs_basins *b, const char *path, const cs_cancel *cancel,
-                        cs_err *err)
+int cs_basins_write_csv(const cs_basins *b, const char *path, const char *preamble,
+                        const cs_cancel *cancel, cs_err *err)
 {
     cs_afile af;
     int rc = cs_afile_open(&af, path, 0, err);
@@ -334,6 +334,8 @@ int cs_basins_write_csv(const cs_basins *b, const char *path, const cs_cancel *c
         return rc;
     af.cancel = cancel;
     fprintf(af.f, "%s\n", CS_BASINS_CSV_HEADER);
+    if (preamble)
+        fputs(preamble, af.f);
     char num[6][40];
     for (size_t j = 0; j < b->res && !(rc = cs_afile_poll(&af, err)); j++)
         for (size_t i = 0; i < b->res; i++) {

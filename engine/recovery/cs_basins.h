@@ -87,10 +87,12 @@ typedef struct cs_basins {
 int cs_basins_run(cs_basins **out, const cs_problem *prob, const cs_basins_spec *spec,
                   cs_err *err);
 void cs_basins_free(cs_basins *b);
-/* CSV: i,j,x,y,class,cluster,end_x,end_y,iters,rel_err (one row per start,
- * j outer), written atomically; cancel (may be NULL) polled every row. */
-int cs_basins_write_csv(const cs_basins *b, const char *path, const cs_cancel *cancel,
-                        cs_err *err);
+/* CSV: i,j,x,y,class,cluster,end_x,end_y,iters,rel_err, the `preamble`
+ * (comment lines saying how it was made, each "# ...\n"; NULL: none), one
+ * row per start (j outer); written atomically; cancel (may be NULL) polled
+ * every row. */
+int cs_basins_write_csv(const cs_basins *b, const char *path, const char *preamble,
+                        const cs_cancel *cancel, cs_err *err);
 #define CS_BASINS_CSV_HEADER "i,j,x,y,class,cluster,end_x,end_y,iters,rel_err"
 
 #endif

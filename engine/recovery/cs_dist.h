@@ -43,6 +43,12 @@ int cs_dist_built(void);
 int cs_dist_pool_run(size_t total, int threads, cs_pool_item_fn run_item, void *ctx,
                      const cs_cancel *cancel, cs_progress_fn progress, void *user,
                      cs_err *err);
+/* A step that each rank does on its own (open its journal): every rank
+ * calls it with its status and all return alike: the error of the lowest
+ * failing rank (prefixed "rank R: " when R != 0) when one failed, else
+ * their own rc. Collective: every failure path must reach it, or the ranks
+ * that did wait for ever in the next collective call. */
+int cs_dist_all(int rc, cs_err *err);
 /* After cs_dist_pool_run: base holds `total` items of item_bytes each, of
  * which this rank filled its own; afterwards every rank holds all of them
  * (MPI_Allgatherv in rank order, unpacked to item order). */

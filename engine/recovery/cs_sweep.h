@@ -125,14 +125,21 @@ typedef struct cs_sweep_result {
     cs_sweep_row *rows;   /* method-major: all grid points of method 1, then 2, ... */
     size_t nrows;
     size_t points_done, points_total;
-    int partial;          /* interrupted: only finished grid points are in rows */
+    int partial;          /* interrupted: rows of the grid points finished before the
+                             first unfinished one (grid order) */
     int threads;
     double wall_seconds;
     long trials_done, trials_total;
     char vary[24];        /* a key varied over several runs (`sweep vary=`): the CSV's
                              first column, each row's value in row.vary; "" none */
+    char stopped[256];    /* partial because the store failed (its error: "cannot write
+                             the journal ..."), "" otherwise */
 } cs_sweep_result;
 
+/* The bytes a run of spec will hold (outcomes of every trial, the workers'
+ * problems), estimated before anything is allocated: cs_sweep_run refuses
+ * one over CS_MEMORY_BUDGET with this estimate (key "trials"). */
+double cs_sweep_memory(const cs_sweep_spec *sp);
 int cs_sweep_run(const cs_sweep_spec *spec, cs_sweep_result **out, cs_err *err);
 void cs_sweep_result_free(cs_sweep_result *r);
 
@@ -140,10 +147,11 @@ void cs_sweep_result_free(cs_sweep_result *r);
 #define CS_SWEEP_CSV_HEADER                                                                    \
     "method,kind,N,M,gamma,K,trials,success,stderr,mean_iters,mean_restarts,seconds,stop"
 
-/* Write the CSV atomically (temporary file + rename): the `preamble` first
- * (comment lines saying how it was made, each "# ...\n"; NULL: none), the
- * header (with r->vary set, that key's column first), the rows. A partial
- * result ends with a comment line `# partial: ...`. */
+/* Write the CSV atomically (temporary file + rename): the header (with
+ * r->vary set, that key's column first), the `preamble` (comment lines
+ * saying how it was made, each "# ...\n"; NULL: none; after the header, so
+ * that numpy's genfromtxt(names=True) finds it), the rows. A partial result
+ * ends with a comment line `# partial: ...`. */
 int cs_sweep_write_csv(const cs_sweep_result *r, const char *path, const char *preamble,
                        cs_err *err);
 /* The same text into a stream. */

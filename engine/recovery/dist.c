@@ -112,11 +112,23 @@ int cs_dist_pool_run(size_t total, int threads, cs_pool_item_fn run_item, void *
     cs_err e;
     cs_err_clear(&e);
     int rc = cs_pool_run(mine, threads, dist_item, &j, cancel, dist_progress, &j, &e);
+    rc = cs_dist_all(rc, &e);
+    if (rc < 0 && err)
+        *err = e;
+    return rc > 0 ? CS_OK : rc;
+}
+
+int cs_dist_all(int rc, cs_err *err)
+{
+    int size = cs_dist_size();
+    if (size == 1)
+        return rc;
+    cs_err e = err ? *err : (cs_err){0};
     if (rc < 0 && e.code == 0)
         e.code = rc;
     int first = first_failed(rc < 0, &e);
     if (first == size)
-        return rc > 0 ? CS_OK : rc;
+        return rc;
     if (first != 0) {
         char msg[CS_ERR_MAX];
         snprintf(msg, sizeof msg, "%s", e.msg);
@@ -238,6 +250,12 @@ int cs_dist_gather_items(void *base, size_t item_bytes, size_t total, cs_err *er
     (void)total;
     (void)err;
     return CS_OK;
+}
+
+int cs_dist_all(int rc, cs_err *err)
+{
+    (void)err;
+    return rc;
 }
 
 int cs_dist_agree(int rc, cs_err *err, int *diverged)

@@ -4,7 +4,6 @@
 #include "problem_internal.h"
 
 #include <cblas.h>
-#include <errno.h>
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "cs_limits.h"
+#include "cs_parse.h"
 #include "cs_rng.h"
 #include "cs_text.h"
 
@@ -200,9 +200,11 @@ int cs_graph_builtin(cs_graph **out, const char *name, cs_err *err)
     return rc;
 }
 
-/* Parse up to `want` whitespace-separated numbers of one line; returns the count,
- * or -1 on a malformed token. */
-static int parse_line(const char *line, double *v, int want, int *extra)
+/* Parse up to `want` whitespace-separated decimal numbers of one line
+ * (cs_parse_double: subnormals yes; hex, inf, nan no); returns the count,
+ * or -1 - k when token k (0-based) is malformed, which *bad says
+ * ("malformed number '0x10'"). */
+static int parse_line(const char *line, double *v, int want, int *extra, cs_err *bad)
 {
     const char *p = line;
     int k = 0;
@@ -216,14 +218,18 @@ static int parse_line(const char *line, double *v, int want, int *extra)
             *extra = 1;
             break;
         }
-        char *end;
-        errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || errno == ERANGE || !isfinite(x) ||
-            (*end && *end != ' ' && *end != '\t' && *end != '\r' && *end != '\n'))
-            return -1;
-        v[k++] = x;
-        p = end;
+        size_t n = strcspn(p, " \t\r\n");
+        char tok[64];
+        if (n >= sizeof tok) {
+            cs_fail(bad, CS_EINVAL, "malformed number '%.20s...'", p);
+            return -1 - k;
+        }
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        if (cs_parse_double(tok, &v[k], bad))
+            return -1 - k;
+        k++;
+        p += n;
     }
     return k;
 }
@@ -263,10 +269,16 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
             rc = cs_fail(err, CS_EIO, "%s: empty file (expected `nodes edges best`)", path);
             goto out;
         }
-        int k = parse_line(line, v, 3, &extra);
+        int k = parse_line(line, v, 3, &extra, &sub);
         if (k == 0)
             continue;
-        if (k < 0 || k < 2 || extra) {
+        if (k < 0) {
+            static const char *const field[] = {"nodes", "edges", "best"};
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: malformed header (expected `nodes edges best`, "
+                         "decimal numbers): %s: %s", path, lineno, field[-1 - k], sub.msg);
+            goto out;
+        }
+        if (k < 2 || extra) {
             rc = cs_fail(err, CS_EINVAL,
                          "%s:%ld: malformed header (expected `nodes edges best`)", path, lineno);
             goto out;
@@ -283,7 +295,7 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
         goto out;
     }
     size_t n = (size_t)v[0], m = (size_t)v[1];
-    double best = parse_line(line, v, 3, &extra) == 3 ? v[2] : NAN;
+    double best = parse_line(line, v, 3, &extra, &sub) == 3 ? v[2] : NAN;
     {
         char nm[64];
         snprintf(nm, sizeof nm, "%s", base_name(path));
@@ -307,9 +319,15 @@ int cs_graph_read(cs_graph **out, const char *path, cs_err *err)
             rc = cs_fail(err, got, "%s:%ld: %s", path, lineno, sub.msg);
             goto out;
         }
-        int k = parse_line(line, v, 3, &extra);
+        int k = parse_line(line, v, 3, &extra, &sub);
         if (k == 0)
             continue;
+        if (k < 0) {
+            static const char *const field[] = {"i", "j", "w"};
+            rc = cs_fail(err, CS_EINVAL, "%s:%ld: expected `i j w`, decimal numbers: %s: %s",
+                         path, lineno, field[-1 - k], sub.msg);
+            goto out;
+        }
         if (k != 3 || extra) {
             rc = cs_fail(err, CS_EINVAL, "%s:%ld: expected `i j w`", path, lineno);
             goto out;

@@ -40,6 +40,16 @@ typedef struct sweep_ctx {
     size_t gpu_done;          /* device=cuda: items finished so far */
 } sweep_ctx;
 
+/* The store could not keep a finished trial (a full disk under the
+ * journal): marked by the key "store", so that the run ends as an
+ * interrupted one with what finished (the mark travels with the error to
+ * every MPI rank) rather than losing it. */
+static void journal_failed(cs_err *err)
+{
+    if (err)
+        snprintf(err->key, sizeof err->key, "store");
+}
+
 /* Item's outcomes to the live view (spec.on_trial), when there is one. */
 static void report_trial(const sweep_ctx *c, size_t item, int preloaded)
 {
@@ -101,6 +111,8 @@ static int sweep_item(void *vctx, size_t idx, cs_err *err)
         rc = sp->store->trial_done(sp->store->user, &tr, err);
         if (rc > 0)
             rc = -rc;
+        if (rc)
+            journal_failed(err);
     }
     if (rc == 0) {
         c->finished[item] = 1;
@@ -135,8 +147,10 @@ static int gpu_item_done(void *vctx, size_t item, cs_err *err)
                              .iters = c->iters + item * nm, .starts = c->starts + item * nm,
                              .secs = c->secs + item * nm};
         int rc = sp->store->trial_done(sp->store->user, &tr, err);
-        if (rc)
+        if (rc) {
+            journal_failed(err);
             return rc > 0 ? -rc : rc;
+        }
     }
     c->finished[item] = 1;
     report_trial(c, item, 0);
@@ -207,6 +221,20 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
     return CS_OK;
 }
 
+double cs_sweep_memory(const cs_sweep_spec *sp)
+{
+    double np = (double)sp->nvalues, nm = (double)sp->nmethods, T = (double)sp->trials;
+    double items = np * T;
+    /* per trial: success, iters, starts, seconds a method (twice under MPI:
+     * the exchange's buffers), finished and pending */
+    double outcomes = items * nm * (1 + 8 + 4 + 8) * (cs_dist_size() > 1 ? 2 : 1);
+    double per_item = items * (1 + 8);
+    /* per worker: its problem (A, M x N at most N x N) and the solver's copies */
+    double N = (double)sp->N, threads = sp->threads > 0 ? sp->threads : cs_pool_cores();
+    double workers = threads * 4.0 * N * N * 8;
+    return outcomes + per_item + np * nm * (double)sizeof(cs_sweep_row) + workers;
+}
+
 int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
 {
     *out = NULL;
@@ -216,6 +244,12 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     size_t np = sp->nvalues, nm = sp->nmethods, T = (size_t)sp->trials;
     if (np * T > (size_t)1 << 31)
         return cs_fail(err, CS_EINVAL, "%zu grid points × %zu trials is too many", np, T);
+    double need = cs_sweep_memory(sp);
+    if (need > CS_MEMORY_BUDGET)
+        return cs_fail_key(err, CS_ENOMEM, "trials", "sweep needs about %.1f GiB for %zu trials "
+                           "of %zu method%s (their outcomes are kept), more than the budget of "
+                           "%.0f GiB: fewer trials or grid points", need / CS_GIB, np * T, nm,
+                           nm == 1 ? "" : "s", CS_MEMORY_BUDGET / CS_GIB);
     sweep_ctx c = {.sp = sp};
     c.Ms = calloc(np, sizeof *c.Ms);
     c.Ks = calloc(np, sizeof *c.Ks);
@@ -318,6 +352,12 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
                               sp->progress || sp->point ? sweep_progress : NULL, &c, err);
     }
     cs_blas_restore_threads(blas_threads);
+    if (rc < 0 && err && !strcmp(err->key, "store")) {
+        snprintf(res->stopped, sizeof res->stopped, "%.*s", (int)sizeof res->stopped - 1,
+                 err->msg);
+        cs_err_clear(err);
+        rc = 0;
+    }
     if (!rc)
         rc = cs_dist_gather_items(c.succ, nm, np * T, err);
     if (!rc)
@@ -336,23 +376,24 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
     res->points_total = np;
     res->trials_total = (long)(np * T);
     size_t nrows = 0;
+    /* the finished grid points in grid order, up to the first one that is
+     * not: an interrupted run's rows do not depend on how its threads were
+     * scheduled, so a replay that stops after as many points writes them
+     * again (its later trials stay in the journal for resume=on) */
+    int gap = 0;
     for (size_t g = 0; g < np; g++) {
         size_t fin = 0;
         for (size_t t = 0; t < T; t++)
             fin += c.finished[g * T + t];
         res->trials_done += (long)fin;
-        if (fin == T)
+        gap |= fin < T;
+        if (!gap)
             res->points_done++;
     }
     res->partial = res->points_done < np;
     const char *stop = cs_stop_name(sp->solve.stop);
     for (size_t m = 0; m < nm; m++)
-        for (size_t g = 0; g < np; g++) {
-            size_t fin = 0;
-            for (size_t t = 0; t < T; t++)
-                fin += c.finished[g * T + t];
-            if (fin < T)
-                continue;
+        for (size_t g = 0; g < res->points_done; g++) {
             cs_sweep_row *row = &res->rows[nrows++];
             /* validate: the text fits */
             snprintf(row->method, sizeof row->method, "%.*s", (int)sizeof row->method - 1,
@@ -401,13 +442,13 @@ out:
 
 int cs_sweep_print_csv(const cs_sweep_result *r, const char *preamble, FILE *f)
 {
-    if (preamble)
-        fputs(preamble, f);
     if (r->vary[0]) {
         cs_csv_field(f, r->vary);
         fputc(',', f);
     }
     fprintf(f, "%s\n", CS_SWEEP_CSV_HEADER);
+    if (preamble)
+        fputs(preamble, f);
     for (size_t i = 0; i < r->nrows; i++) {
         const cs_sweep_row *w = &r->rows[i];
         char sec[32];
@@ -426,8 +467,8 @@ int cs_sweep_print_csv(const cs_sweep_result *r, const char *preamble, FILE *f)
         fputc('\n', f);
     }
     if (r->partial)
-        fprintf(f, "# partial: interrupted after %zu of %zu grid points (%ld of %ld trials)\n",
-                r->points_done, r->points_total, r->trials_done, r->trials_total);
+        fprintf(f, "# partial: interrupted after %zu of %zu grid points\n", r->points_done,
+                r->points_total);
     return ferror(f) ? CS_EIO : CS_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -219,9 +220,43 @@ static int definition_mismatch(const char *name, const char *h, size_t hl, const
                    "%s is %s (resume=off starts afresh)", name, hn, hd, wn, wd);
 }
 
-/* The first line where the two headers differ, as a message. */
+/* A setting's line as its effective value: 0 stands for the kind's default
+ * in maxit, restarts, mode, success_tol and (where the kind or fit=ls has
+ * one) lambda, so that a journal of a sweep without maxit= resumes under
+ * maxit=10000 and the other way round. Other lines come back as they are;
+ * *len is the length of what *line then points at. */
+static void effective(const char **line, size_t *len, const cs_sweep_spec *sp, char *buf,
+                      size_t cap)
+{
+    static const char *const zeros[] = {"maxit=0", "restarts=0", "mode=0", "success_tol=0",
+                                        "lambda=0"};
+    size_t k = 0;
+    while (k < 5 && (*len != strlen(zeros[k]) || memcmp(*line, zeros[k], *len) != 0))
+        k++;
+    if (k == 5)
+        return;
+    const cs_kind_defaults *kd = cs_kind_defaults_of(sp->kind);
+    double lambda = sp->solve.fit == CS_FIT_LS ? CS_FIT_LS_LAMBDA : kd->lambda;
+    char num[40];
+    int n = 0;
+    switch (k) {
+    case 0: n = snprintf(buf, cap, "maxit=%ld", kd->maxit); break;
+    case 1: n = snprintf(buf, cap, "restarts=%d", kd->starts); break;
+    case 2: n = snprintf(buf, cap, "mode=%d", (int)kd->mode); break;
+    case 3: n = snprintf(buf, cap, "success_tol=%s", exact(1e-2, num, sizeof num)); break;
+    default:
+        if (!isnan(lambda))
+            n = snprintf(buf, cap, "lambda=%s", exact(lambda, num, sizeof num));
+    }
+    if (n > 0 && (size_t)n < cap) {
+        *line = buf;
+        *len = (size_t)n;
+    }
+}
+
+/* The first line where the two headers differ in effect, as a message. */
 static int header_mismatch(const char *name, const char *have, size_t hlen, const char *want,
-                           cs_err *err)
+                           const cs_sweep_spec *sp, cs_err *err)
 {
     const char *h = have, *he = have + hlen, *w = want, *we = want + strlen(want);
     while (h < he && w < we) {
@@ -229,12 +264,17 @@ static int header_mismatch(const char *name, const char *have, size_t hlen, cons
         const char *wn = memchr(w, '\n', (size_t)(we - w));
         size_t hl = hn ? (size_t)(hn - h) : (size_t)(he - h);
         size_t wl = wn ? (size_t)(wn - w) : (size_t)(we - w);
-        if (hl != wl || memcmp(h, w, hl) != 0) {
+        const char *he1 = h, *we1 = w;
+        size_t hel = hl, wel = wl;
+        char hb[64], wb[64];
+        effective(&he1, &hel, sp, hb, sizeof hb);
+        effective(&we1, &wel, sp, wb, sizeof wb);
+        if (hel != wel || memcmp(he1, we1, hel) != 0) {
             if (is_define(h, hl) || is_define(w, wl))
                 return definition_mismatch(name, h, hl, w, wl, err);
             char a[128], b[128];
-            show_setting(h, hl, a, sizeof a);
-            show_setting(w, wl, b, sizeof b);
+            show_setting(he1, hel, a, sizeof a);
+            show_setting(we1, wel, b, sizeof b);
             return cs_fail(err, CS_EINVAL, "resume: %s is for %s, this sweep has %s (resume=off "
                            "starts afresh)", name, a, b);
         }
@@ -499,7 +539,7 @@ static int create_file(cs_sweep_journal *j, const char *header, cs_err *err)
  * tail and open it for appending. *fresh: it holds no header (torn while
  * being created): start afresh. */
 static int resume_file(cs_sweep_journal *j, const char *text, size_t len, const char *header,
-                       int *fresh, cs_err *err)
+                       const cs_sweep_spec *sp, int *fresh, cs_err *err)
 {
     size_t ml = strlen(MAGIC);
     *fresh = 0;
@@ -531,7 +571,7 @@ static int resume_file(cs_sweep_journal *j, const char *text, size_t len, const 
     if (num(&c, nl, ' ', 16, &crc) || c != nl || cs_crc32(hs, (size_t)(hl - hs)) != crc)
         return cs_fail(err, CS_EINVAL, "resume: %s has a damaged header (resume=off starts "
                        "afresh)", j->name);
-    int rc = header_mismatch(j->name, hs, (size_t)(hl - hs), header, err);
+    int rc = header_mismatch(j->name, hs, (size_t)(hl - hs), header, sp, err);
     if (rc)
         return rc;
     size_t n = j->np * j->T;
@@ -592,7 +632,7 @@ int cs_sweep_journal_open(cs_sweep_journal **out, const char *path, const cs_swe
             goto out;
         }
         if (r == 0) {
-            rc = resume_file(j, text, len, header, &fresh, err);
+            rc = resume_file(j, text, len, header, sp, &fresh, err);
             free(text);
             if (rc)
                 goto out;

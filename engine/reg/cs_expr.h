@@ -100,6 +100,12 @@ int cs_expr_eval_unchecked(const cs_expr *e, const double *x, size_t n, double *
  * bytecode semantics; NaN/Inf is returned, not an error. Thread-safe. */
 double cs_expr_eval1(const cs_expr *e, double x, double *df);
 
+/* Why f(x) is what it is, for messages: the term that made the value NaN or
+ * Inf ("x/0 is Inf", "x is NaN" for the input; derivatives are not
+ * looked at), or "TEXT is VALUE" when it is finite. Not thread-safe on one
+ * instance (it uses the scratch space, as cs_expr_eval does). */
+void cs_expr_why1(const cs_expr *e, double x, char *buf, size_t len);
+
 /* A polynomial in x: c[k] is the coefficient of x^k, c[deg] != 0 (or deg 0). */
 #define CS_POLY_MAX 16
 typedef struct cs_poly {

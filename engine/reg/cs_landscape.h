@@ -97,13 +97,14 @@ int cs_landscape_clip(double px, double py, double dx, double dy, double x0, dou
  * neighbouring points coincide. */
 int cs_grid_axis(const char *name, double lo, double hi, size_t n, double *v, cs_err *err);
 
-/* Write the landscape atomically: CSV with the header `x,y,value` and one
- * row per grid point (y outer, x inner), or a whitespace matrix (one row per
- * y_j, one column per x_i, after a `#` comment line naming the axes).
- * cancel (may be NULL) is polled every grid row: CS_ECANCEL, the old file
- * kept. */
-int cs_landscape_write_csv(const cs_landscape *l, const char *path, const cs_cancel *cancel,
-                           cs_err *err);
+/* Write the landscape atomically: CSV with the header `x,y,value`, the
+ * `preamble` (comment lines saying how it was made, each "# ...\n"; NULL:
+ * none) and one row per grid point (y outer, x inner), or a whitespace
+ * matrix (one row per y_j, one column per x_i, after a `#` comment line
+ * naming the axes). cancel (may be NULL) is polled every grid row:
+ * CS_ECANCEL, the old file kept. */
+int cs_landscape_write_csv(const cs_landscape *l, const char *path, const char *preamble,
+                           const cs_cancel *cancel, cs_err *err);
 int cs_landscape_write_matrix(const cs_landscape *l, const char *path, const cs_cancel *cancel,
                               cs_err *err);
 

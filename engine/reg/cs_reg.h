@@ -143,6 +143,10 @@ void cs_reg_def_spec_init(cs_reg_def_spec *spec);
  * "q", "r", "eps", or a constant's name); for a malformed expression *col
  * (may be NULL) gets its 1-based column in that expression, else 0. */
 int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *err);
+/* Forget every definition, as a new process would (the fuzzer between
+ * inputs, tests): only when no instance, method or table pointer of a
+ * defined entry remains anywhere. */
+void cs_reg_defs_reset(void);
 /* 1 when the entry was made by cs_reg_define. */
 int cs_reg_info_defined(const cs_reg_info *info);
 /* A defined entry's compiled g and h (read-only: clone them to evaluate);

@@ -462,10 +462,11 @@ static int finite_lane(const cs_expr *e, int s, size_t lane, int nd)
 
 /* The chunk at x (m4 entries) gave a non-finite output at lane: run it
  * again one instruction at a time and follow where that lane's non-finite
- * value came from. */
-/* coord: 1-based, as users count coordinates everywhere else */
-static int report(const cs_expr *e, const double *xs, size_t m4, size_t lane, size_t coord,
-                  double xv, int nd, cs_err *err)
+ * value came from, into buf: "TERM is NaN", "the derivative of TERM is
+ * Inf", or "x is Inf" (returns 1: the input itself), or the whole text
+ * "is not finite" (returns -1: not traced). */
+static int trace_lane(const cs_expr *e, const double *xs, size_t m4, size_t lane, int nd,
+                      char *buf, size_t len)
 {
     struct {
         int pc, deriv, nan;
@@ -493,19 +494,50 @@ static int report(const cs_expr *e, const double *xs, size_t m4, size_t lane, si
             origin[s].nan = isnan(vbad ? V[lane] : V[CH + lane]);
         }
     }
-    char xt[64], term[160];
-    cs_format_double(xt, sizeof xt, xv);
     int pc = origin[0].pc;
-    if (pc < 0)   /* not reached: the output lane was non-finite */
-        return cs_fail(err, CS_ENONFINITE, "%s is not finite at coordinate %zu (x = %s)", e->text,
-                       coord, xt);
+    if (pc < 0) {   /* not reached: the output lane was non-finite */
+        snprintf(buf, len, "%s is not finite", e->text);
+        return -1;
+    }
     const ins *in = &e->code[pc];
     const char *what = origin[0].nan ? "NaN" : "Inf";
-    if (in->op == OP_X)
-        return cs_fail(err, CS_ENONFINITE, "x is %s at coordinate %zu (the input)", what, coord);
+    if (in->op == OP_X) {
+        snprintf(buf, len, "x is %s", what);
+        return 1;
+    }
+    char term[160];
     cs_expr_span_text(e->text, in->span0, in->span1, term, sizeof term);
-    return cs_fail(err, CS_ENONFINITE, "%s%s is %s at coordinate %zu (x = %s)",
-                   origin[0].deriv ? "the derivative of " : "", term, what, coord, xt);
+    snprintf(buf, len, "%s%s is %s", origin[0].deriv ? "the derivative of " : "", term, what);
+    return 0;
+}
+
+/* coord: 1-based, as users count coordinates everywhere else */
+static int report(const cs_expr *e, const double *xs, size_t m4, size_t lane, size_t coord,
+                  double xv, int nd, cs_err *err)
+{
+    char xt[64], what[256];
+    cs_format_double(xt, sizeof xt, xv);
+    if (trace_lane(e, xs, m4, lane, nd, what, sizeof what) > 0)
+        return cs_fail(err, CS_ENONFINITE, "%s at coordinate %zu (the input)", what, coord);
+    return cs_fail(err, CS_ENONFINITE, "%s at coordinate %zu (x = %s)", what, coord, xt);
+}
+
+void cs_expr_why1(const cs_expr *e, double x, char *buf, size_t len)
+{
+    double v = cs_expr_eval1(e, x, NULL);
+    if (e->uses_x) {
+        double *xs = e->scr + (size_t)(2 * e->nslots + 1) * CH;
+        for (int i = 0; i < 4; i++)
+            xs[i] = x;
+        run(e, 0, e->ncode, xs, 4, 0);
+        if (!finite_lane(e, 0, 0, 0)) {
+            trace_lane(e, xs, 4, 0, 0, buf, len);
+            return;
+        }
+    }
+    char vt[64];
+    cs_format_double(vt, sizeof vt, v);
+    snprintf(buf, len, "%s is %s", e->text, vt);
 }
 
 /* checked: look for NaN/Inf and report it (cs_expr_eval), or not

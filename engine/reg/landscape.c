@@ -313,8 +313,8 @@ static char (*coord_texts(const double *v, size_t n))[32]
     return t;
 }
 
-static int write_out(const cs_landscape *l, const char *path, int csv, const cs_cancel *cancel,
-                     cs_err *err)
+static int write_out(const cs_landscape *l, const char *path, int csv, const char *preamble,
+                     const cs_cancel *cancel, cs_err *err)
 {
     char (*xt)[32] = coord_texts(l->xs, l->nx), (*yt)[32] = coord_texts(l->ys, l->ny);
     if (!xt || !yt) {
@@ -327,9 +327,11 @@ static int write_out(const cs_landscape *l, const char *path, int csv, const cs_
     if (!rc) {
         af.cancel = cancel;
         char num[40];
-        if (csv)
+        if (csv) {
             fputs("x,y,value\n", af.f);
-        else
+            if (preamble)
+                fputs(preamble, af.f);
+        } else
             fprintf(af.f, "# %zu rows: y = %s .. %s; %zu columns: x = %s .. %s\n", l->ny, yt[0],
                     yt[l->ny - 1], l->nx, xt[0], xt[l->nx - 1]);
         for (size_t j = 0; j < l->ny && !rc; j++) {
@@ -355,14 +357,14 @@ static int write_out(const cs_landscape *l, const char *path, int csv, const cs_
     return rc;
 }
 
-int cs_landscape_write_csv(const cs_landscape *l, const char *path, const cs_cancel *cancel,
-                           cs_err *err)
+int cs_landscape_write_csv(const cs_landscape *l, const char *path, const char *preamble,
+                           const cs_cancel *cancel, cs_err *err)
 {
-    return write_out(l, path, 1, cancel, err);
+    return write_out(l, path, 1, preamble, cancel, err);
 }
 
 int cs_landscape_write_matrix(const cs_landscape *l, const char *path, const cs_cancel *cancel,
                               cs_err *err)
 {
-    return write_out(l, path, 0, cancel, err);
+    return write_out(l, path, 0, NULL, cancel, err);
 }

@@ -106,18 +106,82 @@ static int compile(const char *key, const char *text, const cs_reg_def_spec *s, 
     return cs_fail_key(err, rc, key, "%s: %s", key, sub.msg);
 }
 
-/* g = c·h for every t tried: ℓ vanishes everywhere, nothing to regularize. */
+/* The points g and h are tried at. */
+static const double tried[] = {-1.7, -0.6, 0.3, 0.8, 1.9, 2.9};
+#define NTRIED (sizeof tried / sizeof tried[0])
+
+/* g = c·h for every t tried: ℓ vanishes everywhere, nothing to regularize.
+ * g and h are divided by their largest finite magnitudes first, so that
+ * g(s)·h(t) neither overflows nor underflows (1e200*x against 1e200*x^2);
+ * pairs where a value is not finite say nothing. */
 static int proportional(const cs_expr *g, const cs_expr *h)
 {
-    static const double t[] = {-1.7, -0.6, 0.3, 0.8, 1.9, 2.9};
-    for (size_t i = 0; i < 6; i++)
-        for (size_t j = 0; j < 6; j++) {
-            double a = cs_expr_eval1(g, t[i], NULL) * cs_expr_eval1(h, t[j], NULL);
-            double b = cs_expr_eval1(h, t[i], NULL) * cs_expr_eval1(g, t[j], NULL);
+    double G[NTRIED], H[NTRIED], mg = 0.0, mh = 0.0;
+    for (size_t i = 0; i < NTRIED; i++) {
+        G[i] = cs_expr_eval1(g, tried[i], NULL);
+        H[i] = cs_expr_eval1(h, tried[i], NULL);
+        mg = isfinite(G[i]) ? fmax(mg, fabs(G[i])) : mg;
+        mh = isfinite(H[i]) ? fmax(mh, fabs(H[i])) : mh;
+    }
+    for (size_t i = 0; i < NTRIED; i++) {
+        G[i] = mg > 0.0 ? G[i] / mg : G[i];
+        H[i] = mh > 0.0 ? H[i] / mh : H[i];
+    }
+    for (size_t i = 0; i < NTRIED; i++)
+        for (size_t j = 0; j < NTRIED; j++) {
+            double a = G[i] * H[j], b = H[i] * G[j];
             if (isfinite(a) && isfinite(b) && fabs(a - b) > 1e-12 * (fabs(a) + fabs(b)))
                 return 0;
         }
     return 1;
+}
+
+/* Why g and h found proportional make no regularizer: one of them is never
+ * finite (x/0, 1/(x-x)), or never finite and nonzero (x^1e308 is 0 or Inf
+ * in doubles), or they are never finite at one point; else they are. */
+static int refuse_proportional(const cs_expr *g, const cs_expr *h, cs_err *err)
+{
+    const cs_expr *e[2] = {g, h};
+    static const char *const key[2] = {"g", "h"};
+    int common = 0;
+    for (size_t i = 0; i < NTRIED; i++)
+        common |= isfinite(cs_expr_eval1(g, tried[i], NULL)) &&
+                  isfinite(cs_expr_eval1(h, tried[i], NULL));
+    for (int k = 0; k < 2; k++) {
+        int finite = 0, nonzero = 0, bad = -1, zero = -1;
+        for (int i = 0; i < (int)NTRIED; i++) {
+            double v = cs_expr_eval1(e[k], tried[i], NULL);
+            if (!isfinite(v))
+                bad = bad < 0 ? i : bad;
+            else if (v == 0.0)
+                zero = zero < 0 ? i : zero, finite++;
+            else
+                nonzero++, finite++;
+        }
+        if (nonzero)
+            continue;
+        char why[256] = "", xb[32], xz[32];
+        if (bad >= 0) {
+            cs_expr_why1(e[k], tried[bad], why, sizeof why);
+            cs_format_double(xb, sizeof xb, tried[bad]);
+        }
+        if (!finite)
+            return cs_fail_key(err, CS_EINVAL, key[k], "%s is not finite at any point tried "
+                               "(%s at x = %s): the regularizer would be undefined everywhere",
+                               key[k], why, xb);
+        cs_format_double(xz, sizeof xz, tried[zero]);
+        if (bad < 0)
+            return cs_fail_key(err, CS_EINVAL, key[k], "%s is 0 at every point tried: the "
+                               "regularizer would be 0 everywhere", key[k]);
+        return cs_fail_key(err, CS_EINVAL, key[k], "%s is 0 or not finite at every point tried "
+                           "(0 at x = %s; %s at x = %s): the regularizer would be 0 or "
+                           "undefined everywhere", key[k], xz, why, xb);
+    }
+    if (!common)
+        return cs_fail_key(err, CS_EINVAL, "h", "g and h are never both finite at a point "
+                           "tried: the regularizer would be undefined everywhere");
+    return cs_fail_key(err, CS_EINVAL, "h", "g and h are proportional (g = c*h): the "
+                       "regularizer would be 0 everywhere");
 }
 
 /* ℓ(αx) = α^d ℓ(x): the table's integer degree (-1: 0, scale invariant;
@@ -204,8 +268,7 @@ int cs_reg_def_new(cs_reg_def **out, const cs_reg_def_spec *s, int *col, cs_err 
     if (!rc)
         rc = compile("h", s->h, s, &d->he, col, err);
     if (!rc && proportional(d->ge, d->he))
-        rc = cs_fail_key(err, CS_EINVAL, "h", "g and h are proportional (g = c*h): the "
-                         "regularizer would be 0 everywhere");
+        rc = refuse_proportional(d->ge, d->he, err);
     if (rc) {
         cs_reg_def_free(d);
         return rc;

@@ -9,6 +9,7 @@
  * guard for any p, and the result is scaled back by 2^(e·degree), exactly
  * when the degree is an integer (the solver's path skips that at p = q = 2). For p = q = 2 the difference P − Q is computed from the
  * Lemma-1 residual, so it keeps relative accuracy near the zero set. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -304,6 +305,35 @@ static int holder_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, cons
     return CS_OK;
 }
 
+/* log10(10^a + 10^b), either may be -inf */
+static double log10_add(double a, double b)
+{
+    double m = fmax(a, b);
+    return isinf(m) ? m : m + log10(pow(10.0, a - m) + pow(10.0, b - m));
+}
+
+/* Q + ε came out 0 at the rescaled point (ε there is eps·2^-shift): ⟨g,h⟩
+ * = 0 with eps = 0, where the value is undefined, or |⟨g,h⟩|^r and ε both
+ * underflow at a large r, where the value, (P − Q)/(Q + ε), overflows. */
+static int si_undefined(const cs_reg *reg, const hcfg *cf, const cs_hsums *s, double eps,
+                        double shift, cs_err *err)
+{
+    const char *name = reg->info->name;
+    if (s->c == 0.0 && eps == 0.0)
+        return cs_fail(err, CS_ENONFINITE, "%s: <g,h> = 0 here, so the value is undefined "
+                       "(use eps > 0)", name);
+    double lp = cf->r * (log10(s->A) + log10(s->B)), lq = cf->r * log10(fabs(s->c));
+    double le = eps > 0.0 ? log10(eps) - shift * log10(2.0) : -INFINITY;
+    double lnum = lq < lp ? lp + log10(-expm1((lq - lp) * log(10.0))) : -INFINITY;
+    double lv = lnum - log10_add(lq, le);
+    if (lv > log10(DBL_MAX))
+        return cs_fail(err, CS_ENONFINITE, "%s: the value overflows a double here (about "
+                       "10^%.0f at r=%g: ||g||^r*||h||^r against |<g,h>|^r + eps); use a "
+                       "smaller r", name, lv, cf->r);
+    return cs_fail(err, CS_ENONFINITE, "%s: |<g,h>|^r + eps underflows to 0 here at r=%g, so "
+                   "the value cannot be computed in doubles; use a smaller r", name, cf->r);
+}
+
 static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double eps,
                    const double *x, size_t n, double *value, double *grad, cs_err *err)
 {
@@ -319,9 +349,7 @@ static int si_eval(cs_reg *reg, const cs_holder_gh *gh, const hcfg *cf, double e
     double epsp = scale2(eps, -deg * sc.e);
     double den = s.Q + epsp;
     if (!(den > 0.0))
-        return cs_fail(err, CS_ENONFINITE,
-                       "%s: <g,h> = 0 here, so the value is undefined (use eps > 0)",
-                       reg->info->name);
+        return si_undefined(reg, cf, &s, eps, deg * sc.e, err);
     double v = s.D / den;
     *value = v;
     if (!grad)

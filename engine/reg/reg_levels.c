@@ -133,6 +133,20 @@ static int same_set(const double *a, size_t na, const double *b, size_t nb)
     return 1;
 }
 
+/* φ for the level set of t0: g0 and h0 divided by the larger of their
+ * magnitudes (the same roots; g·h0 of huge g and h, 1e200*x against
+ * 1e200*x^2, would overflow). 0 when t0 gives no level set. */
+static int phi_at_t0(phi *f, const cs_expr *g, const cs_expr *h, double t0)
+{
+    *f = (phi){g, h, cs_expr_eval1(g, t0, NULL), cs_expr_eval1(h, t0, NULL)};
+    if (!isfinite(f->g0) || !isfinite(f->h0) || (f->g0 == 0.0 && f->h0 == 0.0))
+        return 0;
+    double s = fmax(fabs(f->g0), fabs(f->h0));
+    f->g0 /= s;
+    f->h0 /= s;
+    return 1;
+}
+
 int cs_reg_levels_of(const cs_expr *g, const cs_expr *h, cs_reg_levels *out)
 {
     static const double t0s[] = {1.0, -1.0, 0.37, -0.37, 0.73, -0.73, 1.61, -1.61, 2.3, -2.3};
@@ -141,10 +155,8 @@ int cs_reg_levels_of(const cs_expr *g, const cs_expr *h, cs_reg_levels *out)
     size_t nfirst = 0;
     int have = 0, scale_free = 1;
     for (size_t k = 0; k < sizeof t0s / sizeof t0s[0]; k++) {
-        phi f = {g, h, 0, 0};
-        f.g0 = cs_expr_eval1(g, t0s[k], NULL);
-        f.h0 = cs_expr_eval1(h, t0s[k], NULL);
-        if (!isfinite(f.g0) || !isfinite(f.h0) || (f.g0 == 0.0 && f.h0 == 0.0))
+        phi f;
+        if (!phi_at_t0(&f, g, h, t0s[k]))
             continue;
         double r[MAX_ROOTS];
         int run;
@@ -179,8 +191,8 @@ int cs_reg_levels_of(const cs_expr *g, const cs_expr *h, cs_reg_levels *out)
     /* an example: the level set of t0 = 1 (or the first usable one) in [-4, 4] */
     out->window = 4.0;
     for (size_t k = 0; k < sizeof t0s / sizeof t0s[0]; k++) {
-        phi f = {g, h, cs_expr_eval1(g, t0s[k], NULL), cs_expr_eval1(h, t0s[k], NULL)};
-        if (!isfinite(f.g0) || !isfinite(f.h0) || (f.g0 == 0.0 && f.h0 == 0.0))
+        phi f;
+        if (!phi_at_t0(&f, g, h, t0s[k]))
             continue;
         double r[MAX_ROOTS];
         int run;

@@ -2,9 +2,11 @@
  * followed by the entries defined at run time, in the order they were first
  * defined. Lookups and definitions take a lock, so sweeps in worker threads,
  * the TUI and the interpreter may use it at once. Entries are never freed
- * while the process runs: a pointer from cs_reg_lookup or cs_reg_info_at
- * stays valid, and a replaced definition is kept for the instances made
- * from it. */
+ * while the process runs (cs_reg_defs_reset aside, for a process that
+ * starts afresh: the fuzzer): a pointer from cs_reg_lookup or
+ * cs_reg_info_at stays valid, and a replaced definition is kept for the
+ * instances made from it. A definition over the limit is refused before it
+ * is built. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,20 @@ const cs_reg_info *cs_reg_lookup(const char *name)
     return info;
 }
 
+static int full(void)
+{
+    pthread_mutex_lock(&lock);
+    int f = ndefs + nretired >= CS_REG_DEFINE_MAX;
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+static int too_many(cs_err *err)
+{
+    return cs_fail_key(err, CS_ENOMEM, "name", "too many definitions in one session (%d, "
+                       "replaced ones included)", CS_REG_DEFINE_MAX);
+}
+
 int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *err)
 {
     if (replaced)
@@ -94,6 +110,10 @@ int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *
                            "'%s' is a built-in regularizer; a defined one needs a name of its "
                            "own (regs lists the names taken)",
                            spec->name);
+    /* before the definition is built: its level analysis takes milliseconds,
+     * a refusal must not (10^4 of them in a script under --keep-going) */
+    if (full())
+        return too_many(err);
     cs_reg_def *d;
     int rc = cs_reg_def_new(&d, spec, col, err);
     if (rc)
@@ -101,11 +121,10 @@ int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *
     pthread_mutex_lock(&lock);
     size_t i = find_def(spec->name);
     int rep = i < ndefs;
-    if (ndefs + nretired >= CS_REG_DEFINE_MAX) {
+    if (ndefs + nretired >= CS_REG_DEFINE_MAX) {   /* another thread filled it meanwhile */
         pthread_mutex_unlock(&lock);
         cs_reg_def_free(d);
-        return cs_fail_key(err, CS_ENOMEM, "name", "too many definitions in one session "
-                           "(%d, replaced ones included)", CS_REG_DEFINE_MAX);
+        return too_many(err);
     }
     if (rep) {
         rc = push(&retired, &nretired, &capretired, defs[i]);
@@ -122,4 +141,18 @@ int cs_reg_define(const cs_reg_def_spec *spec, int *replaced, int *col, cs_err *
     if (replaced)
         *replaced = rep;
     return CS_OK;
+}
+
+void cs_reg_defs_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < ndefs; i++)
+        cs_reg_def_free(defs[i]);
+    for (size_t i = 0; i < nretired; i++)
+        cs_reg_def_free(retired[i]);
+    free(defs);
+    free(retired);
+    defs = retired = NULL;
+    ndefs = capdefs = nretired = capretired = 0;
+    pthread_mutex_unlock(&lock);
 }

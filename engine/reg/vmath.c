@@ -217,11 +217,91 @@ static void pow_base(double *dst, const double *a, double ac, const double *b, d
     }
 VM_UNARY(exp)
 VM_UNARY(log)
+VM_UNARY(tanh)
+VM_UNARY(sqrt)
+
+#undef VM_UNARY
+#define VM_UNARY(fn)                                                                               \
+    static void fn##_any_lanes(double *dst, const double *src, size_t m, int avx)                \
+    {                                                                                              \
+        if (WIDE(avx))                                                                             \
+            fn##_avx512(dst, src, m);                                                              \
+        else if (avx)                                                                              \
+            fn##_avx2(dst, src, m);                                                                \
+        else                                                                                       \
+            fn##_base(dst, src, m);                                                                \
+    }
 VM_UNARY(sin)
 VM_UNARY(cos)
 VM_UNARY(tan)
-VM_UNARY(tanh)
-VM_UNARY(sqrt)
+
+/* SLEEF's sin, cos and tan reduce the argument in one of three ways, for
+ * |x| < 15, for |x| < 1e14, else (NaN and Inf too), chosen once per vector
+ * by its largest lane: an entry's result would depend on its neighbours
+ * (cos(4.4e-8) is 1 ULP off beside a NaN or a 1e15). So every vector holds
+ * entries of one range: the whole array when all share one (the usual
+ * case), else each range's entries gathered, padded with their last. */
+static int trig_range(double x)
+{
+    double a = fabs(x);
+    return a < 15.0 ? 0 : (a < 1e14 ? 1 : 2);
+}
+
+typedef void (*lanes_fn)(double *, const double *, size_t, int);
+
+static void by_range(lanes_fn fn, double *dst, const double *src, size_t m, int avx)
+{
+    size_t same = 0;
+    int r0 = m ? trig_range(src[0]) : 0;
+    while (same < m && trig_range(src[same]) == r0)
+        same++;
+    if (same == m) {
+        fn(dst, src, m, avx);
+        return;
+    }
+    enum { B = 64 };
+    double xin[B], in[B], out[B];
+    unsigned char rng[B];
+    size_t idx[B];
+    for (size_t off = 0; off < m; off += B) {
+        size_t b = m - off < B ? m - off : B;
+        for (size_t j = 0; j < b; j++) {   /* copied first: dst may be src */
+            xin[j] = src[off + j];
+            rng[j] = (unsigned char)trig_range(xin[j]);
+        }
+        for (int r = 0; r < 3; r++) {
+            size_t k = 0;
+            for (size_t j = 0; j < b; j++)
+                if (rng[j] == r) {
+                    idx[k] = off + j;
+                    in[k++] = xin[j];
+                }
+            if (!k)
+                continue;
+            size_t k4 = (k + 3) & ~(size_t)3;
+            for (size_t t = k; t < k4; t++)
+                in[t] = in[k - 1];
+            fn(out, in, k4, avx);
+            for (size_t t = 0; t < k; t++)
+                dst[idx[t]] = out[t];
+        }
+    }
+}
+
+void cs_vm_sin(double *dst, const double *src, size_t m, int avx)
+{
+    by_range(sin_any_lanes, dst, src, m, avx);
+}
+
+void cs_vm_cos(double *dst, const double *src, size_t m, int avx)
+{
+    by_range(cos_any_lanes, dst, src, m, avx);
+}
+
+void cs_vm_tan(double *dst, const double *src, size_t m, int avx)
+{
+    by_range(tan_any_lanes, dst, src, m, avx);
+}
 
 void cs_vm_pow(double *dst, const double *a, double ac, const double *b, double bc, size_t m,
                int avx)

@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-/* m a multiple of 4 */
+/* m a multiple of 4. Each entry's result depends on that entry alone (sin,
+ * cos, tan: SLEEF picks one argument reduction per vector, so entries of
+ * other ranges, |x| < 15, < 1e14, else, are evaluated apart). */
 void cs_vm_exp(double *dst, const double *src, size_t m, int avx);
 void cs_vm_log(double *dst, const double *src, size_t m, int avx);
 void cs_vm_sin(double *dst, const double *src, size_t m, int avx);

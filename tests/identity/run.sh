@@ -20,7 +20,7 @@ done
 # the network reports' seconds column is a wall time (found by its header)
 for f in *report*.csv *results.csv out/*report*.csv out/*results.csv out/*stages*.csv; do
   [ -f "$f" ] && awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i }
-    NR > 1 && c { $c = "_" } { print }' "$f" >"$f.t" && mv "$f.t" "$f"
+    NR > 1 && c && !/^#/ { $c = "_" } { print }' "$f" >"$f.t" && mv "$f.t" "$f"
 done
 # the build that wrote an output (its provenance line, cs_provenance.h)
 grep -rlZ '^# csreg: ' . | xargs -0 -r sed -i 's/^# csreg: .*/# csreg: _/'

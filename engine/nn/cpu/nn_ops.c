@@ -278,6 +278,181 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
     dw_from_partial(dw, j.partial, C, OC, dinp != NULL);
 }
 
+/* ------------------------------------------------------------------ convolution, any size */
+
+/* The k×k convolutions (k odd, padding k/2) of stride 1 or 2: resnet20's
+ * downsampling and the cnn's kernel=. k = 3, stride 1 is the code above.
+ * Stride 1 uses its scheme (one im2col of dout gives dinp through the
+ * flipped weights and dW); stride 2 takes dW = col·doutᵀ and dinp as the
+ * col2im of wᵀ·dout (each image's own, so no sums across tasks). */
+typedef struct convk_job {
+    conv_job c;
+    int k, stride, OH, OW;
+} convk_job;
+
+static convk_job convk_plan(float *scratch, int B, int C, int H, int W, int OC, int k,
+                            int stride)
+{
+    convk_job j = {.k = k, .stride = stride, .OH = (H - 1) / stride + 1,
+                   .OW = (W - 1) / stride + 1};
+    j.c.B = B;
+    j.c.C = C;
+    j.c.H = H;
+    j.c.W = W;
+    j.c.OC = OC;
+    int slots = B < CS_NN_CONV_SLOTS ? B : CS_NN_CONV_SLOTS;
+    j.c.slot = (size_t)(C > OC ? C : OC) * k * k * H * W;
+    j.c.slots = scratch;
+    j.c.wflip = scratch + (size_t)slots * j.c.slot;
+    j.c.partial = j.c.wflip + (size_t)C * OC * k * k;
+    return j;
+}
+
+/* col[((c·k + ky)·k + kx)·OH·OW + oy·OW + ox] = inp[c, oy·s + ky − k/2, ox·s + kx − k/2]
+ * (0 outside) */
+static void im2col_k(float *col, const float *inp, int C, int H, int W, int k, int s, int OH,
+                     int OW)
+{
+    int p = k / 2;
+    for (int c = 0; c < C; c++)
+        for (int ky = 0; ky < k; ky++)
+            for (int kx = 0; kx < k; kx++) {
+                float *dst = col + ((size_t)(c * k + ky) * k + kx) * OH * OW;
+                const float *src = inp + (size_t)c * H * W;
+                for (int oy = 0; oy < OH; oy++, dst += OW) {
+                    int iy = oy * s + ky - p;
+                    if (iy < 0 || iy >= H) {
+                        memset(dst, 0, (size_t)OW * sizeof *dst);
+                        continue;
+                    }
+                    const float *row = src + (size_t)iy * W;
+                    for (int ox = 0; ox < OW; ox++) {
+                        int ix = ox * s + kx - p;
+                        dst[ox] = ix >= 0 && ix < W ? row[ix] : 0.0f;
+                    }
+                }
+            }
+}
+
+/* dinp[c] += the col block's values back at their pixels (col2im), one
+ * image, in a fixed order */
+static void col2im_k(float *dinp, const float *col, int C, int H, int W, int k, int s, int OH,
+                     int OW)
+{
+    int p = k / 2;
+    memset(dinp, 0, (size_t)C * H * W * sizeof *dinp);
+    for (int c = 0; c < C; c++)
+        for (int ky = 0; ky < k; ky++)
+            for (int kx = 0; kx < k; kx++) {
+                const float *src = col + ((size_t)(c * k + ky) * k + kx) * OH * OW;
+                float *dst = dinp + (size_t)c * H * W;
+                for (int oy = 0; oy < OH; oy++, src += OW) {
+                    int iy = oy * s + ky - p;
+                    if (iy < 0 || iy >= H)
+                        continue;
+                    for (int ox = 0; ox < OW; ox++) {
+                        int ix = ox * s + kx - p;
+                        if (ix >= 0 && ix < W)
+                            dst[(size_t)iy * W + ix] += src[ox];
+                    }
+                }
+            }
+}
+
+static void convk_forward_image(void *ctx, int b, int worker)
+{
+    const convk_job *j = ctx;
+    const conv_job *c = &j->c;
+    size_t HW = (size_t)c->H * c->W, OHW = (size_t)j->OH * j->OW;
+    int K = c->C * j->k * j->k;
+    float *col = c->slots + (size_t)worker * c->slot;
+    im2col_k(col, c->inp + (size_t)b * c->C * HW, c->C, c->H, c->W, j->k, j->stride, j->OH,
+             j->OW);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->OC, (int)OHW, K, 1.0f, c->w, K,
+                col, (int)OHW, 0.0f, c->out + (size_t)b * c->OC * OHW, (int)OHW);
+}
+
+static void convk_forward(float *out, const float *inp, const float *w, float *scratch, int B,
+                          int C, int H, int W, int OC, int k, int stride)
+{
+    if (k == 3 && stride == 1) {
+        conv_forward(out, inp, w, scratch, B, C, H, W, OC);
+        return;
+    }
+    convk_job j = convk_plan(scratch, B, C, H, W, OC, k, stride);
+    j.c.out = out;
+    j.c.inp = inp;
+    j.c.w = w;
+    cs_par_for(B, convk_forward_image, &j);
+}
+
+/* conv_backward_chunk for any k: stride 1 as there; stride 2 with the
+ * partial K × OC = col·doutᵀ and dinp = col2im(wᵀ·dout) */
+static void convk_backward_chunk(void *ctx, int chunk, int worker)
+{
+    const convk_job *j = ctx;
+    const conv_job *c = &j->c;
+    int k = j->k, kk = k * k, s = j->stride;
+    size_t HW = (size_t)c->H * c->W, OHW = (size_t)j->OH * j->OW;
+    int C = c->C, OC = c->OC, K = C * kk, b0 = chunk * CS_NN_CONV_CHUNK;
+    int b1 = b0 + CS_NN_CONV_CHUNK < c->B ? b0 + CS_NN_CONV_CHUNK : c->B;
+    float *col = c->slots + (size_t)worker * c->slot;
+    float *part = c->partial + (size_t)chunk * OC * K;
+    for (int b = b0; b < b1; b++) {
+        const float *db = c->dout + (size_t)b * OC * OHW, *in = c->inp + (size_t)b * C * HW;
+        float beta = b > b0 ? 1.0f : 0.0f;
+        if (!c->dinp || s != 1) {
+            im2col_k(col, in, C, c->H, c->W, k, s, j->OH, j->OW);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, OC, (int)OHW, 1.0f, col,
+                        (int)OHW, db, (int)OHW, beta, part, OC);
+            if (!c->dinp)
+                continue;
+            float *dcol = col + (size_t)K * OHW;
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)OHW, OC, 1.0f, c->w, K,
+                        db, (int)OHW, 0.0f, dcol, (int)OHW);
+            col2im_k(c->dinp + (size_t)b * C * HW, dcol, C, c->H, c->W, k, s, j->OH, j->OW);
+            continue;
+        }
+        im2col_k(col, db, OC, c->H, c->W, k, 1, c->H, c->W);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC * kk, C, (int)HW, 1.0f, col,
+                    (int)HW, in, (int)HW, beta, part, C);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, C, (int)HW, OC * kk, 1.0f,
+                    c->wflip, OC * kk, col, (int)HW, 0.0f, c->dinp + (size_t)b * C * HW, (int)HW);
+    }
+}
+
+static void convk_backward(float *dinp, float *dw, const float *dout, const float *inp,
+                           const float *w, float *scratch, int B, int C, int H, int W, int OC,
+                           int k, int stride)
+{
+    if (k == 3 && stride == 1) {
+        conv_backward(dinp, dw, dout, inp, w, scratch, B, C, H, W, OC);
+        return;
+    }
+    convk_job j = convk_plan(scratch, B, C, H, W, OC, k, stride);
+    j.c.dinp = dinp;
+    j.c.dout = dout;
+    j.c.inp = inp;
+    j.c.w = w;
+    int kk = k * k, from_dcol = dinp && stride == 1;
+    if (from_dcol)   /* wflip[c, oc·k² + j] = w[oc, c·k² + k² − 1 − j] */
+        for (int c = 0; c < C; c++)
+            for (int oc = 0; oc < OC; oc++)
+                for (int q = 0; q < kk; q++)
+                    j.c.wflip[((size_t)c * OC + oc) * kk + q] =
+                        w[((size_t)oc * C + c) * kk + kk - 1 - q];
+    int chunks = (B + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK;
+    cs_par_for(chunks, convk_backward_chunk, &j);
+    sum_partials(j.c.partial, (size_t)OC * C * kk, chunks);
+    const float *t = j.c.partial;
+    for (int oc = 0; oc < OC; oc++)
+        for (int c = 0; c < C; c++)
+            for (int q = 0; q < kk; q++)
+                dw[((size_t)oc * C + c) * kk + q] =
+                    from_dcol ? t[((size_t)oc * kk + kk - 1 - q) * C + c]
+                              : t[((size_t)c * kk + q) * OC + oc];
+}
+
 /* ------------------------------------------------------------------ batch norm */
 
 #define BN_EPS 1e-5
@@ -666,6 +841,122 @@ static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx,
     cs_par_for(B, maxpool_backward_image, &j);
 }
 
+/* ------------------------------------------------------------------ residual, average pooling */
+
+typedef struct res_job {
+    float *out;
+    const float *inp, *sc;
+    int C, H, W, SC, SH, SW;
+} res_job;
+
+/* one image: out = inp + shortcut(sc) */
+static void residual_forward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const res_job *j = ctx;
+    size_t HW = (size_t)j->H * j->W, n = (size_t)j->C * HW;
+    float *out = j->out + (size_t)b * n;
+    const float *in = j->inp + (size_t)b * n;
+    if (j->SC == j->C && j->SH == j->H && j->SW == j->W) {
+        const float *sc = j->sc + (size_t)b * n;
+        for (size_t i = 0; i < n; i++)
+            out[i] = in[i] + sc[i];
+        return;
+    }
+    int cp = (j->C - j->SC) / 2, sy = j->SH / j->H, sx = j->SW / j->W;
+    const float *sc = j->sc + (size_t)b * j->SC * j->SH * j->SW;
+    for (int c = 0; c < j->C; c++) {
+        int q = c - cp;
+        for (int y = 0; y < j->H; y++)
+            for (int x = 0; x < j->W; x++) {
+                size_t o = (size_t)c * HW + (size_t)y * j->W + x;
+                out[o] = q >= 0 && q < j->SC
+                             ? in[o] + sc[((size_t)q * j->SH + (size_t)y * sy) * j->SW + x * sx]
+                             : in[o];
+            }
+    }
+}
+
+static void residual_forward(float *out, const float *inp, const float *sc, int B, int C, int H,
+                             int W, int SC, int SH, int SW)
+{
+    res_job j = {.out = out, .inp = inp, .sc = sc, .C = C, .H = H, .W = W, .SC = SC, .SH = SH,
+                 .SW = SW};
+    cs_par_for(B, residual_forward_image, &j);
+}
+
+/* one image: dsc = shortcutᵀ(dout) */
+static void residual_backward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const res_job *j = ctx;
+    size_t HW = (size_t)j->H * j->W, sn = (size_t)j->SC * j->SH * j->SW;
+    const float *dout = j->inp + (size_t)b * j->C * HW;
+    float *dsc = j->out + (size_t)b * sn;
+    if (j->SC == j->C && j->SH == j->H && j->SW == j->W) {
+        memcpy(dsc, dout, sn * sizeof *dsc);
+        return;
+    }
+    int cp = (j->C - j->SC) / 2, sy = j->SH / j->H, sx = j->SW / j->W;
+    memset(dsc, 0, sn * sizeof *dsc);
+    for (int q = 0; q < j->SC; q++)
+        for (int y = 0; y < j->H; y++)
+            for (int x = 0; x < j->W; x++)
+                dsc[((size_t)q * j->SH + (size_t)y * sy) * j->SW + x * sx] =
+                    dout[(size_t)(q + cp) * HW + (size_t)y * j->W + x];
+}
+
+static void residual_backward(float *dsc, const float *dout, int B, int C, int H, int W, int SC,
+                              int SH, int SW)
+{
+    res_job j = {.out = dsc, .inp = dout, .C = C, .H = H, .W = W, .SC = SC, .SH = SH, .SW = SW};
+    cs_par_for(B, residual_backward_image, &j);
+}
+
+typedef struct gap_job {
+    float *out;
+    const float *inp;
+    int C, HW;
+} gap_job;
+
+/* one image: the means of its channels, summed in double */
+static void avgpool_forward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const gap_job *j = ctx;
+    for (int c = 0; c < j->C; c++) {
+        const float *x = j->inp + ((size_t)b * j->C + c) * j->HW;
+        double s = 0;
+        for (int i = 0; i < j->HW; i++)
+            s += x[i];
+        j->out[(size_t)b * j->C + c] = (float)(s / j->HW);
+    }
+}
+
+static void avgpool_forward(float *out, const float *inp, int B, int C, int HW)
+{
+    gap_job j = {.out = out, .inp = inp, .C = C, .HW = HW};
+    cs_par_for(B, avgpool_forward_image, &j);
+}
+
+static void avgpool_backward_image(void *ctx, int b, int worker)
+{
+    (void)worker;
+    const gap_job *j = ctx;
+    for (int c = 0; c < j->C; c++) {
+        float *dx = j->out + ((size_t)b * j->C + c) * j->HW;
+        float g = j->inp[(size_t)b * j->C + c] / (float)j->HW;
+        for (int i = 0; i < j->HW; i++)
+            dx[i] = g;
+    }
+}
+
+static void avgpool_backward(float *dinp, const float *dout, int B, int C, int HW)
+{
+    gap_job j = {.out = dinp, .inp = dout, .C = C, .HW = HW};
+    cs_par_for(B, avgpool_backward_image, &j);
+}
+
 /* ------------------------------------------------------------------ loss */
 
 static void softmax_ce_forward(float *probs, float *losses, const float *logits,
@@ -817,4 +1108,10 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .axpy = axpy,
     .watch = &cs_nn_cpu_watch_ops,
     .sync = NULL,
+    .convk_forward = convk_forward,
+    .convk_backward = convk_backward,
+    .residual_forward = residual_forward,
+    .residual_backward = residual_backward,
+    .avgpool_forward = avgpool_forward,
+    .avgpool_backward = avgpool_backward,
 };

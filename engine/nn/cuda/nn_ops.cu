@@ -323,6 +323,103 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
     op_done("conv_backward");
 }
 
+/* ------------------------------------------------------------------ convolution, any size */
+
+/* k×k (k odd, padding k/2), stride s: the same scheme as above with an
+ * OH × OW output (k = 3, stride 1 is conv_forward/conv_backward) */
+__global__ void im2col_k_kernel(float *col, const float *inp, int C, int H, int W, int k, int s,
+                                int OH, int OW)
+{
+    size_t OHW = (size_t)OH * OW, n = (size_t)C * k * k * OHW;
+    int p = k / 2;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / OHW, o = i % OHW;
+        int c = (int)(r / (k * k)), q = (int)(r % (k * k)), ky = q / k, kx = q % k;
+        int y = (int)(o / OW) * s + ky - p, x = (int)(o % OW) * s + kx - p;
+        col[i] = (y >= 0 && y < H && x >= 0 && x < W) ? inp[(size_t)c * H * W + (size_t)y * W + x]
+                                                      : 0.0f;
+    }
+}
+
+/* dinp = col2im(col): each input pixel gathers the entries that read it */
+__global__ void col2im_k_kernel(float *dinp, const float *col, int C, int H, int W, int k, int s,
+                                int OH, int OW)
+{
+    size_t HW = (size_t)H * W, OHW = (size_t)OH * OW, n = (size_t)C * HW;
+    int p = k / 2;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)(i / HW), y = (int)((i % HW) / W), x = (int)(i % W);
+        float sum = 0.0f;
+        for (int ky = 0; ky < k; ky++) {
+            int ty = y - ky + p;
+            if (ty < 0 || ty % s || ty / s >= OH)
+                continue;
+            for (int kx = 0; kx < k; kx++) {
+                int tx = x - kx + p;
+                if (tx < 0 || tx % s || tx / s >= OW)
+                    continue;
+                sum += col[((size_t)(c * k + ky) * k + kx) * OHW + (size_t)(ty / s) * OW + tx / s];
+            }
+        }
+        dinp[i] = sum;
+    }
+}
+
+static void convk_forward(float *out, const float *inp, const float *w, float *scratch, int B,
+                          int C, int H, int W, int OC, int k, int stride)
+{
+    if (k == 3 && stride == 1) {
+        conv_forward(out, inp, w, scratch, B, C, H, W, OC);
+        return;
+    }
+    const float one = 1.0f, zero0 = 0.0f;
+    int OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1, OHW = OH * OW, K = C * k * k;
+    for (int b = 0; b < B; b++) {
+        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT>>>(scratch, inp + (size_t)b * C * H * W,
+                                                          C, H, W, k, stride, OH, OW);
+        if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, OHW, OC, K, &one, scratch, OHW,
+                                 w, K, &zero0, out + (size_t)b * OC * OHW, OHW),
+                     "convk_forward"))
+            break;
+    }
+    op_done("convk_forward");
+}
+
+static void convk_backward(float *dinp, float *dw, const float *dout, const float *inp,
+                           const float *w, float *scratch, int B, int C, int H, int W, int OC,
+                           int k, int stride)
+{
+    if (k == 3 && stride == 1) {
+        conv_backward(dinp, dw, dout, inp, w, scratch, B, C, H, W, OC);
+        return;
+    }
+    const float one = 1.0f, zero0 = 0.0f;
+    int OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1, OHW = OH * OW, K = C * k * k;
+    if (!cuda_ok(cudaMemset(dw, 0, (size_t)OC * K * sizeof(float)), "convk_backward"))
+        return;
+    for (int b = 0; b < B; b++) {
+        const float *db = dout + (size_t)b * OC * OHW;
+        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT>>>(scratch, inp + (size_t)b * C * H * W,
+                                                          C, H, W, k, stride, OH, OW);
+        if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, OHW, &one, scratch, OHW,
+                                 db, OHW, &one, dw, K),
+                     "convk_backward"))
+            break;
+        if (dinp) {
+            if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_T, OHW, K, OC, &one, db, OHW,
+                                     w, K, &zero0, scratch, OHW),
+                         "convk_backward"))
+                break;
+            col2im_k_kernel<<<nblocks((size_t)C * H * W), NT>>>(dinp + (size_t)b * C * H * W,
+                                                                scratch, C, H, W, k, stride, OH,
+                                                                OW);
+        }
+    }
+    op_done("convk_backward");
+}
+
 /* ------------------------------------------------------------------ batch norm */
 
 #define BN_EPS 1e-5
@@ -534,6 +631,98 @@ static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx,
     op_done("maxpool_backward");
 }
 
+/* ------------------------------------------------------------------ residual, average pooling */
+
+/* out = inp + shortcut(sc): the identity, or option A (every st-th pixel,
+ * the channels placed from cp = (C − SC)/2; inp alone outside them) */
+__global__ void residual_forward_kernel(float *out, const float *inp, const float *sc, int B,
+                                        int C, int H, int W, int SC, int SH, int SW)
+{
+    size_t HW = (size_t)H * W, n = (size_t)B * C * HW;
+    int same = SC == C && SH == H && SW == W, cp = (C - SC) / 2, sy = SH / H, sx = SW / W;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (same) {
+            out[i] = inp[i] + sc[i];
+            continue;
+        }
+        size_t b = i / ((size_t)C * HW);
+        int c = (int)((i / HW) % C), y = (int)((i % HW) / W), x = (int)(i % W), q = c - cp;
+        out[i] = q >= 0 && q < SC
+                     ? inp[i] + sc[((b * SC + q) * SH + (size_t)y * sy) * SW + (size_t)x * sx]
+                     : inp[i];
+    }
+}
+
+/* dsc = shortcutᵀ(dout): one thread per element of dsc */
+__global__ void residual_backward_kernel(float *dsc, const float *dout, int B, int C, int H,
+                                         int W, int SC, int SH, int SW)
+{
+    size_t SHW = (size_t)SH * SW, n = (size_t)B * SC * SHW;
+    int same = SC == C && SH == H && SW == W, cp = (C - SC) / 2, sy = SH / H, sx = SW / W;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (same) {
+            dsc[i] = dout[i];
+            continue;
+        }
+        size_t b = i / ((size_t)SC * SHW);
+        int q = (int)((i / SHW) % SC), y = (int)((i % SHW) / SW), x = (int)(i % SW);
+        int taken = y % sy == 0 && x % sx == 0 && y / sy < H && x / sx < W;
+        dsc[i] = taken ? dout[((b * C + q + cp) * H + (size_t)(y / sy)) * W + x / sx] : 0.0f;
+    }
+}
+
+static void residual_forward(float *out, const float *inp, const float *sc, int B, int C, int H,
+                             int W, int SC, int SH, int SW)
+{
+    residual_forward_kernel<<<nblocks((size_t)B * C * H * W), NT>>>(out, inp, sc, B, C, H, W, SC,
+                                                                    SH, SW);
+    op_done("residual_forward");
+}
+
+static void residual_backward(float *dsc, const float *dout, int B, int C, int H, int W, int SC,
+                              int SH, int SW)
+{
+    residual_backward_kernel<<<nblocks((size_t)B * SC * SH * SW), NT>>>(dsc, dout, B, C, H, W,
+                                                                        SC, SH, SW);
+    op_done("residual_backward");
+}
+
+/* one thread per (image, channel): the mean in double, in pixel order (as
+ * on the CPU) */
+__global__ void avgpool_forward_kernel(float *out, const float *inp, int BC, int HW)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= BC)
+        return;
+    const float *x = inp + (size_t)i * HW;
+    double s = 0;
+    for (int k = 0; k < HW; k++)
+        s += x[k];
+    out[i] = (float)(s / HW);
+}
+
+__global__ void avgpool_backward_kernel(float *dinp, const float *dout, int BC, int HW)
+{
+    size_t n = (size_t)BC * HW;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dinp[i] = dout[i / HW] / (float)HW;
+}
+
+static void avgpool_forward(float *out, const float *inp, int B, int C, int HW)
+{
+    avgpool_forward_kernel<<<(B * C + NT - 1) / NT, NT>>>(out, inp, B * C, HW);
+    op_done("avgpool_forward");
+}
+
+static void avgpool_backward(float *dinp, const float *dout, int B, int C, int HW)
+{
+    avgpool_backward_kernel<<<nblocks((size_t)B * C * HW), NT>>>(dinp, dout, B * C, HW);
+    op_done("avgpool_backward");
+}
+
 /* ------------------------------------------------------------------ loss */
 
 __global__ void softmax_ce_forward_kernel(float *probs, float *losses, const float *logits,
@@ -661,6 +850,12 @@ static cs_nn_ops make_ops(void)
     o.watch = &cs_nn_cuda_watch_ops;
     o.sync = device_sync;
     o.error = cuda_take_error;
+    o.convk_forward = convk_forward;
+    o.convk_backward = convk_backward;
+    o.residual_forward = residual_forward;
+    o.residual_backward = residual_backward;
+    o.avgpool_forward = avgpool_forward;
+    o.avgpool_backward = avgpool_backward;
     return o;
 }
 
