@@ -46,18 +46,7 @@ typedef struct tval {
 
 /* The first iteration from which the current start's trajectory stays
  * within 1e-3 (relative) of where it ended: when it settled. -1: unknown. */
-static long settled_at(const cs_solve_view *v)
-{
-    if (!v->traj_xy || v->traj_len < 2)
-        return -1;
-    const double *last = v->traj_xy + 2 * (v->traj_len - 1);
-    double tol = 1e-3 * fmax(1.0, hypot(last[0], last[1]));
-    long k = (long)v->traj_len - 1;
-    while (k > 0 && hypot(v->traj_xy[2 * (k - 1)] - last[0],
-                          v->traj_xy[2 * (k - 1) + 1] - last[1]) <= tol)
-        k--;
-    return k;   /* point k of the trajectory is iteration k (point 0: the start) */
-}
+static long settled_at(const cs_solve_view *v) { return cs_solve_view_settled(v); }
 
 static double norm_inf(const double *x, size_t n)
 {

@@ -4,6 +4,7 @@
 #ifndef CS_SOLVE_VIEW_H
 #define CS_SOLVE_VIEW_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "cs_fista.h"
@@ -46,5 +47,21 @@ typedef struct cs_solve_view {
 
 /* Fill v; returns 0 when a problem is set up, -1 otherwise. */
 int cs_interp_solve_view(cs_interp *in, cs_solve_view *v);
+
+/* The first point of the trajectory (point k is iteration k, point 0 the
+ * start) from which it stays within 1e-3 (relative) of its last point:
+ * where the current start settled; -1 without a trajectory. */
+static inline long cs_solve_view_settled(const cs_solve_view *v)
+{
+    if (!v->traj_xy || v->traj_len < 2)
+        return -1;
+    const double *last = v->traj_xy + 2 * (v->traj_len - 1);
+    double tol = 1e-3 * fmax(1.0, hypot(last[0], last[1]));
+    long k = (long)v->traj_len - 1;
+    while (k > 0 && hypot(v->traj_xy[2 * (k - 1)] - last[0],
+                          v->traj_xy[2 * (k - 1) + 1] - last[1]) <= tol)
+        k--;
+    return k;
+}
 
 #endif

@@ -171,15 +171,8 @@ static void note(tui_worker *w, const char *text)
  * moves or there is no trajectory. At least 3 iterations in one place. */
 static long settled_of(const cs_solve_view *v)
 {
-    if (!v->traj_xy || v->traj_len < 4)
-        return -1;
-    const double *last = v->traj_xy + 2 * (v->traj_len - 1);
-    double tol = 1e-3 * fmax(1.0, hypot(last[0], last[1]));
-    long k = (long)v->traj_len - 1;
-    while (k > 0 && hypot(v->traj_xy[2 * (k - 1)] - last[0],
-                          v->traj_xy[2 * (k - 1) + 1] - last[1]) <= tol)
-        k--;
-    return (long)v->traj_len - 1 - k >= 3 ? k : -1;
+    long k = v->traj_len >= 4 ? cs_solve_view_settled(v) : -1;
+    return k >= 0 && (long)v->traj_len - 1 - k >= 3 ? k : -1;
 }
 
 /* Messages when a start ends, a restart begins and the run stops, once

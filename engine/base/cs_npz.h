@@ -36,6 +36,9 @@ typedef struct cs_npz_array {
 int cs_npz_read(const unsigned char *buf, size_t n, const char *what, size_t limit,
                 cs_npz_array **arrays, size_t *count, cs_err *err);
 void cs_npz_free(cs_npz_array *a, size_t count);
+/* A whole .npz file's bytes (malloc'd) for cs_npz_read: a regular file under 2 GiB, else
+ * an error naming it. */
+int cs_npz_load_file(const char *path, unsigned char **data, size_t *n, cs_err *err);
 /* The array called name, or NULL. */
 const cs_npz_array *cs_npz_find(const cs_npz_array *a, size_t count, const char *name);
 

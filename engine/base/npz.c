@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct {
     const char *descr;
@@ -215,4 +216,34 @@ const cs_npz_array *cs_npz_find(const cs_npz_array *a, size_t count, const char 
         if (!strcmp(a[i].name, name))
             return &a[i];
     return NULL;
+}
+
+/* (a file's bytes for cs_npz_read: a regular file under 2 GiB) */
+#define NPZ_LOAD_MAX ((size_t)1 << 31)
+
+int cs_npz_load_file(const char *path, unsigned char **data, size_t *n, cs_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cs_fail(err, CS_EIO, "%s: cannot open", path);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > NPZ_LOAD_MAX) {
+        fclose(f);
+        return cs_fail(err, CS_EINVAL, "%s: not a regular file under 2 GiB", path);
+    }
+    size_t len = (size_t)st.st_size;
+    unsigned char *p = malloc(len ? len : 1);
+    if (!p) {
+        fclose(f);
+        return cs_fail(err, CS_ENOMEM, "out of memory reading %s", path);
+    }
+    size_t got = fread(p, 1, len, f);
+    fclose(f);
+    if (got != len) {
+        free(p);
+        return cs_fail(err, CS_EIO, "%s: read error", path);
+    }
+    *data = p;
+    *n = len;
+    return CS_OK;
 }

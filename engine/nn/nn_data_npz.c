@@ -4,14 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cs_nn.h"
 #include "cs_npz.h"
 
 /* The largest archive read whole: 2 GiB; each array at most 2^28 elements
  * (read as doubles: 2 GiB). */
-#define NPZ_DATA_FILE_MAX ((size_t)1 << 31)
 #define NPZ_DATA_ELEMS ((size_t)1 << 28)
 
 int cs_nn_data_is_npz(const char *path)
@@ -20,33 +18,6 @@ int cs_nn_data_is_npz(const char *path)
     return n > 4 && !strcmp(path + n - 4, ".npz");
 }
 
-static int read_whole(const char *path, unsigned char **data, size_t *n, cs_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cs_fail(err, CS_EIO, "%s: cannot open", path);
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
-        (size_t)st.st_size > NPZ_DATA_FILE_MAX) {
-        fclose(f);
-        return cs_fail(err, CS_EINVAL, "%s: not a regular file under 2 GiB", path);
-    }
-    size_t len = (size_t)st.st_size;
-    unsigned char *p = malloc(len ? len : 1);
-    if (!p) {
-        fclose(f);
-        return cs_fail(err, CS_ENOMEM, "out of memory reading %s", path);
-    }
-    size_t got = fread(p, 1, len, f);
-    fclose(f);
-    if (got != len) {
-        free(p);
-        return cs_fail(err, CS_EIO, "%s: read error", path);
-    }
-    *data = p;
-    *n = len;
-    return CS_OK;
-}
 
 static const char *dtype_name(cs_npz_dtype t)
 {
@@ -144,7 +115,7 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
     const char *part = !strcmp(split, "train") ? "train" : "test";
     unsigned char *buf = NULL;
     size_t len = 0;
-    int rc = read_whole(path, &buf, &len, err);
+    int rc = cs_npz_load_file(path, &buf, &len, err);
     if (rc)
         return rc;
     cs_npz_array *a = NULL;

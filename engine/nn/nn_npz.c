@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cs_file.h"
 #include "cs_npz.h"
@@ -16,7 +15,6 @@
 
 #define NPZ_FORMAT 1          /* csreg.config[0] */
 #define NPZ_CONFIG_LEN 30     /* format, kind, pad, kernel, nhidden, hidden[8], nconv, conv[16] */
-#define NPZ_FILE_MAX ((size_t)1 << 31)
 
 /* the tensor's array name and shape (ndim), per layer: W/b of a weight
  * layer, γ/β of a batch norm */
@@ -150,32 +148,6 @@ int cs_nn_save_npz(cs_nn *nn, const char *path, int force, const cs_cancel *canc
 
 /* ------------------------------------------------------------------ reading */
 
-static int read_file(const char *path, unsigned char **data, size_t *n, cs_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cs_fail(err, CS_EIO, "%s: cannot open", path);
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > NPZ_FILE_MAX) {
-        fclose(f);
-        return cs_fail(err, CS_EINVAL, "%s: not a regular file under 2 GiB", path);
-    }
-    size_t len = (size_t)st.st_size;
-    unsigned char *p = malloc(len ? len : 1);
-    if (!p) {
-        fclose(f);
-        return cs_fail(err, CS_ENOMEM, "out of memory reading %s", path);
-    }
-    size_t got = fread(p, 1, len, f);
-    fclose(f);
-    if (got != len) {
-        free(p);
-        return cs_fail(err, CS_EIO, "%s: read error", path);
-    }
-    *data = p;
-    *n = len;
-    return CS_OK;
-}
 
 /* the array `name` of exactly n elements, else an error naming it */
 static const cs_npz_array *need(const cs_npz_array *a, size_t na, const char *name, size_t n,
@@ -302,7 +274,7 @@ int cs_nn_load_npz(cs_nn **out, const char *path, const char *device, cs_err *er
     *out = NULL;
     unsigned char *data = NULL;
     size_t n = 0;
-    int rc = read_file(path, &data, &n, err);
+    int rc = cs_npz_load_file(path, &data, &n, err);
     if (rc)
         return rc;
     cs_npz_array *a = NULL;
