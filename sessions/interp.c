@@ -11,6 +11,7 @@
 #include "cs_par.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -460,12 +461,11 @@ void cs_interp_print_error(cs_interp *in, const char *line, const cs_err *err, F
     int parsed = cs_cmdline_parse(line, &cl, &col, &perr) == 0;
     if (parsed && cl.name)
         cmd = cl.name;
-    (void)in;
     fputs("{\"cmd\":", out);
     cs_json_string(out, cmd);
     fputs(",\"error\":", out);
     cs_json_string(out, err->msg);
-    fputs("}\n", out);
+    fprintf(out, ",\"seed\":%" PRIu64 "}\n", in->seed);   /* as every --json line */
     fflush(out);
     if (parsed)
         cs_cmdline_free(&cl);

@@ -83,7 +83,8 @@ static void test_json_error(void **state)
     run(r, NULL, (const char *[]){"--json", "-e", "reg nosuch", NULL});
     assert_int_equal(r->status, 1);
     assert_string_equal(r->out,
-                        "{\"cmd\":\"reg\",\"error\":\"unknown regularizer 'nosuch' (see regs)\"}\n");
+                        "{\"cmd\":\"reg\",\"error\":\"unknown regularizer 'nosuch' (see regs)\","
+                        "\"seed\":1}\n");
     cli_run_free(r);
     free(r);
 }

@@ -245,7 +245,8 @@ static void test_error_json_object(void **state)
     cs_fail(&err, CS_EINVAL, "bad \"thing\"\n");
     cs_interp_print_error(f->in, "eval 1,,2", &err, out);
     fclose(out);
-    assert_string_equal(buf, "{\"cmd\":\"eval\",\"error\":\"bad \\\"thing\\\"\\n\"}\n");
+    assert_string_equal(buf, "{\"cmd\":\"eval\",\"error\":\"bad \\\"thing\\\"\\n\",\"seed\":"
+                             "7}\n");   /* the session's seed, as every --json line */
     free(buf);
 }
 
