@@ -10,11 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cs_pb {
-    unsigned char *p;
-    size_t n, cap;
-    int oom;
-} cs_pb;
+#include "cs_bytes.h"
+
+typedef cs_bytes cs_pb;   /* the message being built */
 
 enum { CS_PB_VARINT = 0, CS_PB_I64 = 1, CS_PB_LEN = 2, CS_PB_I32 = 5 };
 

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_bytes.h"
+
 #include "cs_error.h"
 
 typedef struct cs_zip_entry {
@@ -20,11 +22,10 @@ typedef struct cs_zip_entry {
 /* The archive being written: bytes so far and the entries for the
  * central directory. Zero-initialize; oom is kept until cs_zip_finish. */
 typedef struct cs_zip_writer {
-    unsigned char *p;
-    size_t n, cap;
+    cs_bytes out;          /* the archive so far */
     cs_zip_entry *e;
     size_t ne, ecap;
-    int oom, big;
+    int big;               /* past what a ZIP without ZIP64 holds */
 } cs_zip_writer;
 
 /* Append one entry, its data stored as it is (any number of pieces: the

@@ -40,7 +40,7 @@ void cs_npz_put(cs_zip_writer *z, const char *name, cs_npz_dtype dtype, const si
     size_t bytes = n * dtypes[dtype].size;
     unsigned char *entry = malloc(padded + bytes + 1);
     if (!entry) {
-        z->oom = 1;
+        z->out.oom = 1;
         return;
     }
     memcpy(entry, head, padded);

@@ -6,25 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cs_pb_raw(cs_pb *b, const void *data, size_t n)
-{
-    if (b->oom || !n)
-        return;
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap : 256;
-        while (c < b->n + n)
-            c *= 2;
-        unsigned char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
+void cs_pb_raw(cs_pb *b, const void *data, size_t n) { cs_bytes_put(b, data, n); }
 
 void cs_pb_varint(cs_pb *b, uint64_t v)
 {

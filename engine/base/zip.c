@@ -16,26 +16,10 @@
 
 static void grow(cs_zip_writer *z, const void *src, size_t n)
 {
-    if (z->oom)
-        return;
-    if (z->n + n > ZIP_MAX) {
+    if (z->out.n + n > ZIP_MAX)
         z->big = 1;
-        return;
-    }
-    if (z->n + n > z->cap) {
-        size_t c = z->cap ? z->cap : 1 << 16;
-        while (c < z->n + n)
-            c *= 2;
-        unsigned char *q = realloc(z->p, c);
-        if (!q) {
-            z->oom = 1;
-            return;
-        }
-        z->p = q;
-        z->cap = c;
-    }
-    memcpy(z->p + z->n, src, n);
-    z->n += n;
+    else
+        cs_bytes_put(&z->out, src, n);
 }
 
 static void u16(cs_zip_writer *z, unsigned v)
@@ -69,7 +53,7 @@ static void common(cs_zip_writer *z, const cs_zip_entry *e, size_t namelen)
 void cs_zip_add(cs_zip_writer *z, const char *name, const void *data, size_t n)
 {
     size_t len = strlen(name);
-    if (len >= sizeof z->e[0].name || n > ZIP_MAX || z->n + n + 64 + len > ZIP_MAX) {
+    if (len >= sizeof z->e[0].name || n > ZIP_MAX || z->out.n + n + 64 + len > ZIP_MAX) {
         z->big = 1;
         return;
     }
@@ -77,7 +61,7 @@ void cs_zip_add(cs_zip_writer *z, const char *name, const void *data, size_t n)
         size_t c = z->ecap ? 2 * z->ecap : 16;
         cs_zip_entry *q = realloc(z->e, c * sizeof *q);
         if (!q) {
-            z->oom = 1;
+            z->out.oom = 1;
             return;
         }
         z->e = q;
@@ -88,18 +72,18 @@ void cs_zip_add(cs_zip_writer *z, const char *name, const void *data, size_t n)
     memcpy(e->name, name, len + 1);
     e->crc = (uint32_t)crc32(0L, data, (uInt)n);
     e->csize = e->usize = (uint32_t)n;
-    e->offset = (uint32_t)z->n;
+    e->offset = (uint32_t)z->out.n;
     u32(z, LOCAL_SIG);
     common(z, e, len);
     grow(z, name, len);
     grow(z, data, n);
-    if (!z->oom && !z->big)
+    if (!z->out.oom && !z->big)
         z->ne++;
 }
 
 int cs_zip_finish(cs_zip_writer *z, const unsigned char **out, size_t *n, cs_err *err)
 {
-    uint32_t cd = (uint32_t)z->n;
+    uint32_t cd = (uint32_t)z->out.n;
     for (size_t i = 0; i < z->ne; i++) {
         const cs_zip_entry *e = &z->e[i];
         size_t len = strlen(e->name);
@@ -113,7 +97,7 @@ int cs_zip_finish(cs_zip_writer *z, const unsigned char **out, size_t *n, cs_err
         u32(z, e->offset);
         grow(z, e->name, len);
     }
-    uint32_t cdsize = (uint32_t)(z->n - cd);
+    uint32_t cdsize = (uint32_t)(z->out.n - cd);
     u32(z, END_SIG);
     u16(z, 0);
     u16(z, 0);
@@ -122,19 +106,19 @@ int cs_zip_finish(cs_zip_writer *z, const unsigned char **out, size_t *n, cs_err
     u32(z, cdsize);
     u32(z, cd);
     u16(z, 0);          /* comment */
-    if (z->oom)
+    if (z->out.oom)
         return cs_fail(err, CS_ENOMEM, "out of memory writing a ZIP archive");
     if (z->big || z->ne > 0xffff)
         return cs_fail(err, CS_EINVAL, "a ZIP archive past 4 GiB, 65535 entries or a name of "
                        "256 bytes (ZIP64 is not written)");
-    *out = z->p;
-    *n = z->n;
+    *out = z->out.p;
+    *n = z->out.n;
     return CS_OK;
 }
 
 void cs_zip_writer_free(cs_zip_writer *z)
 {
-    free(z->p);
+    free(z->out.p);
     free(z->e);
     memset(z, 0, sizeof *z);
 }

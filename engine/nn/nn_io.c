@@ -22,35 +22,14 @@
 
 #include "cs_file.h"
 #include "nn_internal.h"
+#include "cs_bytes.h"
 #include "nn_validate.h"
 
 #define NN_FILE_MAX ((size_t)1 << 31)
 
-typedef struct wbuf {
-    unsigned char *p;
-    size_t n, cap;
-    int oom;
-} wbuf;
+typedef cs_bytes wbuf;
 
-static void put(wbuf *b, const void *src, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap : 4096;
-        while (c < b->n + n)
-            c *= 2;
-        unsigned char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
+static void put(wbuf *b, const void *src, size_t n) { cs_bytes_put(b, src, n); }
 
 static void put_u32(wbuf *b, uint32_t v)
 {
