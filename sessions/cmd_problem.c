@@ -39,8 +39,8 @@ static const char *const file_only_keys[] = {"A", "b", "xstar", "x0", "C", "reg"
 static int maxcut_problem(cs_interp *in, const cs_cmdline *cl, cs_problem **prob,
                           char *graph, size_t glen, uint64_t *ts, long trial, cs_err *err)
 {
-    static const char *const not_for_maxcut[] = {"N", "M", "K", "gamma"};
-    for (size_t i = 0; i < 4; i++)
+    static const char *const not_for_maxcut[] = {"N", "M", "K", "gamma", "scale"};
+    for (size_t i = 0; i < 5; i++)
         if (cs_cmdline_key(cl, not_for_maxcut[i])) {
             cs_arg_blame(in, cl, not_for_maxcut[i], 0);
             return cs_fail(err, CS_EINVAL,
@@ -90,7 +90,7 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
                        cs_problem_kind_name(kind));
     }
     long n, m, k;
-    double gamma, noise;
+    double gamma, noise, scale;
     int rc;
     if ((rc = cs_arg_long(in, cl, "N", (long)cs_kind_defaults_of(kind)->N, 1, 100000000L, &n,
                           err)))
@@ -104,11 +104,12 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
     long defM = (long)floor(gamma * (double)n + 0.5);
     if ((rc = cs_arg_long(in, cl, "M", defM < 1 ? 1 : defM, 1, 100000000L, &m, err)) ||
         (rc = cs_arg_long(in, cl, "K", 0, 0, 100000000L, &k, err)) ||
-        (rc = cs_arg_double(in, cl, "noise", 0.0, 0.0, 1e300, &noise, err)))
+        (rc = cs_arg_double(in, cl, "noise", 0.0, 0.0, 1e300, &noise, err)) ||
+        (rc = cs_arg_double(in, cl, "scale", 1.0, 1e-6, 1e6, &scale, err)))
         return rc;
     *ts = cs_sweep_trial_stream((size_t)n, (size_t)m, (size_t)k, trial - 1);
     cs_problem_spec sp = {.kind = kind, .N = (size_t)n, .M = (size_t)m, .K = (size_t)k,
-                          .noise = noise};
+                          .noise = noise, .scale = scale};
     rc = cs_problem_new(prob, &sp, cs_interp_seed(in), *ts, err);
     if (rc && !err->key[0])
         in->err_col = cs_cmdline_pos(cl, 0)->col;
@@ -250,8 +251,8 @@ static void put_problem(cs_result *res, const solve_state *st);
 
 static int cmd_problem_file(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    static const char *const not_file[] = {"N", "M", "gamma", "K", "graph", "noise", "dir",
-                                           "format", "force"};
+    static const char *const not_file[] = {"N", "M", "gamma", "K", "graph", "noise", "scale",
+                                           "dir", "format", "force"};
     int rc = refuse_keys(in, cl, "problem file", not_file, sizeof not_file / sizeof *not_file,
                          err);
     const char *kname;
@@ -327,8 +328,8 @@ static int save_path(cs_interp *in, const char *dir, const char *name, char *buf
 
 static int cmd_problem_save(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
-    static const char *const not_save[] = {"N", "M", "gamma", "K", "graph", "noise", "trial",
-                                           "A", "b", "xstar", "x0", "C", "reg", "kind",
+    static const char *const not_save[] = {"N", "M", "gamma", "K", "graph", "noise", "scale",
+                                           "trial", "A", "b", "xstar", "x0", "C", "reg", "kind",
                                            "sha256"};
     solve_state *st = NULL;
     const char *fmt;
@@ -424,6 +425,8 @@ static void put_problem(cs_result *res, const solve_state *st)
             cs_result_num(res, "xstar_norm", cs_problem_xstar_norm(st->prob));
         if (cs_problem_noise(st->prob) > 0.0)
             cs_result_num(res, "noise", cs_problem_noise(st->prob));
+        if (cs_problem_scale(st->prob) != 1.0)
+            cs_result_num(res, "scale", cs_problem_scale(st->prob));
     }
     cs_result_int(res, "trial", st->trial);
     cs_result_str(res, "method", st->own_method[0] ? st->own_method
@@ -486,6 +489,8 @@ static const cs_key_spec problem_keys[] = {
      CS_KEY_INT},
     {"noise", "0", "sigma: b = Ax* + sigma*n, n ~ N(0, I) drawn after everything else (0: the "
      "noiseless problem, bit for bit); solve fit=ls fits such a b", NULL, CS_KEY_NUM},
+    {"scale", "1", "bin osb ter: x* times this, the same draw otherwise (a CS regularizer "
+     "finds the scale by itself)", NULL, CS_KEY_NUM},
     {"A", NULL, "problem file: the M x N matrix (.csv .npy .mtx .mat, F.mat:VAR)", NULL,
      CS_KEY_FILE},
     {"b", NULL, "problem file: the M measurements (n x 1 or 1 x n)", NULL, CS_KEY_FILE},
@@ -509,7 +514,8 @@ static const cs_key_spec problem_keys[] = {
 
 static const cs_cmd_spec problem_commands[] = {
     {.name = "problem", .topic = "problems",
-     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [{noise}] [graph=FILE] [{trial}] | "
+     .usage = "problem KIND [{N}] [M=.. | {gamma}] [{K}] [{noise}] [{scale}] [graph=FILE] "
+              "[{trial}] | "
               "problem file A=PATH b=PATH [xstar=PATH] [x0=PATH] [C=PATH] [{kind}] [reg=..] | "
               "problem save dir=DIR [{format}] [force=on]",
      .summary = "draw a recovery problem (bin osb ter 2bit eig orth), load a MAX-CUT graph, "

@@ -20,6 +20,7 @@
 #include "cs_solve_view.h"
 #include "interp_internal.h"
 #include "nn_state.h"
+#include "solve_state.h"
 
 /* The positional words, joined by single spaces (a quoted string is one). */
 static int join_words(const cs_cmdline *cl, char *buf, size_t len)
@@ -325,6 +326,29 @@ static int cmd_pause(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     return CS_OK;   /* the TUI's player waits for a key (and checks try=); scripts go on */
 }
 
+/* A chapter sets up its own state: the last one's problem (its feasible
+ * set, x*, runs and basin map) goes, so that no panel draws layers that no
+ * longer apply (a chapter that studies a regularizer alone shows it alone). */
+static void drop_problem(cs_interp *in)
+{
+    solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
+    if (!st || !st->prob)
+        return;
+    cs_solver_free(st->solver);
+    st->solver = NULL;
+    st->rewound = 0;
+    cs_basins_free(st->basins);
+    st->basins = NULL;
+    cs_problem_free(st->prob);
+    st->prob = NULL;
+    free(st->x0);
+    st->x0 = NULL;
+    st->nx0 = 0;
+    memset(st->files, 0, sizeof st->files);
+    st->own_method[0] = st->graph[0] = '\0';
+    st->seq = cs_interp_stamp(in);
+}
+
 static int cmd_chapter(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err *err)
 {
     char name[256];
@@ -334,6 +358,7 @@ static int cmd_chapter(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
                        sizeof name - 1);
     }
     in->chapter++;
+    drop_problem(in);
     cs_result_int(res, "_chapter", in->chapter);   /* '_': JSON only, the text says it */
     cs_result_str(res, "_name", name);
     cs_result_text(res, "== Chapter %d: %s ==\n", in->chapter, name);
@@ -364,7 +389,8 @@ static const cs_cmd_spec tour_commands[] = {
      .summary = "wait for a key in the workbench's script player (nothing in batch runs)",
      .example = "pause try=M=2", .keys = pause_keys, .run = cmd_pause, .journal = 1},
     {.name = "chapter", .topic = "sessions", .usage = "chapter NAME",
-     .summary = "start the next chapter of a guided script (numbered from 1)",
+     .summary = "start the next chapter of a guided script (numbered from 1); the last "
+                "chapter's problem goes (each chapter sets up its own)",
      .example = "chapter \"Where a CS regularizer is zero\"", .min_pos = 1, .max_pos = 16,
      .keys = no_keys, .run = cmd_chapter, .journal = 1},
 };

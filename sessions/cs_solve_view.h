@@ -13,6 +13,10 @@
 typedef struct cs_solve_view {
     const char *kind;        /* problem kind: bin osb ter 2bit eig orth maxcut */
     size_t N, M, K;
+    double scale;            /* x*'s scale (problem scale=; 1: as drawn) */
+    double noise;            /* σ of the noise in b (problem noise=; 0: none) */
+    double lambda;           /* the run's weight λ (2bit, maxcut, fit=ls); NaN: none */
+    int fit_ls;              /* the run fits a noisy b (solve fit=ls) */
     const double *x;         /* current iterate (length n) */
     size_t n;
     const double *xstar;     /* ground truth (length n), NULL when unknown */
@@ -63,5 +67,25 @@ static inline long cs_solve_view_settled(const cs_solve_view *v)
         k--;
     return k;
 }
+
+/* Where the current start settled for any N, from the iterates a front end
+ * is shown one by one (cs_solve_view_settled needs the 2-D trajectory the
+ * solver keeps): the iterate it first came within 1e-3 (relative) of and
+ * stayed within since. Only consecutive iterations count: a jump of more
+ * than one (step n=10, a rewind, a new start or run) starts it over, so
+ * what it says holds for every iterate in between. */
+typedef struct cs_solve_settle {
+    double *at;    /* the iterate the later ones are compared with */
+    size_t n, cap;
+    int start;     /* the start and iteration it is from */
+    long since;
+    long last;     /* the iteration fed last (-1: none) */
+} cs_solve_settle;
+
+/* Feed the view after each command; returns the iteration since which the
+ * iterate has stayed within 1e-3 (relative) of that iteration's point,
+ * the current one when it moved, -1 without an iterate. */
+long cs_solve_settle_feed(cs_solve_settle *s, const cs_solve_view *v);
+void cs_solve_settle_free(cs_solve_settle *s);
 
 #endif

@@ -78,7 +78,7 @@ static void view_history(solve_state *st, cs_solve_view *v)
 int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->rel_err = v->objective = v->residual = v->tau = v->final_rel_err = NAN;
+    v->rel_err = v->objective = v->residual = v->tau = v->final_rel_err = v->lambda = NAN;
     solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
     if (!st || !st->prob)
         return -1;
@@ -90,6 +90,8 @@ int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
     v->N = st->N;
     v->M = st->M;
     v->K = st->K;
+    v->scale = cs_problem_scale(st->prob);
+    v->noise = cs_problem_noise(st->prob);
     v->n = st->N * cs_problem_cols(st->prob);
     v->xstar = cs_problem_xstar(st->prob);
     if (!st->solver)
@@ -97,6 +99,8 @@ int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
     cs_solve_result r;
     cs_solver_result(st->solver, &r);
     v->method = cs_solver_method(st->solver);
+    v->lambda = cs_solver_lambda(st->solver);
+    v->fit_ls = cs_solver_fit(st->solver) == CS_FIT_LS;
     v->stop = cs_stop_name(cs_solver_stop(st->solver));
     v->max_starts = cs_solver_max_starts(st->solver);
     v->start = r.starts;
@@ -113,4 +117,54 @@ int cs_interp_solve_view(cs_interp *in, cs_solve_view *v)
         v->traj_len = 0;
     view_history(st, v);
     return 0;
+}
+
+/* ---- settling, for any N --------------------------------------------------------- */
+
+static long settle_restart(cs_solve_settle *s, const cs_solve_view *v)
+{
+    if (s->cap < v->n) {
+        double *b = realloc(s->at, v->n * sizeof *b);
+        if (!b) {
+            s->last = -1;
+            return -1;
+        }
+        s->at = b;
+        s->cap = v->n;
+    }
+    memcpy(s->at, v->x, v->n * sizeof *s->at);
+    s->n = v->n;
+    s->start = v->start;
+    s->since = s->last = v->iter;
+    return v->iter;
+}
+
+long cs_solve_settle_feed(cs_solve_settle *s, const cs_solve_view *v)
+{
+    if (!v->x || !v->n || v->start == 0) {
+        s->last = -1;
+        return -1;
+    }
+    if (s->last < 0 || v->n != s->n || v->start != s->start || v->iter != s->last + 1) {
+        /* the same iteration again (a command that did not step): no news */
+        if (s->last >= 0 && v->n == s->n && v->start == s->start && v->iter == s->last)
+            return s->since;
+        return settle_restart(s, v);
+    }
+    double d = 0, a = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        d += (v->x[i] - s->at[i]) * (v->x[i] - s->at[i]);
+        a += s->at[i] * s->at[i];
+    }
+    s->last = v->iter;
+    if (sqrt(d) > 1e-3 * fmax(1.0, sqrt(a)))
+        return settle_restart(s, v);
+    return s->since;
+}
+
+void cs_solve_settle_free(cs_solve_settle *s)
+{
+    free(s->at);
+    memset(s, 0, sizeof *s);
+    s->last = -1;
 }

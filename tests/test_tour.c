@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cs_solve_view.h"
 #include "interp_util.h"
 #include "tmux_util.h"
 
@@ -649,10 +650,35 @@ static void squeeze(const char *in, char *out, size_t len)
     out[n] = '\0';
 }
 
-/* The whole narration is on the screen (wrapped over its rows). */
+static int expect_side;
+
+/* The screen's columns from `from` on, row by row (a side column's text). */
+static void columns_from(const char *scr, int from, char *out, size_t len)
+{
+    size_t n = 0;
+    int col = 0;
+    for (; *scr && n + 8 < len; scr++) {
+        if (*scr == '\n') {
+            out[n++] = '\n';
+            col = 0;
+            continue;
+        }
+        col += ((unsigned char)*scr & 0xc0) != 0x80;
+        if (col > from)
+            out[n++] = *scr;
+    }
+    out[n] = '\0';
+}
+
+/* The whole narration is on the screen (wrapped over its rows; in the
+ * right column when it is at the side). */
 static int narration_visible(const char *scr, const char *text)
 {
-    static char a[65536], b[4096];
+    static char a[65536], b[4096], c[65536];
+    if (expect_side) {
+        columns_from(scr, expect_side - 40 + 1, c, sizeof c);   /* after its rule */
+        scr = c;
+    }
     squeeze(scr, a, sizeof a);
     squeeze(text, b, sizeof b);
     return strstr(a, b) != NULL;
@@ -665,6 +691,22 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The screen column of p (UTF-8 characters from the start of its row). */
+static int column_of(const char *scr, const char *p)
+{
+    const char *b = p;
+    while (b > scr && b[-1] != '\n')
+        b--;
+    int col = 0;
+    for (; b < p; b++)
+        col += ((unsigned char)*b & 0xc0) != 0x80;
+    return col;
+}
+
+/* expect_side: where the narration should be: the screen's width when in a
+ * column at the right, 0 in rows across the screen (the layout picks the column only when the map
+ * keeps at least its size: at 200x44, not at 120x40 or 80x24). */
+
 /* The screen at stop k: the narration whole and the legend of what it
  * talks about, the panels' numbers as the narration says them. */
 static void check_stop(int k, int w, int h)
@@ -673,6 +715,19 @@ static void check_stop(int k, int w, int h)
     if (!narration_visible(screen, text))
         fail_msg("%dx%d, stop %d: the narration is not whole on the screen:\n%s\n---\n%s", w, h,
                  k + 1, text, screen);
+    char first[16];   /* its first words: on its first row */
+    snprintf(first, sizeof first, "%s", text);
+    const char *at = strstr(screen, first);
+    int col = at ? column_of(screen, at) : -1;
+    if (!at || (expect_side ? col < w - 40 : col > 2))
+        fail_msg("%dx%d, stop %d: the narration is not %s (column %d):\n%s", w, h, k + 1,
+                 expect_side ? "in the right column" : "in rows across the screen", col, screen);
+    /* a chapter that studies a regularizer alone draws no problem's layers */
+    if (strstr(text, "Any elementwise g and h") &&
+        (!strstr(screen, "no problem set up") || strstr(screen, "Ax=b") ||
+         strstr(screen, "linf answer") || strstr(screen, "▀path") || strstr(screen, "★x*")))
+        fail_msg("%dx%d, stop %d: chapter 4 shows chapter 3's problem:\n%s", w, h, k + 1,
+                 screen);
     const char *legend = NULL;
     if (strstr(screen, "┌─ Landscape"))
         legend = strstr(screen, "basins of") ? "success " : "log₁₀ℓ";
@@ -768,6 +823,7 @@ static double walk(int w, int h, int play)
              dir, dir, bin(b, sizeof b));
     tmux_session t;
     assert_int_equal(tmux_start_retry(&t, w, h, cmd), 0);
+    expect_side = 0;
     double waits = 0;
     int went_back = 0;
     for (int k = 0; k < nstops; k++) {
@@ -835,6 +891,38 @@ static void test_walk_120x40(void **state)
     print_message("the tour at 120x40, with the student's keys: %.1f s of waits\n", waits);
 }
 
+/* A wide terminal: the narration in a column at the right, beside the
+ * maps (which keep every row), the legend visible. */
+static void test_side_column(void **state)
+{
+    (void)state;
+    if (SANITIZED || !tmux_available()) {
+        print_message("%s: skipped\n", SANITIZED ? "sanitizer build" : "no tmux");
+        skip();
+    }
+    char dir[] = "/tmp/cs_tours_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[2048], b[1200];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && env LC_ALL=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME=%s %s --tour; "
+             "echo TOUR_EXITED rc=$?; sleep 60",
+             dir, dir, bin(b, sizeof b));
+    tmux_session t;
+    assert_int_equal(tmux_start_retry(&t, 200, 44, cmd), 0);
+    expect_side = 200;
+    for (int k = 0; k < 3; k++) {
+        reach_stop(&t, k, 200, 44);
+        if (k == 0)   /* the welcome says where to read */
+            assert_non_null(strstr(screen, "read the narration at the right"));
+        key(&t, "n");
+    }
+    expect_side = 0;
+    key(&t, "q");
+    wait_for(&t, "TOUR_EXITED rc=0", 10000);
+    tmux_stop(&t);
+    rm_tree(dir);
+}
+
 static void test_walk_80x24(void **state)
 {
     (void)state;
@@ -847,14 +935,82 @@ static void test_walk_80x24(void **state)
     assert_true(waits < 90);   /* a loaded machine's margin over the 30 s aim */
 }
 
+/* A start that stalls is cut short for any N (cs_solve_settle: the TUI
+ * feeds it the iterates one by one): on bin N=8 M=4, seed 4, start 1 stops
+ * moving far from x* (error about 0.9) long before maxit, and ends where it
+ * settled; with seed 1 start 1 reaches x* at iteration 38 and is never
+ * called settled on its way; a jump of 10 iterations starts the count over. */
+static long walk_settle(fixture *f, cs_solve_settle *st, long cap, cs_solve_view *v, long *since)
+{
+    for (;;) {
+        assert_int_equal(cs_interp_solve_view(f->in, v), 0);
+        *since = cs_solve_settle_feed(st, v);
+        if (v->iter - *since >= 3 || v->iter >= cap || v->success || (v->end &&
+                                                                     strcmp(v->end, "running")))
+            return v->iter;
+        ok(f, "step");
+    }
+}
+
+static void test_settle_any_n(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(1, 4, 1, 0);
+    ok(f, "problem bin N=8 M=4");
+    ok(f, "step n=0 maxit=300");
+    cs_solve_settle st = {.last = -1};
+    cs_solve_view v;
+    long since, at = walk_settle(f, &st, 300, &v, &since);
+    assert_int_equal(v.n, 8);
+    assert_null(v.traj_xy);   /* N > 2: no trajectory, the iterates only */
+    assert_false(v.success);
+    assert_true(since > 0 && at == since + 3 && at < 100);
+    print_message("N=8 seed 4: start 1 settled at iteration %ld (error %.3f)\n", since,
+                  v.rel_err);
+    assert_true(v.rel_err > 0.5);
+    double where[8];
+    memcpy(where, st.at, sizeof where);
+    /* the rest of the start (what the TUI's cut runs): it ends where it settled */
+    ok(f, "step until=end");
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(v.iter, 300);
+    assert_string_equal(v.end, "maxit");
+    double d = 0, a = 0;
+    for (int i = 0; i < 8; i++) {
+        d += (v.x[i] - where[i]) * (v.x[i] - where[i]);
+        a += where[i] * where[i];
+    }
+    assert_true(sqrt(d) <= 1e-3 * fmax(1, sqrt(a)));
+    /* a jump (step n=10 after a reset) starts over */
+    ok(f, "reset");
+    ok(f, "step n=10");
+    assert_int_equal(cs_interp_solve_view(f->in, &v), 0);
+    assert_int_equal(cs_solve_settle_feed(&st, &v), v.iter);
+    fixture_free(f);
+    /* a start that reaches x* is not called settled on its way */
+    f = fixture_new(1, 1, 1, 0);
+    ok(f, "problem bin N=8 M=4");
+    ok(f, "step n=0 maxit=300");
+    at = walk_settle(f, &st, 300, &v, &since);
+    assert_true(v.success);
+    assert_int_equal(at, 38);
+    assert_true(at - since < 3);
+    cs_solve_settle_free(&st);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_settle_any_n),
         cmocka_unit_test(test_batch_and_replay),
         cmocka_unit_test(test_script_rules),
         cmocka_unit_test(test_claims),
         cmocka_unit_test(test_walk_120x40),
+        cmocka_unit_test(test_side_column),
         cmocka_unit_test(test_walk_80x24),
     };
+    if (getenv("TOUR_TEST_FILTER"))   /* one test while working on it: test_side_column */
+        cmocka_set_test_filter(getenv("TOUR_TEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -105,6 +105,87 @@ static void test_touch(void **state)
     quit(&t);
 }
 
+/* The screen column of p (UTF-8 characters from the start of its row). */
+static int column_of(const char *scr, const char *p)
+{
+    const char *b = p;
+    while (b > scr && b[-1] != '\n')
+        b--;
+    int col = 0;
+    for (; b < p; b++)
+        col += ((unsigned char)*b & 0xc0) != 0x80;
+    return col;
+}
+
+/* needle is shown inside the Solver panel (at or right of its frame). */
+static int solver_has(const char *scr, const char *needle)
+{
+    const char *s = strstr(scr, "┌─ Solver");
+    if (!s)
+        return 0;
+    int left = column_of(scr, s);
+    for (const char *p = scr; (p = strstr(p, needle)); p++)
+        if (p > s && column_of(scr, p) > left)
+            return 1;
+    return 0;
+}
+
+/* ( ) scale x* and { } change lambda, each by a command the journal
+ * records, and the panels redraw: the Solver names the new value, the map
+ * the new problem (its box grown with x*) or the new run's path. */
+static void test_scale_and_lambda(void **state)
+{
+    (void)state;
+    if (!tmux_available())
+        skip();
+    tmux_session t;
+    start(&t, 120, 40, "--demo");
+    wait_for(&t, "iter 0, start 1/10", 10000);
+    /* lambda on an affine run: said, nothing sent */
+    key(&t, "}");
+    wait_for(&t, "lambda does not apply to bin", 5000);
+    assert_null(strstr(screen, "> step until=end lambda="));
+    /* ) : x* twice as large, the same draw; the box grows to show it */
+    key(&t, ")");
+    wait_for(&t, "> problem bin N=2 M=1 scale=2", 5000);
+    wait_for(&t, "x* scale=2", 5000);
+    assert_true(solver_has(screen, "x* scale=2"));
+    wait_for(&t, "> view x=-4:4 y=-4:4", 5000);
+    wait_for(&t, "  4┤", 5000);          /* the map's axis: the new box */
+    assert_non_null(strstr(screen, "★x*"));
+    /* l_bin recovers the scaled x* by itself */
+    command(&t, "solve");
+    wait_for(&t, "stopped    success", 20000);
+    assert_true(solver_has(screen, "x* scale=2"));
+    key(&t, "(");   /* and back */
+    wait_for(&t, "> problem bin N=2 M=1", 5000);
+    wait_for(&t, "bin N=2 M=1, no run yet", 5000);
+    assert_null(strstr(screen, "x* scale="));
+    /* a noisy b fitted by least squares: lambda applies */
+    command(&t, "problem bin N=2 M=1 noise=0.1");
+    command(&t, "step until=end fit=ls lambda=0.1");
+    wait_for(&t, "λ=0.1 ", 10000);
+    key(&t, "}");
+    wait_for(&t, "> step until=end lambda=1", 5000);
+    wait_for(&t, "λ=1 ", 10000);
+    assert_true(solver_has(screen, "bin fit=ls, λ=1"));
+    assert_non_null(strstr(screen, "▀path"));   /* the new run's path, drawn */
+    assert_non_null(strstr(screen, "iter "));
+    key(&t, "{");   /* each press from the value on the screen */
+    wait_for(&t, "> step until=end lambda=0.1", 10000);
+    wait_for(&t, "λ=0.1 ", 10000);
+    key(&t, "{");
+    wait_for(&t, "> step until=end lambda=0.01", 10000);
+    wait_for(&t, "λ=0.01 ", 10000);
+    /* the keys are in the help */
+    key(&t, "?");
+    wait_for(&t, "┌─ Keys", 5000);
+    wait_for(&t, "( / )", 3000);
+    assert_non_null(strstr(screen, "{ / }"));
+    key(&t, "q");
+    quit(&t);
+}
+
 static void test_pager_and_numbers(void **state)
 {
     (void)state;
@@ -225,6 +306,7 @@ int main(void)
     setenv("LC_ALL", "C.UTF-8", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_touch),
+        cmocka_unit_test(test_scale_and_lambda),
         cmocka_unit_test(test_pager_and_numbers),
         cmocka_unit_test(test_no_stale_panels),
         cmocka_unit_test(test_80x24_whole),

@@ -486,8 +486,13 @@ static int workbench(const cs_interp_opts *opts, int demo, const char *script,
             tui_folder_open(t, watch_dir, watch_vs);
         else if (t->play)
             tui_log_add(&t->log, TUI_MSG_INFO,
-                        "The tour: read the narration above, press n to go on, N to go back a "
-                        "chapter, q to quit. Between stops every key of the workbench works.");
+                        tui_layout_narr_side(t)
+                            ? "The tour: read the narration at the right, press n to go on, N "
+                              "to go back a chapter, q to quit. Between stops every key of the "
+                              "workbench works."
+                            : "The tour: read the narration above, press n to go on, N to go "
+                              "back a chapter, q to quit. Between stops every key of the "
+                              "workbench works.");
         else
             tui_log_add(&t->log, TUI_MSG_INFO,
                         "Welcome to csreg. Press : and type a command (problem bin N=2 M=1, "

@@ -117,6 +117,10 @@ typedef struct tui_snap {
     int have_problem;
     char kind[16];
     size_t N, M, K, n;
+    double scale;          /* x*'s scale (problem scale=) */
+    double noise;          /* σ of the noise in b (problem noise=) */
+    double lambda;         /* the run's λ (2bit, maxcut, fit=ls); NaN: none */
+    int fit_ls;            /* the run fits a noisy b (solve fit=ls) */
     double *x, *xstar;     /* copies, n entries (xstar may be NULL) */
     long iter;
     int start, max_starts;
@@ -145,8 +149,9 @@ typedef struct tui_snap {
     size_t nw;
     double wepoch;
     size_t wsnapshots;
-    /* the current start's trajectory settled (stays within 1e-3 of where it
-     * is) from this iteration on; -1: not settled, or not known (N > 2) */
+    /* the current start settled (stays within 1e-3 of one point) from this
+     * iteration on: its trajectory's (N = 2), else the iterates seen one by
+     * one (cs_solve_settle); -1: not settled, or not known */
     long settled;
     /* `reg analyze`'s spurious stationary points of the current
      * regularizer on the plane shown (nmarks 0: none stored) */
@@ -393,6 +398,8 @@ typedef struct tui {
 
 /* Lay the windows out for the terminal's size and the view. */
 void tui_layout(tui *t);
+/* A script's narration is a column at the right (a wide terminal), not rows. */
+int tui_layout_narr_side(const tui *t);
 /* Switch between the solver's panels and the training or sweep view. */
 void tui_set_view(tui *t, int view);
 void tui_layout_drop(tui *t);   /* every window gone */

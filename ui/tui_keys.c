@@ -243,11 +243,28 @@ static int key_mouse(tui *t, int arg)
     return 0;
 }
 
+/* The problem loaded, drawn again with M equations and x* scaled by
+ * `scale` (its K and noise kept): the command < > ( ) send. */
+static void redraw_problem(tui *t, size_t m, double scale)
+{
+    const tui_snap *s = t->snap;
+    char line[256];
+    int n = snprintf(line, sizeof line, "problem %s N=%zu M=%zu", s->kind, s->N, m);
+    if (s->K)
+        n += snprintf(line + n, sizeof line - (size_t)n, " K=%zu", s->K);
+    if (s->noise > 0)
+        n += snprintf(line + n, sizeof line - (size_t)n, " noise=%.6g", s->noise);
+    if (scale != 1)
+        snprintf(line + n, sizeof line - (size_t)n, " scale=%.6g", scale);
+    t->running = 0;
+    tui_worker_submit(t->worker, line, TUI_ECHO);
+}
+
 /* < / >: one equation fewer or more (a new problem of the same kind and N). */
 static int key_equations(tui *t, int dir)
 {
     const tui_snap *s = t->snap;
-    if (!s || !s->have_problem) {
+    if (!s || !s->have_problem || !strcmp(s->kind, "maxcut")) {
         tui_log_add(&t->log, TUI_MSG_INFO, "< and > change M: no problem set up");
         return 0;
     }
@@ -256,8 +273,65 @@ static int key_equations(tui *t, int dir)
         tui_log_add(&t->log, TUI_MSG_INFO, "M stays between 1 and N");
         return 0;
     }
+    redraw_problem(t, (size_t)m, s->scale);
+    return 0;
+}
+
+/* ( / ): x* half or twice as large, the same draw otherwise: a CS
+ * regularizer is zero on {-a,+a}^N for every a, so it needs no scale (the
+ * box grows with x* when x* would leave it). */
+static int key_scale(tui *t, int dir)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem || (strcmp(s->kind, "bin") && strcmp(s->kind, "osb") &&
+                                   strcmp(s->kind, "ter"))) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "( and ) scale x* of a bin, osb or ter problem "
+                                           "(:problem bin N=2 M=1)");
+        return 0;
+    }
+    double scale = s->scale * (dir > 0 ? 2 : 0.5);
+    if (scale < 0.124 || scale > 8.01) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "the scale of x* stays between 1/8 and 8");
+        return 0;
+    }
+    redraw_problem(t, s->M, scale);
+    double h = 1.25 * scale;   /* x* in {-scale, 0, scale}^N, with a margin */
+    if (h > t->box.x1 || -h < t->box.x0 || h > t->box.y1 || -h < t->box.y0) {
+        zoom_forget(t);
+        double r = 2 * scale > 2 ? 2 * scale : 2;
+        t->box.x0 = t->box.y0 = -r;
+        t->box.x1 = t->box.y1 = r;
+        issue_view(t);
+    }
+    return 0;
+}
+
+/* { / }: the run's λ divided or multiplied by 10, the run from the first
+ * start again at once (step until=end lambda=); λ weighs the regularizer
+ * against the fit to b in solve fit=ls, and in 2bit and maxcut. */
+static int key_lambda(tui *t, int dir)
+{
+    const tui_snap *s = t->snap;
+    if (!s || !s->have_problem) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "{ and } change lambda: no problem set up");
+        return 0;
+    }
+    if (!s->method[0]) {
+        tui_log_add(&t->log, TUI_MSG_INFO, "{ and } change the run's lambda: no run yet (s "
+                                           "steps; a noisy b: :solve fit=ls lambda=0.1)");
+        return 0;
+    }
+    if (!isfinite(s->lambda) || s->lambda <= 0) {
+        char line[320];
+        size_t n = strcspn(s->method, ":");
+        snprintf(line, sizeof line, "lambda does not apply to %.*s on %s (fit affine): it weighs "
+                 "the regularizer in solve fit=ls (a noisy b: :problem bin N=2 M=1 noise=0.1, "
+                 "then :solve fit=ls) and in 2bit and maxcut", (int)n, s->method, s->kind);
+        tui_log_add(&t->log, TUI_MSG_INFO, line);
+        return 0;
+    }
     char line[128];
-    snprintf(line, sizeof line, "problem %s N=%zu M=%ld", s->kind, s->N, m);
+    snprintf(line, sizeof line, "step until=end lambda=%.3g", s->lambda * (dir > 0 ? 10 : 0.1));
     t->running = 0;
     tui_worker_submit(t->worker, line, TUI_ECHO);
     return 0;
@@ -465,6 +539,10 @@ static const key_row key_table[] = {
      0, 0},
     {"< / >", "one equation fewer / more: M-1 / M+1 (problem KIND N= M=)", key_equations,
      {{'<', -1}, {'>', 1}}, TO_SOLVER, NULL, 0, 0},
+    {"( / )", "x* half / twice as large, the same draw (problem KIND N= M= scale=)", key_scale,
+     {{'(', -1}, {')', 1}}, TO_SOLVER, NULL, 0, 0},
+    {"{ / }", "lambda / 10, x 10: fit=ls, 2bit, maxcut; the run again (step until=end lambda=)",
+     key_lambda, {{'{', -1}, {'}', 1}}, TO_SOLVER, NULL, 0, 0},
     {"x / y", "next coordinate on the slice's x / y axis (view dims=)", key_dim,
      {{'x', 0}, {'y', 1}}, 0, NULL, 0, 0},
     {"0", "back to the box -2:2 x -2:2", key_home, {{'0', 0}}, 0, NULL, 0, 0},

@@ -61,6 +61,40 @@ static const cut frame_cuts[] = {
     {AREA_BODY, AREA_SCREEN, REST, {{0}}, NULL},
 };
 
+/* From NARR_SIDE_COLS columns up a script's narration may be a column at
+ * the right, from the head line down to the command line (the messages go
+ * beside it): the maps keep every row. It is when that leaves the
+ * Landscape's map at least as large as the rows would (a wide terminal; at
+ * 120x40 the rows take less of it: tui_layout_narr_side). */
+enum { NARR_SIDE_COLS = 120 };
+static const cut frame_side_cuts[] = {
+    {TUI_PANEL_HEAD, AREA_SCREEN, TOP, {{0, 0, 1}}, NULL},
+    {TUI_PANEL_STATUS, AREA_SCREEN, BOTTOM, {{0, 0, 1}}, NULL},
+    {TUI_PANEL_CMD, AREA_SCREEN, BOTTOM, {{0, 0, 1}}, NULL},
+    {TUI_PANEL_NARR, AREA_SCREEN, RIGHT, {{150, 0, 40}, {0, 0, 36}}, NULL},
+    {TUI_PANEL_MSG, AREA_SCREEN, BOTTOM, {{48, 0, 6}, {36, 0, 4}, {28, 0, 3}, {0, 0, 2}}, NULL},
+    {AREA_BODY, AREA_SCREEN, REST, {{0}}, NULL},
+};
+
+static void rects_in(const tui *t, int view, int side, rect out[AREA_COUNT]);
+
+/* The Landscape's map in pixels with the narration at the side or in rows. */
+static size_t map_pixels(const tui *t, int side)
+{
+    rect r[AREA_COUNT];
+    rects_in(t, TUI_VIEW_SOLVER, side, r);
+    size_t nx, ny;
+    tui_landscape_pixels(r[TUI_PANEL_LAND].h, r[TUI_PANEL_LAND].w, t->box.x1 - t->box.x0,
+                         t->box.y1 - t->box.y0, t->split[0] != 0, &nx, &ny);
+    return nx * ny;
+}
+
+int tui_layout_narr_side(const tui *t)
+{
+    return t->cols >= NARR_SIDE_COLS && t->play_rows && t->play_rows(t, t->cols) > 0 &&
+           map_pixels(t, 1) >= map_pixels(t, 0);
+}
+
 /* Regularizers | Landscape | Solver over Histogram */
 static const cut solver_cuts[] = {
     {TUI_PANEL_REGS, AREA_BODY, LEFT, {{150, 0, 34}, {110, 0, 27}, {0, 0, 20}}, NULL},
@@ -140,19 +174,28 @@ static void apply(const tui *t, const cut *cuts, size_t n, rect whole[], rect le
     }
 }
 
-/* The rects of a view's panels at the terminal's size (h 0: not shown). */
-static void rects_of(const tui *t, int view, rect out[AREA_COUNT])
+/* The rects of a view's panels at the terminal's size (h 0: not shown),
+ * the narration at the side or in rows. */
+static void rects_in(const tui *t, int view, int side, rect out[AREA_COUNT])
 {
     rect left[AREA_COUNT] = {{0}};
     for (int a = 0; a < AREA_COUNT; a++)
         out[a] = (rect){0};
     out[AREA_SCREEN] = left[AREA_SCREEN] = (rect){0, 0, t->rows, t->cols};
-    apply(t, frame_cuts, sizeof frame_cuts / sizeof *frame_cuts, out, left);
+    if (side)
+        apply(t, frame_side_cuts, sizeof frame_side_cuts / sizeof *frame_side_cuts, out, left);
+    else
+        apply(t, frame_cuts, sizeof frame_cuts / sizeof *frame_cuts, out, left);
     if (view == TUI_VIEW_SOLVER && t->split[0])
         apply(t, solver_split_cuts, sizeof solver_split_cuts / sizeof *solver_split_cuts, out,
               left);
     else
         apply(t, view_layout[view].cuts, view_layout[view].n, out, left);
+}
+
+static void rects_of(const tui *t, int view, rect out[AREA_COUNT])
+{
+    rects_in(t, view, tui_layout_narr_side(t), out);
 }
 
 void tui_layout_drop(tui *t)

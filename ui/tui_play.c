@@ -419,12 +419,17 @@ int tui_play_rows(const tui *t, int width)
     return 1 + (most < MAX_TEXT_ROWS ? most : MAX_TEXT_ROWS);
 }
 
+enum { MAX_SIDE_ROWS = 64 };
+
 void tui_play_draw(tui *t, WINDOW *w)
 {
     tui_play *p = t->play;
     int h, wd;
     getmaxyx(w, h, wd);
     werase(w);
+    /* a side column (tui_layout.c): the chapter and the keys on a row each,
+     * the text below at the column's width, a rule at its left */
+    int side = wd < t->cols, x0 = side ? 2 : 1, top = side ? 2 : 1;
     char head[320];
     if (p->chapter > 0)
         snprintf(head, sizeof head, " Chapter %d/%zu: %s ", p->chapter, p->nchapters, p->title);
@@ -436,9 +441,9 @@ void tui_play_draw(tui *t, WINDOW *w)
     else if (p->waiting && p->try_[0])   /* narrow: the status line has every tour key */
         snprintf(foot, sizeof foot, " %s%s  n next%s ", p->try_met ? "done " : "try ",
                  p->try_met ? (tui_cap.utf8 ? "✓" : "ok") : p->try_,
-                 wd >= 100 ? "  N back  q quit" : "");
+                 wd >= 100 || side ? "  N back  q quit" : "");
     else if (p->waiting)
-        snprintf(foot, sizeof foot, " %s ", wd >= 100 ? tui_play_keys() : "n next  N back");
+        snprintf(foot, sizeof foot, " %s ", wd >= 100 || side ? tui_play_keys() : "n next  N back");
     else if (p->restore_until >= 0)
         snprintf(foot, sizeof foot, " putting the state back... ");
     else if (p->next >= p->n)
@@ -449,19 +454,28 @@ void tui_play_draw(tui *t, WINDOW *w)
      * (the chapter's name gives way first) */
     int fl = (int)strlen(foot);
     wattron(w, A_REVERSE | A_BOLD);
-    for (int x = 0; x < wd; x++)
-        mvwaddch(w, 0, x, ' ');
-    tui_putn_clauses(w, 0, 0, wd - fl - 1, head);   /* the name loses whole clauses */
-    tui_put(w, 0, wd - fl > 0 ? wd - fl : 0, foot);
+    for (int y = 0; y < top; y++)
+        for (int x = 0; x < wd; x++)
+            mvwaddch(w, y, x, ' ');
+    if (side) {   /* the name on its row (whole clauses), the keys on the next */
+        tui_putn_clauses(w, 0, 0, wd, head);
+        tui_putn(w, 1, 0, wd, foot);
+    } else {
+        tui_putn_clauses(w, 0, 0, wd - fl - 1, head);   /* the name loses whole clauses */
+        tui_put(w, 0, wd - fl > 0 ? wd - fl : 0, foot);
+    }
     wattroff(w, A_REVERSE | A_BOLD);
+    if (side)
+        for (int y = top; y < h; y++)
+            mvwaddstr(w, y, 0, tui_cap.utf8 ? "│" : "|");
     const char *text = p->say[0] ? p->say : p->next < p->n ? "..." : "";
-    size_t st[MAX_TEXT_ROWS], ln[MAX_TEXT_ROWS];
-    int n = tui_wrap(text, wd - 2, st, ln, MAX_TEXT_ROWS);
-    for (int i = 0; i < n && 1 + i < h; i++) {
+    size_t st[MAX_SIDE_ROWS], ln[MAX_SIDE_ROWS];
+    int n = tui_wrap(text, wd - x0 - 1, st, ln, side ? MAX_SIDE_ROWS : MAX_TEXT_ROWS);
+    for (int i = 0; i < n && top + i < h; i++) {
         char row[1024];
         snprintf(row, sizeof row, "%.*s", (int)(ln[i] < sizeof row ? ln[i] : sizeof row - 1),
                  text + st[i]);
-        tui_putn(w, 1 + i, 1, wd - 2, row);
+        tui_putn(w, top + i, x0, wd - x0 - 1, row);
     }
 }
 

@@ -20,25 +20,42 @@ static void field(WINDOW *w, int row, int width, const char *name, const char *v
     tui_putn_clauses(w, row, 2, width, line);
 }
 
-/* The method line: the run's, or the next's before any run. */
+/* The problem: "bin N=2 M=1", and x*'s scale when it is not 1. */
+static void problem_text(const tui_snap *s, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s N=%zu M=%zu", s->kind, s->N, s->M);
+    if (s->scale != 1 && s->scale > 0 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " scale=%.3g", s->scale);
+}
+
+/* The method line: the run's (with its λ when it has one), or the next's
+ * before any run; then x*'s scale when it is not 1 (the keys ( ) { }
+ * change them: their values come before the stopping rule, which a narrow
+ * panel drops first). */
 static void method_text(const tui_snap *s, char *buf, size_t len)
 {
     const char *run = s->method[0] ? s->method : s->next_method;
     size_t n = strcspn(run, ":");
+    char lam[48] = "", scale[48] = "";
+    if (s->method[0] && isfinite(s->lambda) && s->lambda > 0)
+        snprintf(lam, sizeof lam, ", %s=%.3g", tui_cap.utf8 ? "λ" : "lambda", s->lambda);
+    if (s->scale != 1 && s->scale > 0)
+        snprintf(scale, sizeof scale, ", x* scale=%.3g", s->scale);
     if (s->method[0])
-        snprintf(buf, len, "%.*s, stop %s", (int)n, run, s->stop);
+        snprintf(buf, len, "%.*s%s%s%s, stop %s", (int)n, run, s->fit_ls ? " fit=ls" : "", lam,
+                 scale, s->stop);
     else
-        snprintf(buf, len, "%.*s, no run yet", (int)n, run);
+        snprintf(buf, len, "%.*s%s, no run yet", (int)n, run, scale);
 }
 
 /* The regularizer changed after the run: what is loaded, and the old run
  * named only. */
 static void draw_stale(const tui_snap *s, WINDOW *w, int width)
 {
-    char buf[200];
+    char buf[200], prob[96];
     size_t n = strcspn(s->method, ":"), m = strcspn(s->next_method, ":");
-    snprintf(buf, sizeof buf, "%s N=%zu M=%zu, reg %.*s", s->kind, s->N, s->M, (int)m,
-             s->next_method);
+    problem_text(s, prob, sizeof prob);
+    snprintf(buf, sizeof buf, "%s, reg %.*s", prob, (int)m, s->next_method);
     wattron(w, A_BOLD);
     tui_putn_clauses(w, 1, 2, width, buf);
     wattroff(w, A_BOLD);
@@ -91,7 +108,8 @@ void tui_solver_draw(tui *t, WINDOW *w)
         draw_stale(s, w, width);
         return;
     }
-    char buf[160], num[64];
+    char buf[160], num[64], prob[96];
+    problem_text(s, prob, sizeof prob);
     int row = 1;
     for (int r = 0; r < R_COUNT; r++) {
         if (rank[r] >= room)
@@ -102,7 +120,7 @@ void tui_solver_draw(tui *t, WINDOW *w)
                 snprintf(buf, sizeof buf, "iter %ld, start %d/%d, %s N=%zu M=%zu", s->iter,
                          s->start, s->max_starts, s->kind, s->N, s->M);
             else   /* a new problem: nothing run on it */
-                snprintf(buf, sizeof buf, "%s N=%zu M=%zu, no run yet", s->kind, s->N, s->M);
+                snprintf(buf, sizeof buf, "%s, no run yet", prob);
             wattron(w, A_BOLD);
             tui_putn_clauses(w, row++, 2, width, buf);
             wattroff(w, A_BOLD);

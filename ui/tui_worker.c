@@ -57,6 +57,9 @@ struct tui_worker {
     long run_iters;
     int run_start;
     int run_noted;         /* the end of run_start was reported */
+    /* where the current start settled when N > 2 (no trajectory): fed
+     * after every command */
+    cs_solve_settle settle;
     /* the training view: frames of the running train/finetune */
     tui_train_state *train;
     long train_seq;
@@ -166,13 +169,19 @@ static void note(tui_worker *w, const char *text)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* The iteration from which the current start's trajectory (2 unknowns)
- * stays within 1e-3 (relative) of its latest point: -1 when it still
- * moves or there is no trajectory. At least 3 iterations in one place. */
-static long settled_of(const cs_solve_view *v)
+/* The iteration from which the current start stays within 1e-3
+ * (relative) of one point: its trajectory's (2 unknowns), else what the
+ * iterates seen one by one say (cs_solve_settle; fed here after every
+ * command). -1 when it still moves or is not known. At least 3 iterations
+ * in one place. */
+static long settled_of(tui_worker *w, const cs_solve_view *v)
 {
-    long k = v->traj_len >= 4 ? cs_solve_view_settled(v) : -1;
-    return k >= 0 && (long)v->traj_len - 1 - k >= 3 ? k : -1;
+    long since = cs_solve_settle_feed(&w->settle, v);
+    if (v->traj_xy) {
+        long k = v->traj_len >= 4 ? cs_solve_view_settled(v) : -1;
+        return k >= 0 && (long)v->traj_len - 1 - k >= 3 ? k : -1;
+    }
+    return since >= 0 && v->iter - since >= 3 ? since : -1;
 }
 
 /* Messages when a start ends, a restart begins and the run stops, once
@@ -315,6 +324,10 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny, const
         s->N = v.N;
         s->M = v.M;
         s->K = v.K;
+        s->scale = v.scale;
+        s->noise = v.noise;
+        s->lambda = v.lambda;
+        s->fit_ls = v.fit_ls;
         s->n = v.n;
         s->x = dup_vec(v.x, v.n);
         s->xstar = dup_vec(v.xstar, v.n);
@@ -352,9 +365,11 @@ static tui_snap *snap_build(tui_worker *w, long seq, size_t nx, size_t ny, const
         }
         if (v.x && !s->x)
             s->n = 0;
-        s->settled = strcmp(s->end, "running") && strcmp(s->end, "maxit") ? -1 : settled_of(&v);
+        long settled = settled_of(w, &v);
+        s->settled = strcmp(s->end, "running") && strcmp(s->end, "maxit") ? -1 : settled;
     } else {
         s->settled = -1;
+        w->settle.last = -1;   /* no problem: the next run starts the count */
     }
     if (nx >= 3 && ny >= 3) {
         cs_err err;
@@ -674,6 +689,7 @@ int tui_worker_start(tui_worker **out, cs_interp *in, FILE *capture, int wake_fd
     w->wake_fd = wake_fd;
     w->err_fd = -1;
     w->path_iter = -1;
+    w->settle.last = -1;
     w->cancel = cs_interp_cancel_flag(in);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
@@ -726,6 +742,7 @@ void tui_worker_stop(tui_worker *w)
     tui_snap_free(w->fresh);
     free(w->page);
     tui_log_free(&w->log);
+    cs_solve_settle_free(&w->settle);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
     free(w);

@@ -76,6 +76,7 @@ typedef struct cs_problem_spec {
     const char *graph;     /* maxcut: file or built-in name */
     int proj_method;       /* enum cs_affine_method (0: auto) */
     double noise;          /* σ of the Gaussian noise added to b (0: none); not maxcut */
+    double scale;          /* bin osb ter: x* times this (0 or 1: none), drawn the same */
 } cs_problem_spec;
 
 typedef struct cs_problem cs_problem;
@@ -128,6 +129,7 @@ const double *cs_problem_C(const cs_problem *p);      /* eig: N×N symmetric */
 cs_affine *cs_problem_affine(cs_problem *p);          /* NULL for 2bit and maxcut */
 const cs_graph *cs_problem_graph(const cs_problem *p);
 double cs_problem_noise(const cs_problem *p);         /* σ of the drawn noise (0: none) */
+double cs_problem_scale(const cs_problem *p);         /* x*'s scale (1: as drawn) */
 /* The system {Ax = b} the projection factors: A's independent rows (A itself
  * unless it has dependent rows), *rows of them, and their b (*b, may be NULL). */
 const double *cs_problem_system(const cs_problem *p, const double **b, size_t *rows);

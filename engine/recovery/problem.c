@@ -428,6 +428,7 @@ const double *cs_problem_C(const cs_problem *p) { return p->C; }
 cs_affine *cs_problem_affine(cs_problem *p) { return p->P; }
 const cs_graph *cs_problem_graph(const cs_problem *p) { return p->graph; }
 double cs_problem_noise(const cs_problem *p) { return p->noise; }
+double cs_problem_scale(const cs_problem *p) { return p->scale > 0.0 ? p->scale : 1.0; }
 size_t cs_problem_rank(const cs_problem *p) { return p->rank; }
 
 const double *cs_problem_system(const cs_problem *p, const double **b, size_t *rows)
@@ -652,6 +653,13 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
     if (!(spec->noise >= 0.0) || !isfinite(spec->noise))
         return cs_fail_key(err, CS_EINVAL, "noise", "noise=%g must be a finite number >= 0",
                            spec->noise);
+    double scale = spec->scale == 0.0 ? 1.0 : spec->scale;
+    if (!(scale > 0.0) || !isfinite(scale))
+        return cs_fail_key(err, CS_EINVAL, "scale", "scale=%g must be a finite number > 0",
+                           spec->scale);
+    if (scale != 1.0 && kind != CS_PROB_BIN && kind != CS_PROB_OSB && kind != CS_PROB_TER)
+        return cs_fail_key(err, CS_EINVAL, "scale", "scale= applies to bin, osb and ter, not %s",
+                           kname);
     double dn = (double)N, dm = (double)M, dc = kind == CS_PROB_ORTH ? (K ? (double)K : dn) : 1;
     double bytes = 8.0 * (2.0 * dm * dn + dn * fmin(dm, dn - dm) + 4.0 * dn * dc);
     if (kind == CS_PROB_EIG || kind == CS_PROB_ORTH)
@@ -719,6 +727,11 @@ int cs_problem_new(cs_problem **out, const cs_problem_spec *spec, uint64_t seed,
         cs_problem_free(p);
         return rc;
     }
+    /* after every draw: the same instance, x* (and so b) scaled */
+    p->scale = scale;
+    if (scale != 1.0)
+        for (size_t i = 0; i < N * cols; i++)
+            p->xstar[i] *= scale;
     if (cols == 1)
         cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)M, (int)N, 1.0, p->A, (int)N, p->xstar, 1,
                     0.0, p->b, 1);

@@ -12,6 +12,7 @@ struct cs_problem {
     double *A, *b, *xstar, *C;  /* xstar NULL: not known (from arrays) */
     double xnorm;               /* ‖x*‖, NaN without x* */
     double noise;               /* σ of the noise drawn into b */
+    double scale;               /* x*'s scale (spec scale; 1: none) */
     size_t rank;                /* of A */
     double *Ar, *br;            /* A's independent rows and their b when A has
                                    dependent rows (rank of them), else NULL */
