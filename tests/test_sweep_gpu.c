@@ -37,9 +37,9 @@ static void test_refused(void **state)
 {
     (void)state;
     const double g[] = {0.5};
-    const char *l1_text[] = {"bin", "l1"};
-    cs_method l1[2], beta[1] = {method_of("beta")};
-    methods_of(l1_text, 2, l1);
+    const char *holder_text[] = {"bin", "holder"};
+    cs_method holder[2], beta[1] = {method_of("beta")};
+    methods_of(holder_text, 2, holder);
     fig1a_like(g, 1, 2);   /* parses two */
     struct {
         cs_kind kind;
@@ -48,8 +48,8 @@ static void test_refused(void **state)
         cs_stop stop;
         const char *want;
     } cases[] = {
-        {CS_PROB_TER, two, 2, CS_STOP_ORACLE, "not kind=ter"},
-        {CS_PROB_BIN, l1, 2, CS_STOP_ORACLE, "not l1"},
+        {CS_PROB_EIG, two, 2, CS_STOP_ORACLE, "not kind=eig"},
+        {CS_PROB_BIN, holder, 2, CS_STOP_ORACLE, "not holder"},
         {CS_PROB_BIN, beta, 1, CS_STOP_ORACLE, "not beta"},
         {CS_PROB_BIN, two, 2, CS_STOP_HYBRID, "stop=oracle or stop=maxit, not stop=hybrid"},
     };

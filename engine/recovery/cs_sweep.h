@@ -102,7 +102,8 @@ typedef struct cs_sweep_spec {
     void *trial_user;
     const cs_sweep_store *store;   /* NULL: none */
     cs_device device;              /* CPU (the default): threads; CUDA: the GPU, one trial
-                                      per thread block (kind bin, methods bin and linf; see
+                                      per thread block (kinds bin, osb, ter with methods
+                                      bin, osb, ter, linf, l1; 2bit with equ; see
                                       sweep_gpu.h), the same rows up to borderline trials */
 } cs_sweep_spec;
 

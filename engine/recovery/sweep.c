@@ -343,8 +343,8 @@ int cs_sweep_run(const cs_sweep_spec *sp, cs_sweep_result **out, cs_err *err)
      * nothing is preloaded (no journal), so the pending items are all items
      * in order and rank r's share is i % K == r as the gather expects */
     if (sp->device == CS_DEVICE_CUDA) {
-        rc = cs_sweep_gpu_run(sp, c.Ms, c.pending, c.npending, c.succ, c.iters, c.starts, c.secs,
-                              gpu_item_done, &c, err);
+        rc = cs_sweep_gpu_run(sp, c.Ms, c.Ks, c.pending, c.npending, c.succ, c.iters, c.starts,
+                              c.secs, gpu_item_done, &c, err);
         if (rc == CS_ECANCEL)
             rc = 0;   /* as the threads: the finished grid points, partial */
     } else {

@@ -13,28 +13,62 @@ static const cs_sweep_cuda_module *g_injected;
 
 void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 
-/* the GPU's method for m, or -1: bin's kernel and linf's prox, without
- * parameters */
-static int gpu_method(const cs_method *m)
+/* What the kernels run (cuda/sweep_cuda.h), in every message that refuses. */
+#define TAKES "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods bin, osb, " \
+              "ter (FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with method equ"
+
+/* the GPU's method for m on kind, its regularizer or prox into *fn, or
+ * -1: on bin, osb and ter the kernels of bin, osb and ter (cs_reg_fast.h's
+ * fused ones) and the prox of linf and l1, without parameters; on 2bit
+ * its own method (equ) */
+static int gpu_method(cs_kind kind, const cs_method *m, int *fn)
 {
+    *fn = 0;
+    if (kind == CS_PROB_2BIT) {
+        cs_method own;
+        cs_kind_method(kind, &own);
+        return cs_method_same(m, &own) ? CS_SWEEP_CUDA_FISTA_2BIT : -1;
+    }
     if (!m->info || m->nparams)
         return -1;
-    if (m->info->kernel == CS_REG_KERNEL_BIN)
-        return CS_SWEEP_CUDA_FISTA_BIN;
-    if (m->info->prox == CS_REG_PROX_LINF)
-        return CS_SWEEP_CUDA_DR_LINF;
+    switch (m->info->kernel) {
+    case CS_REG_KERNEL_BIN: *fn = CS_SWEEP_CUDA_REG_BIN; return CS_SWEEP_CUDA_FISTA;
+    case CS_REG_KERNEL_OSB: *fn = CS_SWEEP_CUDA_REG_OSB; return CS_SWEEP_CUDA_FISTA;
+    case CS_REG_KERNEL_TER: *fn = CS_SWEEP_CUDA_REG_TER; return CS_SWEEP_CUDA_FISTA;
+    default: break;
+    }
+    if (m->info->prox == CS_REG_PROX_LINF) {
+        *fn = CS_SWEEP_CUDA_PROX_LINF;
+        return CS_SWEEP_CUDA_DR;
+    }
+    if (m->info->prox == CS_REG_PROX_L1) {
+        *fn = CS_SWEEP_CUDA_PROX_L1;
+        return CS_SWEEP_CUDA_DR;
+    }
     return -1;
+}
+
+/* the GPU's draw of kind, or -1 */
+static int gpu_kind(cs_kind kind)
+{
+    switch (kind) {
+    case CS_PROB_BIN: return CS_SWEEP_CUDA_BIN;
+    case CS_PROB_OSB: return CS_SWEEP_CUDA_OSB;
+    case CS_PROB_TER: return CS_SWEEP_CUDA_TER;
+    case CS_PROB_2BIT: return CS_SWEEP_CUDA_2BIT;
+    default: return -1;
+    }
 }
 
 int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
 {
-    const char *takes = "sweep device=cuda runs kind=bin with methods bin and linf";
-    if (sp->kind != CS_PROB_BIN)
+    const char *takes = TAKES;
+    if (gpu_kind(sp->kind) < 0)
         return cs_fail(err, CS_EUNSUPPORTED, "%s, not kind=%s (use device=cpu)", takes,
                        cs_problem_kind_name(sp->kind));
     for (size_t m = 0; m < sp->nmethods; m++) {
-        int g = gpu_method(&sp->methods[m]);
-        cs_algo want = g == CS_SWEEP_CUDA_DR_LINF ? CS_ALGO_DR : CS_ALGO_FISTA;
+        int fn, g = gpu_method(sp->kind, &sp->methods[m], &fn);
+        cs_algo want = g == CS_SWEEP_CUDA_DR ? CS_ALGO_DR : CS_ALGO_FISTA;
         if (g < 0 || (sp->solve.algo != CS_ALGO_AUTO && sp->solve.algo != want))
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
                            sp->methods[m].text);
@@ -42,12 +76,14 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
     if (sp->solve.stop != CS_STOP_ORACLE && sp->solve.stop != CS_STOP_MAXIT)
         return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit, not stop=%s",
                        takes, cs_stop_name(sp->solve.stop));
-    if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != CS_MODE_ACCEL)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (accel), not mode=%s",
-                       takes, cs_mode_name(sp->solve.mode));
-    if (sp->N > CS_SWEEP_CUDA_MAX_N)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: N <= %d, not N=%zu", takes,
-                       CS_SWEEP_CUDA_MAX_N, sp->N);
+    cs_mode mode = cs_kind_defaults_of(sp->kind)->mode;
+    if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != mode)
+        return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (%s), not mode=%s",
+                       takes, cs_mode_name(mode), cs_mode_name(sp->solve.mode));
+    /* a thread per entry of the variable: 2N for 2bit */
+    size_t most = sp->kind == CS_PROB_2BIT ? CS_SWEEP_CUDA_MAX_N / 2 : CS_SWEEP_CUDA_MAX_N;
+    if (sp->N > most)
+        return cs_fail(err, CS_EUNSUPPORTED, "%s: N <= %zu, not N=%zu", takes, most, sp->N);
     return CS_OK;
 }
 
@@ -93,7 +129,7 @@ static void host_job_free(host_job *h)
     free(h->st);
 }
 
-static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t m,
+static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t K, size_t m,
                          const size_t *items, size_t n, cs_err *err)
 {
     size_t T = (size_t)sp->trials;
@@ -108,25 +144,34 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
         return cs_fail(err, CS_ENOMEM, "out of memory for a GPU job of %zu trials", n);
     for (size_t i = 0; i < n; i++) {
         long t = (long)(items[i] % T);
-        h->ps[i] = cs_sweep_trial_stream(sp->N, M, 0, t);
+        h->ps[i] = cs_sweep_trial_stream(sp->N, M, K, t);
         h->ms[i] = cs_sweep_method_stream(h->ps[i], &sp->methods[m]);
     }
-    int method = gpu_method(&sp->methods[m]);
+    int fn = 0, method = gpu_method(sp->kind, &sp->methods[m], &fn);
     const cs_kind_defaults *kd = cs_kind_defaults_of(sp->kind);
+    /* as cs_dr_opts_default: t = 1 for ℓ1, 10 for ℓ∞ */
+    double dr_t = fn == CS_SWEEP_CUDA_PROX_L1 ? 1.0 : 10.0;
     h->j = (cs_sweep_cuda_job){
         .method = method,
+        .fn = fn,
+        .kind = gpu_kind(sp->kind),
         .N = (int)sp->N,
         .M = (int)M,
+        .K = (int)K,
         .trials = (long)n,
         .seed = sp->seed,
         .problem_stream = h->ps,
         .method_stream = h->ms,
         .maxit = sp->solve.maxit > 0 ? sp->solve.maxit : kd->maxit,
-        .max_starts = method == CS_SWEEP_CUDA_DR_LINF ? 1
+        .max_starts = method == CS_SWEEP_CUDA_DR ? 1
                       : sp->solve.restarts > 0 ? sp->solve.restarts : kd->starts,
+        /* solver_start.c: the first start of osb and ter is not projected */
+        .first_start_raw = sp->kind == CS_PROB_OSB || sp->kind == CS_PROB_TER,
         .oracle_stop = sp->solve.stop == CS_STOP_ORACLE,
         .success_tol = sp->solve.success_tol > 0 ? sp->solve.success_tol : 1e-2,
-        .dr_t = sp->solve.dr_t > 0 ? sp->solve.dr_t : 10.0,
+        .dr_t = sp->solve.dr_t > 0 ? sp->solve.dr_t : dr_t,
+        /* solver.c: the kind's λ unless lambda= is given */
+        .lambda = !isnan(kd->lambda) && sp->solve.lambda > 0 ? sp->solve.lambda : kd->lambda,
         .success = h->s,
         .iters = h->it,
         .starts = h->st,
@@ -137,7 +182,8 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
 /* Method m on every grid point at once: a job per point, outcomes into the
  * sweep's arrays. */
 static int run_method(const cs_sweep_cuda_module *mod, int device, const cs_sweep_spec *sp,
-                      const size_t *Ms, size_t m, const size_t *items, size_t nitems,
+                      const size_t *Ms, const size_t *Ks, size_t m, const size_t *items,
+                      size_t nitems,
                       unsigned char *succ, long *iters, int *starts, cs_err *err)
 {
     size_t T = (size_t)sp->trials, nm = sp->nmethods, nj = 0;
@@ -148,7 +194,7 @@ static int run_method(const cs_sweep_cuda_module *mod, int device, const cs_swee
         size_t g = items[lo] / T, hi = lo;
         while (hi < nitems && items[hi] / T == g)
             hi++;
-        rc = host_job_make(&jobs[nj], sp, Ms[g], m, items + lo, hi - lo, err);
+        rc = host_job_make(&jobs[nj], sp, Ms[g], Ks[g], m, items + lo, hi - lo, err);
         js[nj] = jobs[nj].j;
         nj++;
         lo = hi;
@@ -170,9 +216,10 @@ static int run_method(const cs_sweep_cuda_module *mod, int device, const cs_swee
     return rc;
 }
 
-int cs_sweep_gpu_run(const cs_sweep_spec *sp, const size_t *Ms, const size_t *items,
-                     size_t nitems, unsigned char *succ, long *iters, int *starts, double *secs,
-                     cs_sweep_gpu_done_fn done, void *user, cs_err *err)
+int cs_sweep_gpu_run(const cs_sweep_spec *sp, const size_t *Ms, const size_t *Ks,
+                     const size_t *items, size_t nitems, unsigned char *succ, long *iters,
+                     int *starts, double *secs, cs_sweep_gpu_done_fn done, void *user,
+                     cs_err *err)
 {
     char why[512];
     int device = 0;
@@ -185,7 +232,7 @@ int cs_sweep_gpu_run(const cs_sweep_spec *sp, const size_t *Ms, const size_t *it
     for (size_t m = 0; m < nm; m++) {
         if (cs_cancelled(sp->cancel))
             return CS_ECANCEL;
-        int rc = run_method(mod, device, sp, Ms, m, items, nitems, succ, iters, starts, err);
+        int rc = run_method(mod, device, sp, Ms, Ks, m, items, nitems, succ, iters, starts, err);
         if (rc)
             return rc;
     }

@@ -4,14 +4,22 @@
  * is plain C with fixed-size types. Included from C and from CUDA C++.
  *
  * One job is one grid point of one method: `trials` recovery problems of
- * kind bin (A M×N Gaussian, x* ∈ {±1}^N, b = Ax*), each drawn on the GPU
- * from its problem stream with the engine's generator (xoshiro256** and
- * Marsaglia's polar method, ported), then solved as the CPU solves it:
- *   FISTA_BIN  projected FISTA with backtracking on ℓbin (cs_fista.h, the
- *              accelerated mode with restart, window 10, 20 halvings),
- *              x0 = P(randn), up to max_starts starts;
- *   DR_LINF    Douglas–Rachford for min ‖x‖∞ s.t. Ax = b (cs_dr.h), t = dr_t,
- *              x0 = randn, z0 = 0, one start;
+ * kind bin, osb or ter (A M×N Gaussian, b = Ax*; x* ∈ {±1}^N, {0,1}^N or
+ * {−1,0,1}^N, or exactly K nonzeros) or 2bit (below), each drawn on the
+ * GPU from its problem stream with the engine's generator (xoshiro256**
+ * and Marsaglia's polar method, ported) as cs_problem_new draws it, then
+ * solved as the CPU solves it:
+ *   FISTA  projected FISTA with backtracking (cs_fista.h, the accelerated
+ *          mode with restart, window 10, 20 halvings) on ℓbin, ℓosb or ℓter
+ *          (reg_fast.c's kernels); x0 = P(randn), except the first start
+ *          of osb and ter: randn, unprojected (first_start_raw); up to
+ *          max_starts starts;
+ *   DR     Douglas–Rachford for min ‖x‖∞ or ‖x‖1 s.t. Ax = b (cs_dr.h),
+ *          t = dr_t, x0 = randn, z0 = 0, one start;
+ *   FISTA_2BIT  kind 2bit (x* = y1 + y2, y1 ∈ {±1}^N, y2 ∈ {±2}^N):
+ *          ‖A(y1 + y2) − b‖² + λℓequ(y) by FISTA's adaptive mode
+ *          (Barzilai–Borwein steps, backtracking ×0.2, no projection),
+ *          y0 = randn (2N), up to max_starts starts;
  * each start's random numbers from the method stream in the CPU's order.
  * The affine projection uses an orthonormal basis of range(Aᵀ) made by
  * Gram–Schmidt twice (the CPU: Householder QR), so results agree with the
@@ -29,30 +37,44 @@
 extern "C" {
 #endif
 
-enum cs_sweep_cuda_method { CS_SWEEP_CUDA_FISTA_BIN = 0, CS_SWEEP_CUDA_DR_LINF = 1 };
+enum cs_sweep_cuda_method { CS_SWEEP_CUDA_FISTA = 0, CS_SWEEP_CUDA_DR = 1,
+                            CS_SWEEP_CUDA_FISTA_2BIT = 2 };
+/* the problem's kind (cs_problem.h's draw) */
+enum cs_sweep_cuda_kind { CS_SWEEP_CUDA_BIN = 0, CS_SWEEP_CUDA_OSB = 1, CS_SWEEP_CUDA_TER = 2,
+                          CS_SWEEP_CUDA_2BIT = 3 };
+/* FISTA's regularizer (fn, with method FISTA): reg_fast.c's kernels */
+enum cs_sweep_cuda_reg { CS_SWEEP_CUDA_REG_BIN = 0, CS_SWEEP_CUDA_REG_OSB = 1,
+                         CS_SWEEP_CUDA_REG_TER = 2 };
+/* Douglas–Rachford's prox (fn, with method DR) */
+enum cs_sweep_cuda_prox { CS_SWEEP_CUDA_PROX_LINF = 0, CS_SWEEP_CUDA_PROX_L1 = 1 };
 
 /* the largest N (the block has one thread per entry) */
 #define CS_SWEEP_CUDA_MAX_N 1024
 
 typedef struct cs_sweep_cuda_job {
     int method;                     /* enum cs_sweep_cuda_method */
-    int N, M;                       /* 1 <= M <= N <= CS_SWEEP_CUDA_MAX_N */
+    int fn;                         /* enum cs_sweep_cuda_reg (FISTA), _prox (DR) */
+    int kind;                       /* enum cs_sweep_cuda_kind */
+    int N, M;                       /* 1 <= M <= N; N (2bit: 2N) <= CS_SWEEP_CUDA_MAX_N */
+    int K;                          /* osb, ter: exactly K nonzeros (0: dense) */
     long trials;
     uint64_t seed;
     const uint64_t *problem_stream; /* per trial, host memory */
     const uint64_t *method_stream;  /* per trial, host memory */
     long maxit;
     int max_starts;                 /* FISTA; DR: 1 */
+    int first_start_raw;            /* FISTA: the first start unprojected (osb, ter) */
     int oracle_stop;                /* 1: a start ends when ‖x − x*‖/‖x*‖ < success_tol */
     double success_tol;             /* 1e-2 */
-    double dr_t;                    /* DR's t (10 for ℓ∞) */
+    double dr_t;                    /* DR's t (10 for ℓ∞, 1 for ℓ1) */
+    double lambda;                  /* FISTA_2BIT: ℓequ's weight λ (1e-5) */
     /* out, per trial, host memory */
     unsigned char *success;
     long *iters;                    /* iterations over all starts */
     int *starts;                    /* starts used */
 } cs_sweep_cuda_job;
 
-#define CS_SWEEP_CUDA_ABI 2
+#define CS_SWEEP_CUDA_ABI 3
 #define CS_SWEEP_CUDA_SYM "cs_sweep_cuda_module_get"
 typedef struct cs_sweep_cuda_module {
     int abi;

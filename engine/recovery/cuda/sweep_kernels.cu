@@ -4,8 +4,12 @@
  * vectors in registers. Every scalar the algorithms branch on comes from a
  * block reduction that all threads read in the same order, so control flow
  * is uniform. The arithmetic follows engine/opt/fista.c, engine/opt/dr.c,
- * engine/opt/proj.c (cs_linf_threshold) and engine/base/cs_rng.c step by
- * step; built with --fmad=false like the rest of the module. */
+ * engine/opt/proj.c (cs_linf_threshold), engine/reg/reg_fast.c (ℓbin,
+ * ℓosb, ℓter), engine/recovery/problem.c (the draws) and
+ * engine/base/cs_rng.c step by step; built with --fmad=false like the rest
+ * of the module. One FISTA with the regularizer as a switch (f_reg), one
+ * Douglas–Rachford with the prox as a switch, and 2bit's objective with
+ * FISTA's adaptive mode (its own kernel, sweep_2bit). */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -72,6 +76,19 @@ __device__ static uint64_t rng_u64(rng_t *r)
 
 __device__ static double rng_uniform(rng_t *r) { return (double)(rng_u64(r) >> 11) * 0x1.0p-53; }
 
+/* uniform in [0, n), unbiased (cs_rng_below) */
+__device__ static uint64_t rng_below(rng_t *r, uint64_t n)
+{
+    if (n <= 1)
+        return 0;
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t v;
+    do {
+        v = rng_u64(r);
+    } while (v >= limit);
+    return v % n;
+}
+
 __device__ static double rng_normal(rng_t *r)
 {
     if (r->has_spare) {
@@ -93,12 +110,13 @@ __device__ static double rng_normal(rng_t *r)
 /* ------------------------------------------------------------------ the block's tools */
 
 struct block_t {
-    int tid, n;            /* this thread's entry; N */
+    int tid, n;            /* this thread's entry; the entries (N, 2N for 2bit) */
+    int nx;                /* N */
     int m, ld;             /* M; the row stride of Q (N, odd: fewer bank conflicts) */
     double *Q;             /* M×ld: orthonormal rows spanning range(Aᵀ) */
     double *c;             /* M: Q x = c for every x with Ax = b */
     double *t;             /* M: scratch of a projection */
-    double *v;             /* N: a vector every thread reads (broadcast) */
+    double *v;             /* n: a vector every thread reads (broadcast) */
     double (*red)[MAX_WARPS][8];   /* [2][warp][value]: reductions, double-buffered */
     int parity;
 };
@@ -178,23 +196,66 @@ __device__ static double draw_normal(block_t *b, rng_t *r)
 
 /* ------------------------------------------------------------------ the problem */
 
+/* x* of bin/osb/ter into v (problem.c's draw_discrete), thread 0 alone.
+ * With K nonzeros, v[k] (k < K) ends as ±(position + 1): the shuffle's
+ * first K positions and their signs, for every thread to find its own. */
+__device__ static void draw_xstar(block_t *b, rng_t *r, int kind, int K)
+{
+    int n = b->n;
+    if (K == 0) {
+        for (int i = 0; i < n; i++) {
+            if (kind == CS_SWEEP_CUDA_BIN) {
+                b->v[i] = (rng_u64(r) >> 63) ? 1.0 : -1.0;
+            } else if (kind == CS_SWEEP_CUDA_OSB) {
+                b->v[i] = (double)(rng_u64(r) >> 63);
+            } else {
+                double u = rng_uniform(r);
+                b->v[i] = u < 0.25 ? -1.0 : (u < 0.75 ? 0.0 : 1.0);
+            }
+        }
+        return;
+    }
+    /* a partial Fisher–Yates shuffle of 0..N−1 (exact in doubles) */
+    for (int i = 0; i < n; i++)
+        b->v[i] = (double)i;
+    for (int k = 0; k < K; k++) {
+        int j = k + (int)rng_below(r, (uint64_t)(n - k));
+        double t = b->v[k];
+        b->v[k] = b->v[j];
+        b->v[j] = t;
+    }
+    for (int k = 0; k < K; k++) {
+        double s = kind == CS_SWEEP_CUDA_OSB ? 1.0 : ((rng_u64(r) >> 63) ? 1.0 : -1.0);
+        b->v[k] = (b->v[k] + 1.0) * s;
+    }
+}
+
 /* A (into Q's rows), x* and b = Ax* from the problem stream, then Q, c by
  * Gram–Schmidt twice: row j of Q is a combination of rows of A, and c_j
  * the same combination of b. Returns x*_i (0 for an idle thread). */
-__device__ static double make_problem(block_t *b, uint64_t seed, uint64_t stream)
+__device__ static double make_problem(block_t *b, const cs_sweep_cuda_job *job, uint64_t stream)
 {
     int n = b->n, m = b->m, tid = b->tid;
     if (tid == 0) {
         rng_t r;
-        rng_init(&r, seed, stream);
+        rng_init(&r, job->seed, stream);
         for (int j = 0; j < m; j++)
             for (int i = 0; i < n; i++)
                 b->Q[(size_t)j * b->ld + i] = rng_normal(&r);
-        for (int i = 0; i < n; i++)
-            b->v[i] = (rng_u64(&r) >> 63) ? 1.0 : -1.0;
+        draw_xstar(b, &r, job->kind, job->K);
     }
     __syncthreads();
     double xs = tid < n ? b->v[tid] : 0.0;
+    if (job->K > 0) {   /* this entry's nonzero, if it has one */
+        xs = 0.0;
+        for (int k = 0; k < job->K && tid < n; k++)
+            if (fabs(b->v[k]) == (double)(tid + 1))
+                xs = b->v[k] > 0.0 ? 1.0 : -1.0;
+        __syncthreads();
+        if (tid < n)
+            b->v[tid] = xs;
+        __syncthreads();
+    }
     for (int j = tid; j < m; j += blockDim.x) {
         const double *a = b->Q + (size_t)j * b->ld;
         double s = 0.0;
@@ -239,7 +300,7 @@ __device__ static double make_problem(block_t *b, uint64_t seed, uint64_t stream
     return xs;
 }
 
-/* ------------------------------------------------------------------ ℓbin (reg_fast.c's bin) */
+/* ---------------------------------------------------------- ℓbin, ℓosb, ℓter (reg_fast.c) */
 
 /* f = N Σ(x² − β)², β = Σx²/N (ss = Σx², summed by the caller), and this
  * entry's gradient 4N x (x² − β); *finite: f and every gradient entry are
@@ -260,9 +321,65 @@ __device__ static double f_bin_ss(block_t *b, double x, double ss, double *g, in
     return f;
 }
 
-__device__ static double f_bin(block_t *b, double x, double *g, int *finite)
+/* The sums over the entries ℓ needs before its value: Σx² (bin); Σx² and
+ * Σx³ (osb) or Σx⁴ (ter). This entry's terms (0 for an idle thread). */
+__device__ static void reg_moments(const block_t *b, int reg, double x, double *m)
 {
-    return f_bin_ss(b, x, bsum1(b, b->tid < b->n ? x * x : 0.0), g, finite);
+    int on = b->tid < b->n;
+    double a = x * x;
+    m[0] = on ? a : 0.0;
+    if (reg != CS_SWEEP_CUDA_REG_BIN)
+        m[1] = on ? (reg == CS_SWEEP_CUDA_REG_TER ? a * a : a * x) : 0.0;
+}
+
+/* their block sums (a constant count in each branch, so m stays in registers) */
+__device__ static void bsum_moments(block_t *b, int reg, double *m)
+{
+    if (reg == CS_SWEEP_CUDA_REG_BIN)
+        bsum(b, m, 1);
+    else
+        bsum(b, m, 2);
+}
+
+/* ℓ from its moments' block sums m, and this entry's gradient into *g (g
+ * may be NULL). ℓosb (p = 2) and ℓter (p = 3) as reg_fast.c's osb_ter:
+ * ℓ = ‖x‖²‖r‖², r = x^p − βx, β = Σx^{p+1}/‖x‖², ∂ℓ/∂x = 2‖x‖² p x^{p−1} r
+ * + 2(‖r‖² x − β‖x‖² r). *finite: f finite, and for bin every gradient
+ * entry too; osb/ter's gradient needs ‖r‖² first, so its check is this
+ * entry's g·0 in *gbad, for the caller to sum (0 for bin). */
+__device__ static double f_reg(block_t *b, int reg, double x, const double *m, double *g,
+                               double *gbad, int *finite)
+{
+    *gbad = 0.0;
+    if (reg == CS_SWEEP_CUDA_REG_BIN)
+        return f_bin_ss(b, x, m[0], g, finite);
+    int on = b->tid < b->n, p3 = reg == CS_SWEEP_CUDA_REG_TER;
+    double hh = m[0], gh = m[1];
+    double beta = hh > 0.0 ? gh / hh : 0.0;
+    double r = on ? (p3 ? x * x * x : x * x) - beta * x : 0.0;
+    double rr = bsum1(b, r * r);
+    double f = hh * rr;
+    *finite = isfinite(f);
+    if (g) {
+        double k1 = 2.0 * hh, k2 = 2.0 * rr, k3 = 2.0 * beta * hh;
+        double gp = p3 ? 3.0 * x * x : 2.0 * x;
+        double gi = k1 * gp * r + (k2 * x - k3 * r);
+        *g = on ? gi : 0.0;
+        *gbad = on ? gi * 0.0 : 0.0;
+    }
+    return f;
+}
+
+/* ℓ at x with its moments summed here; *finite covers the gradient too */
+__device__ static double f_reg_x(block_t *b, int reg, double x, double *g, int *finite)
+{
+    double m[2], gbad;
+    reg_moments(b, reg, x, m);
+    bsum_moments(b, reg, m);
+    double f = f_reg(b, reg, x, m, g, &gbad, finite);
+    if (g && reg != CS_SWEEP_CUDA_REG_BIN)
+        *finite = bsum1(b, gbad) == 0.0 && *finite;
+    return f;
 }
 
 /* ------------------------------------------------------------------ FISTA (fista.c) */
@@ -272,18 +389,20 @@ struct outcome_t {
     long iters;
 };
 
-/* One start from x0 (feasible): the FISTA stepper's accelerated mode with
- * restart and backtracking. Returns the best iterate's relative error. */
-__device__ static double fista_start(block_t *b, double x0, double xs, double xs_norm, rng_t *r,
-                                     long maxit, int oracle_stop, double tol, long *iters)
+/* One start from x0: the FISTA stepper's accelerated mode with restart
+ * and backtracking on ℓ (reg). An infeasible x0's first step starts from
+ * P(x0), as the stepper's. Returns the best iterate's relative error. */
+__device__ static double fista_start(block_t *b, int reg, double x0, int feasible, double xs,
+                                     double xs_norm, rng_t *r, long maxit, int oracle_stop,
+                                     double tol, long *iters)
 {
     int on = b->tid < b->n;
     /* L at two random points (thread 0 draws r1 then r2) */
     double r1 = draw_normal(b, r), r2 = draw_normal(b, r);
     double ga, gb;
     int fa, fb;
-    f_bin(b, r1, &ga, &fa);
-    f_bin(b, r2, &gb, &fb);
+    f_reg_x(b, reg, r1, &ga, &fa);
+    f_reg_x(b, reg, r2, &gb, &fb);
     double L;
     if (!fa || !fb) {
         L = 1.0;
@@ -295,30 +414,47 @@ __device__ static double fista_start(block_t *b, double x0, double xs, double xs
             L = isfinite(L) ? 1e-6 : 1.0;
     }
     double tau = 2.0 / L / 10.0;
-    double g0;
+    double g0, m0[2], gpend;   /* gpend: g0's check g·0, summed with the next candidate */
     int fin;
-    double f_start = f_bin(b, x0, &g0, &fin);
+    reg_moments(b, reg, x0, m0);
+    bsum_moments(b, reg, m0);
+    double f_start = f_reg(b, reg, x0, m0, &g0, &gpend, &fin);
     double xa1 = x0, best = x0, x1 = x0;
     double alpha = 1.0, best_obj = INFINITY;
     double fwin[FISTA_WINDOW];
     long it = 0;
+    int diverged = 0;
     for (;;) {
         long i = it + 1;
         double d = project(b, g0, 0);
-        /* the candidate x1 = x0 − τd and its statistics */
-        double st[6], f1;
+        /* the step starts from P(x0) while x0 is infeasible (the first) */
+        double base = feasible ? x0 : project(b, x0, 1);
+        feasible = 1;
+        /* the candidate x1 = base − τd and its statistics st[0..5), ℓ's
+         * moments of x1 (st[5], st[6]) and, for osb/ter, g0's pending
+         * check (st[7]) */
+        double st[8], f1;
         for (int bt = 0;; bt++) {
-            x1 = x0 - tau * d;
+            x1 = base - tau * d;
             double dx = x1 - x0, h = dx + tau * g0, e = x1 - xs;
             st[0] = on ? dx * g0 : 0.0;
             st[1] = on ? dx * dx : 0.0;
             st[2] = on ? h * h : 0.0;
             st[3] = on ? -dx * (x1 - xa1) : 0.0;
             st[4] = on ? e * e : 0.0;
-            st[5] = on ? x1 * x1 : 0.0;   /* Σx1², ℓbin's β: one reduction less */
-            bsum(b, st, 6);
+            reg_moments(b, reg, x1, st + 5);   /* ℓ's sums of x1: one reduction less */
+            st[7] = bt == 0 ? gpend : 0.0;
+            if (reg == CS_SWEEP_CUDA_REG_BIN)   /* constant counts: st in registers */
+                bsum(b, st, 6);
+            else
+                bsum(b, st, 8);
+            if (st[7] != 0.0) {   /* ∇f(x0) was not finite: diverged before this step */
+                diverged = 1;
+                break;
+            }
             int ok;
-            f1 = f_bin_ss(b, x1, st[5], NULL, &ok);
+            double gbad;
+            f1 = f_reg(b, reg, x1, st + 5, NULL, &gbad, &ok);
             if (!ok)
                 f1 = INFINITY;
             double Mx = -INFINITY;
@@ -334,6 +470,8 @@ __device__ static double fista_start(block_t *b, double x0, double xs, double xs
                 break;
             tau *= 0.5;
         }
+        if (diverged)
+            break;
         fwin[(i - 1) % FISTA_WINDOW] = f1;
         if (f1 < best_obj) {
             best_obj = f1;
@@ -351,7 +489,10 @@ __device__ static double fista_start(block_t *b, double x0, double xs, double xs
         double y = x1 + cc * (x1 - xa1);
         xa1 = x1;
         alpha = alpha1;
-        double fy = f_bin(b, y, &g0, &fin);
+        double my[2];
+        reg_moments(b, reg, y, my);
+        bsum_moments(b, reg, my);
+        double fy = f_reg(b, reg, y, my, &g0, &gpend, &fin);
         if (!fin)
             break;   /* diverged */
         fwin[(i - 1) % FISTA_WINDOW] = fy;
@@ -362,16 +503,17 @@ __device__ static double fista_start(block_t *b, double x0, double xs, double xs
     return sqrt(bsum1(b, on ? e * e : 0.0)) / xs_norm;
 }
 
-__device__ static void fista_trial(block_t *b, double xs, rng_t *r, const cs_sweep_cuda_job *j,
-                                   outcome_t *out)
+__device__ static void fista_trial(block_t *b, double xs, double xs_norm, rng_t *r,
+                                   const cs_sweep_cuda_job *j, outcome_t *out)
 {
-    double xs_norm = sqrt((double)b->n);
     for (int s = 1; s <= j->max_starts; s++) {
         double x0 = draw_normal(b, r);
-        x0 = project(b, x0, 1);
+        int feasible = !(s == 1 && j->first_start_raw);
+        if (feasible)
+            x0 = project(b, x0, 1);
         out->starts = s;
-        double err = fista_start(b, x0, xs, xs_norm, r, j->maxit, j->oracle_stop,
-                                 j->success_tol, &out->iters);
+        double err = fista_start(b, j->fn, x0, feasible, xs, xs_norm, r, j->maxit,
+                                 j->oracle_stop, j->success_tol, &out->iters);
         if (err <= j->success_tol) {
             out->success = 1;
             return;
@@ -418,19 +560,29 @@ __device__ static double linf_threshold(block_t *b, double w, double t, double h
     return theta > 0.0 ? theta : 0.0;
 }
 
-__device__ static void dr_trial(block_t *b, double xs, rng_t *r, const cs_sweep_cuda_job *j,
-                                outcome_t *out)
+/* y = prox(w): ℓ∞ clip(w, −a, a) at the threshold a (θ, the last step's
+ * a as the hint); ℓ1 sign(w)·max(|w| − t, 0) */
+__device__ static double dr_prox(block_t *b, int prox, double w, double t, double *theta)
+{
+    if (prox == CS_SWEEP_CUDA_PROX_L1) {
+        double m = fabs(w) - t;
+        return m > 0.0 ? copysign(m, w) : 0.0;
+    }
+    double a = *theta = linf_threshold(b, w, t, *theta);
+    double lo = a > 0.0 ? -a : 0.0;
+    return w > a ? a : (w < lo ? lo : w);
+}
+
+__device__ static void dr_trial(block_t *b, double xs, double xs_norm, rng_t *r,
+                                const cs_sweep_cuda_job *j, outcome_t *out)
 {
     int on = b->tid < b->n;
-    double xs_norm = sqrt((double)b->n);
     double x = draw_normal(b, r), z = 0.0, theta = 0.0, metric = INFINITY;
     long it = 0;
     out->starts = 1;
     for (;;) {
         double w = 2.0 * x - z;
-        double a = theta = linf_threshold(b, w, j->dr_t, theta);
-        double lo = a > 0.0 ? -a : 0.0;
-        double y = w > a ? a : (w < lo ? lo : w);
+        double y = dr_prox(b, j->fn, w, j->dr_t, &theta);
         z += y - x;
         x = project(b, z, 1);
         double e = x - xs, v[2] = {on ? x * x : 0.0, on ? e * e : 0.0};
@@ -444,6 +596,179 @@ __device__ static void dr_trial(block_t *b, double xs, rng_t *r, const cs_sweep_
     out->success = metric <= j->success_tol;
 }
 
+/* ---------------------------------------------------------- 2bit (solver_fns.c, fista.c) */
+
+/* Kind 2bit: the variable is y = (y1, y2), 2N entries (a thread each),
+ * x = y1 + y2; A (M×N, Q's rows, unprojected) and b (c) as drawn, r (t)
+ * and y (the N entries of v after the first N: v holds 2N here). */
+
+/* A, x* = y1 + y2 (y1 ∈ {±1}^N, then y2 ∈ {±2}^N) and b = Ax*, as
+ * cs_problem_new draws them; returns x*_i for i < N (0 above) */
+__device__ static double make_problem_2bit(block_t *b, const cs_sweep_cuda_job *job,
+                                           uint64_t stream)
+{
+    int N = b->nx, m = b->m, tid = b->tid;
+    if (tid == 0) {
+        rng_t r;
+        rng_init(&r, job->seed, stream);
+        for (int j = 0; j < m; j++)
+            for (int i = 0; i < N; i++)
+                b->Q[(size_t)j * b->ld + i] = rng_normal(&r);
+        for (int i = 0; i < N; i++)
+            b->v[i] = (rng_u64(&r) >> 63) ? 1.0 : -1.0;
+        for (int i = 0; i < N; i++)
+            b->v[i] += (rng_u64(&r) >> 63) ? 2.0 : -2.0;
+    }
+    __syncthreads();
+    double xs = tid < N ? b->v[tid] : 0.0;
+    for (int k = tid; k < m; k += blockDim.x) {
+        const double *a = b->Q + (size_t)k * b->ld;
+        double s = 0.0;
+        for (int i = 0; i < N; i++)
+            s += a[i] * b->v[i];
+        b->c[k] = s;
+    }
+    __syncthreads();
+    return xs;
+}
+
+/* f = ‖Ax − b‖² + λ(K·N·Σy⁴ − (Σ_b h_b‖y_b‖²)²), K = 17, h = 1, 4 (ℓequ
+ * for B = 2), and this entry's gradient 2(Aᵀr)_i + λ·4y(K·N·y² − h·S).
+ * The residual and its gradient in the CPU's order (solver_fg_2bit); the
+ * sums over entries by the block. */
+__device__ static double f_2bit(block_t *b, double lambda, double y, double *g)
+{
+    int N = b->nx, n = b->n, tid = b->tid, on = tid < n;
+    const double K = 17.0;
+    __syncthreads();   /* v may still be read */
+    if (on)
+        b->v[tid] = y;
+    __syncthreads();
+    for (int k = tid; k < b->m; k += blockDim.x) {
+        const double *a = b->Q + (size_t)k * b->ld;
+        double v = -b->c[k];
+        for (int i = 0; i < N; i++)
+            v += a[i] * (b->v[i] + b->v[N + i]);
+        b->t[k] = v;
+    }
+    __syncthreads();
+    double h = tid < N ? 1.0 : 4.0, y2 = y * y;
+    double s[3] = {on ? y2 * y2 : 0.0, on ? h * y2 : 0.0,
+                   tid < b->m ? b->t[tid] * b->t[tid] : 0.0};
+    for (int k = tid + (int)blockDim.x; k < b->m; k += blockDim.x)
+        s[2] += b->t[k] * b->t[k];
+    bsum(b, s, 3);
+    double fe = K * (double)N * s[0] - s[1] * s[1];
+    if (g) {
+        double ge = 4.0 * y * (K * (double)N * y * y - h * s[1]) * lambda, at = 0.0;
+        for (int k = 0; k < b->m && on; k++)
+            at += b->Q[(size_t)k * b->ld + tid % N] * b->t[k];
+        *g = on ? ge + 2.0 * at : 0.0;
+    }
+    return s[2] + lambda * fe;
+}
+
+/* ‖(y1 + y2) − x*‖/‖x*‖ (cs_problem_rel_err); xs: x*_i for i < N */
+__device__ static double rel_err_2bit(block_t *b, double y, double xs, double xs_norm)
+{
+    int N = b->nx;
+    __syncthreads();
+    if (b->tid < b->n)
+        b->v[b->tid] = y;
+    __syncthreads();
+    double e = b->tid < N ? b->v[b->tid] + b->v[N + b->tid] - xs : 0.0;
+    return sqrt(bsum1(b, e * e)) / xs_norm;
+}
+
+/* One start from y0: the FISTA stepper's adaptive mode (not accelerated:
+ * Barzilai–Borwein steps, backtracking ×0.2), as the CPU runs 2bit.
+ * Returns the best iterate's relative error. */
+__device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double x0, double xs,
+                                  double xs_norm, rng_t *r, long *iters)
+{
+    int on = b->tid < b->n;
+    double r1 = draw_normal(b, r), r2 = draw_normal(b, r);
+    double ga, gb;
+    double fa = f_2bit(b, j->lambda, r1, &ga), fb = f_2bit(b, j->lambda, r2, &gb);
+    double L;
+    if (!isfinite(fa) || !isfinite(fb)) {
+        L = 1.0;
+    } else {
+        double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
+        bsum(b, v, 2);
+        L = sqrt(v[0]) / sqrt(v[1]);
+        if (!(L >= 1e-6) || !isfinite(L))
+            L = isfinite(L) ? 1e-6 : 1.0;
+    }
+    double tau = 2.0 / L / 10.0;
+    double g0, g1 = 0.0;
+    double f_start = f_2bit(b, j->lambda, x0, &g0);
+    double best = x0, x1 = x0, best_obj = INFINITY;
+    double fwin[FISTA_WINDOW];
+    long it = 0;
+    for (;;) {
+        long i = it + 1;
+        double f1;
+        for (int bt = 0;; bt++) {
+            x1 = x0 - tau * g0;
+            f1 = f_2bit(b, j->lambda, x1, &g1);
+            if (!isfinite(f1))
+                f1 = INFINITY;
+            double dx = x1 - x0, st[2] = {on ? dx * g0 : 0.0, on ? dx * dx : 0.0};
+            bsum(b, st, 2);
+            double Mx = -INFINITY;
+            if (i == 1) {
+                Mx = f_start;
+            } else {
+                long cnt = i - 1 < FISTA_WINDOW ? i - 1 : FISTA_WINDOW;
+                for (long k = 0; k < cnt; k++)
+                    Mx = fwin[k] > Mx ? fwin[k] : Mx;
+            }
+            double bound = Mx + st[0] + st[1] / (2.0 * tau);
+            if (!(f1 - 1e-12 > bound && bt < FISTA_MAX_BACKTRACKS))
+                break;
+            tau *= 0.2;
+        }
+        fwin[(i - 1) % FISTA_WINDOW] = f1;
+        if (f1 < best_obj) {
+            best_obj = f1;
+            best = x1;
+        }
+        int hit = rel_err_2bit(b, x1, xs, xs_norm) < j->success_tol;
+        it = i;
+        if (!isfinite(f1) || (j->oracle_stop && hit) || i >= j->maxit)
+            break;
+        /* Barzilai–Borwein: Δx = x1 − x0, Δg = ∇f(x1) − ∇f(x0) */
+        double dx = x1 - x0, dg = g1 - g0;
+        double v[3] = {on ? dx * dg : 0.0, on ? dg * dg : 0.0, on ? dx * dx : 0.0};
+        bsum(b, v, 3);
+        double tau_s = v[2] / v[0], tau_m = v[0] / v[1];
+        if (!(tau_m > 0.0))
+            tau_m = 0.0;
+        double tau1 = 2.0 * tau_m > tau_s ? tau_m : tau_s - 0.5 * tau_m;
+        if (!(tau1 > 0.0) || !isfinite(tau1))
+            tau1 = tau * 1.5;
+        tau = tau1;
+        x0 = x1;
+        g0 = g1;
+    }
+    *iters += it;
+    return rel_err_2bit(b, best, xs, xs_norm);
+}
+
+__device__ static void bb_trial(block_t *b, double xs, double xs_norm, rng_t *r,
+                                const cs_sweep_cuda_job *j, outcome_t *out)
+{
+    for (int s = 1; s <= j->max_starts; s++) {
+        double y0 = draw_normal(b, r);
+        out->starts = s;
+        if (bb_start(b, j, y0, xs, xs_norm, r, &out->iters) <= j->success_tol) {
+            out->success = 1;
+            return;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ the kernel */
 
 struct dev_job {
@@ -455,7 +780,8 @@ struct dev_job {
     unsigned long long *next;         /* the queue: the next trial to take */
 };
 
-__device__ static void sweep_trials(const dev_job &dj)
+/* TWO: kind 2bit (its own kernel, so that the others keep their registers) */
+template <bool TWO> __device__ static void sweep_trials(const dev_job &dj)
 {
     DYN_SHARED(double, smem);
     __shared__ double red[2][MAX_WARPS][8];
@@ -463,7 +789,8 @@ __device__ static void sweep_trials(const dev_job &dj)
     const cs_sweep_cuda_job *j = &dj.j;
     block_t b;
     b.tid = (int)threadIdx.x;
-    b.n = j->N;
+    b.n = j->kind == CS_SWEEP_CUDA_2BIT ? 2 * j->N : j->N;
+    b.nx = j->N;
     b.m = j->M;
     b.ld = j->N | 1;
     b.Q = smem;
@@ -480,14 +807,21 @@ __device__ static void sweep_trials(const dev_job &dj)
         __syncthreads();   /* everyone has read take before thread 0 writes it again */
         if (t >= j->trials)
             return;
-        double xs = make_problem(&b, j->seed, dj.pstream[t]);
+        double xs = TWO ? make_problem_2bit(&b, j, dj.pstream[t])
+                        : make_problem(&b, j, dj.pstream[t]);
+        /* ‖x*‖ (exact: a sum of integers); 1 for x* = 0, as the CPU's oracle */
+        double xs_norm = sqrt(bsum1(&b, xs * xs));
+        if (!(xs_norm > 0.0))
+            xs_norm = 1.0;
         rng_t r;   /* thread 0's: the others never draw */
         rng_init(&r, j->seed, dj.mstream[t]);
         outcome_t out = {0, 0, 0};
-        if (j->method == CS_SWEEP_CUDA_DR_LINF)
-            dr_trial(&b, xs, &r, j, &out);
+        if (TWO)
+            bb_trial(&b, xs, xs_norm, &r, j, &out);
+        else if (j->method == CS_SWEEP_CUDA_DR)
+            dr_trial(&b, xs, xs_norm, &r, j, &out);
         else
-            fista_trial(&b, xs, &r, j, &out);
+            fista_trial(&b, xs, xs_norm, &r, j, &out);
         if (b.tid == 0) {
             dj.success[t] = (unsigned char)out.success;
             dj.iters[t] = out.iters;
@@ -503,23 +837,40 @@ __device__ static void sweep_trials(const dev_job &dj)
  * larger N, up to 1024 threads. */
 __global__ void __launch_bounds__(128, 4) sweep_small(dev_job dj)
 {
-    sweep_trials(dj);
+    sweep_trials<false>(dj);
 }
 __global__ void __launch_bounds__(CS_SWEEP_CUDA_MAX_N, 1) sweep_any(dev_job dj)
 {
-    sweep_trials(dj);
+    sweep_trials<false>(dj);
+}
+__global__ void __launch_bounds__(CS_SWEEP_CUDA_MAX_N, 1) sweep_2bit(dev_job dj)
+{
+    sweep_trials<true>(dj);
 }
 
 typedef void (*kernel_fn)(dev_job);
 
-static kernel_fn pick_kernel(int N) { return N > 128 ? sweep_any : sweep_small; }
+static int entries(const cs_sweep_cuda_job *j);
+
+static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
+{
+    if (j->kind == CS_SWEEP_CUDA_2BIT)
+        return sweep_2bit;
+    return entries(j) > 128 ? sweep_any : sweep_small;
+}
 
 /* ------------------------------------------------------------------ the host side */
+
+/* the block's entries: a thread each */
+static int entries(const cs_sweep_cuda_job *j)
+{
+    return j->kind == CS_SWEEP_CUDA_2BIT ? 2 * j->N : j->N;
+}
 
 static size_t smem_bytes(const cs_sweep_cuda_job *j)
 {
     size_t ld = (size_t)(j->N | 1);
-    return ((size_t)j->M * ld + 2 * (size_t)j->M + (size_t)j->N) * sizeof(double);
+    return ((size_t)j->M * ld + 2 * (size_t)j->M + (size_t)entries(j)) * sizeof(double);
 }
 
 static int fail(char *why, size_t len, const char *step, cudaError_t e)
@@ -541,10 +892,22 @@ struct job_bufs {
 
 static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
 {
-    if (j->N < 1 || j->N > CS_SWEEP_CUDA_MAX_N || j->M < 1 || j->M > j->N || j->trials < 1 ||
-        j->maxit < 1 || j->max_starts < 1) {
-        snprintf(why, len, "GPU sweep: N=%d M=%d trials=%ld: out of range (N <= %d)", j->N,
-                 j->M, j->trials, CS_SWEEP_CUDA_MAX_N);
+    if (j->N < 1 || entries(j) > CS_SWEEP_CUDA_MAX_N || j->M < 1 || j->M > j->N ||
+        j->trials < 1 || j->maxit < 1 || j->max_starts < 1 || j->K < 0 || j->K > j->N) {
+        snprintf(why, len, "GPU sweep: N=%d M=%d K=%d trials=%ld: out of range (at most %d "
+                 "entries)", j->N, j->M, j->K, j->trials, CS_SWEEP_CUDA_MAX_N);
+        return -1;
+    }
+    int fns = j->method == CS_SWEEP_CUDA_FISTA        ? CS_SWEEP_CUDA_REG_TER + 1
+              : j->method == CS_SWEEP_CUDA_DR         ? CS_SWEEP_CUDA_PROX_L1 + 1
+              : j->method == CS_SWEEP_CUDA_FISTA_2BIT ? 1
+                                                      : 0;
+    int is2 = j->kind == CS_SWEEP_CUDA_2BIT;
+    if (j->fn < 0 || j->fn >= fns || j->kind < CS_SWEEP_CUDA_BIN ||
+        j->kind > CS_SWEEP_CUDA_2BIT || (j->K > 0 && (j->kind == CS_SWEEP_CUDA_BIN || is2)) ||
+        is2 != (j->method == CS_SWEEP_CUDA_FISTA_2BIT)) {
+        snprintf(why, len, "GPU sweep: method %d, fn %d, kind %d, K=%d: not a job this module "
+                 "runs", j->method, j->fn, j->kind, j->K);
         return -1;
     }
     return 0;
@@ -610,14 +973,14 @@ static int launch_all(const cs_sweep_cuda_job *jobs, size_t njobs, job_bufs *buf
                  (size_t)prop->sharedMemPerBlockOptin / 1024);
         return -1;
     }
-    kernel_fn kernel = pick_kernel(jobs[0].N);
+    kernel_fn kernel = pick_kernel(&jobs[0]);
     if ((e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)smax)) != cudaSuccess)
         return fail(why, len, "cudaFuncSetAttribute", e);
     for (size_t k = 0; k < njobs; k++) {
         const cs_sweep_cuda_job *j = &jobs[k];
         size_t smem = smem_bytes(j);
-        unsigned threads = (unsigned)((j->N + 31) / 32 * 32);
+        unsigned threads = (unsigned)((entries(j) + 31) / 32 * 32);
         int per_sm = 0;
         if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                                (int)threads, smem)))
