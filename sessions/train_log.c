@@ -27,6 +27,8 @@ struct train_log {
     cs_nn_progress_fn next;       /* the callback it chains (train_watch's), or NULL */
     void *next_ctx;
     const train_watch_run *run;
+    char data[4096], data_hash[16];   /* the training data as typed, its short hash */
+    unsigned long long seed;          /* the session's seed */
     int epochs;
     long hist_every;
     int fd;                       /* metrics.jsonl, O_APPEND */
@@ -125,6 +127,9 @@ static int put_run_json(train_log *tl, int done, int stopped, cs_err *err)
     fputc('}', f);
     cs_json_num_member(f, &first, "levels", tl->run->ternary ? 3 : 2);
     cs_json_str_member(f, &first, "device", cs_nn_device(tl->net));
+    cs_json_str_member(f, &first, "data", tl->data[0] ? tl->data : "n/a");
+    cs_json_str_member(f, &first, "data_hash", tl->data_hash[0] ? tl->data_hash : "n/a");
+    fprintf(f, ",\"seed\":%llu", tl->seed);   /* exact: seeds go past 2^53 */
     cs_json_num_member(f, &first, "epochs", tl->epochs);
     if (isfinite(tl->steps_total))
         cs_json_num_member(f, &first, "steps", tl->steps_total);
@@ -265,6 +270,9 @@ int train_log_begin(train_log **out, cs_interp *in, const cs_cmdline *cl, nn_sta
     tl->fd = -1;
     tl->net = s->net;
     tl->run = run;
+    snprintf(tl->data, sizeof tl->data, "%s", s->train_name);
+    snprintf(tl->data_hash, sizeof tl->data_hash, "%s", s->train_hash);
+    tl->seed = (unsigned long long)cs_interp_seed(in);
     tl->epochs = o->epochs;
     tl->hist_every = run->hist_every;
     tl->steps_total = NAN;

@@ -108,6 +108,19 @@ static void test_log_reads_back_as_shown(void **state)
     assert_int_equal(cs_run_folder_point_count(rf), 17);   /* a line a step, and step 0 */
     assert_int_equal(cs_run_folder_info(rf)->done, 1);
     assert_string_equal(cs_run_folder_info(rf)->reg, "bin");
+    {   /* run.json names the data and the seed as the command's output does */
+        char rj[300], want[64];
+        snprintf(rj, sizeof rj, "%s/run.json", path);
+        char *text = slurp(rj, NULL);
+        const char *h = strstr(out, "\"data_hash\":\"");
+        assert_non_null(text);
+        assert_non_null(h);
+        snprintf(want, sizeof want, "%.28s", h);   /* "data_hash":"<12 hex digits>" */
+        assert_non_null(strstr(text, want));
+        assert_non_null(strstr(text, "\"data\":\"fashion-mnist\""));
+        assert_non_null(strstr(text, "\"seed\":5,"));
+        free(text);
+    }
     assert_int_equal(cs_run_folder_layer_count(rf), 3);
     assert_int_equal(cs_run_folder_layer(rf, 2)->regularized, 0);   /* the last fc */
     size_t compared = 0, flips = 0;
