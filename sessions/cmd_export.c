@@ -58,8 +58,20 @@ static int cmd_export(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
     cs_result_str(res, "file", file->value);
     cs_result_str(res, "model", desc);
     cs_result_str(res, "weights", q == 1 ? "binary" : q == 2 ? "ternary" : "full");
-    cs_result_str(res, "input", "float N x 1 x 28 x 28: (x/255 - 0.286)/0.353");
-    cs_result_str(res, "output", "logits: float N x 10");
+    cs_nn_config c;
+    cs_nn_get_config(s->net, &c);
+    double m, sd;
+    cs_nn_get_input_norm(s->net, &m, &sd);
+    char text[160];
+    if (c.channels == 1)
+        snprintf(text, sizeof text, "float N x 1 x %d x %d: (x/255 - %.4g)/%.4g", c.height,
+                 c.width, m, sd);
+    else
+        snprintf(text, sizeof text, "float N x %d x %d x %d: (x/255 - mean[c])/std[c]",
+                 c.channels, c.height, c.width);
+    cs_result_str(res, "input", text);
+    snprintf(text, sizeof text, "logits: float N x %d", c.classes);
+    cs_result_str(res, "output", text);
     cs_result_int(res, "opset", 13);
     return CS_OK;
 }
@@ -67,7 +79,7 @@ static int cmd_export(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_er
 /* ------------------------------------------------------------------ predict */
 
 static int write_csv(cs_interp *in, const cs_cmdline *cl, const char *outf, const cs_nn_data *d,
-                     size_t n, const float *logits, const int *pred, cs_err *err)
+                     size_t n, int K, const float *logits, const int *pred, cs_err *err)
 {
     char path[4096], prov[4096];
     cs_afile af;
@@ -81,13 +93,13 @@ static int write_csv(cs_interp *in, const cs_cmdline *cl, const char *outf, cons
     af.cancel = cs_interp_cancel_flag(in);
     cs_provenance(in, cl, 0, prov, sizeof prov);
     fprintf(af.f, "index,label,pred");
-    for (int k = 0; k < CS_NN_CLASSES; k++)
+    for (int k = 0; k < K; k++)
         fprintf(af.f, ",logit%d", k);
     fprintf(af.f, "\n%s", prov);
     for (size_t i = 0; i < n; i++) {
         fprintf(af.f, "%zu,%d,%d", i, d->labels[i], pred[i]);
-        for (int k = 0; k < CS_NN_CLASSES; k++)
-            fprintf(af.f, ",%.9g", logits[i * CS_NN_CLASSES + k]);
+        for (int k = 0; k < K; k++)
+            fprintf(af.f, ",%.9g", logits[i * (size_t)K + k]);
         fprintf(af.f, "\n");
     }
     return cs_afile_commit(&af, err);
@@ -102,9 +114,12 @@ static int cmd_predict(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         (rc = nn_ensure_test(in, cl, s, err)))
         return rc;
     size_t n = (size_t)limit < s->test.n ? (size_t)limit : s->test.n;
-    float *logits = malloc(n * CS_NN_CLASSES * sizeof *logits);
+    cs_nn_config c;
+    cs_nn_get_config(s->net, &c);
+    const size_t K = (size_t)c.classes;
+    float *logits = malloc(n * K * sizeof *logits);
     int *pred = malloc(n * sizeof *pred);
-    double *dv = malloc(n * CS_NN_CLASSES * sizeof *dv);
+    double *dv = malloc(n * K * sizeof *dv);
     if (!logits || !pred || !dv) {
         rc = cs_fail(err, CS_ENOMEM, "out of memory");
         goto done;
@@ -113,25 +128,25 @@ static int cmd_predict(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_e
         goto done;
     size_t correct = 0;
     for (size_t i = 0; i < n; i++) {
-        const float *z = logits + i * CS_NN_CLASSES;
+        const float *z = logits + i * K;
         int k = 0;
-        for (int j = 1; j < CS_NN_CLASSES; j++)
+        for (int j = 1; j < (int)K; j++)
             if (z[j] > z[k])
                 k = j;
         pred[i] = k;
         correct += k == s->test.labels[i];
     }
     const char *outf = cs_arg_text(cl, "out", NULL);
-    if (outf && (rc = write_csv(in, cl, outf, &s->test, n, logits, pred, err)))
+    if (outf && (rc = write_csv(in, cl, outf, &s->test, n, (int)K, logits, pred, err)))
         goto done;
     cs_result_int(res, "examples", (long long)n);
     cs_result_num(res, "accuracy", (double)correct / (double)n);
     for (size_t i = 0; i < n; i++)
         dv[i] = pred[i];
     cs_result_vec(res, "pred", dv, n < 100 ? n : 100);
-    for (size_t i = 0; i < n * CS_NN_CLASSES; i++)
+    for (size_t i = 0; i < n * K; i++)
         dv[i] = logits[i];
-    cs_result_vec(res, "_logits", dv, (n < 100 ? n : 100) * CS_NN_CLASSES);
+    cs_result_vec(res, "_logits", dv, (n < 100 ? n : 100) * K);
     if (outf)
         cs_result_str(res, "out", outf);
 done:
@@ -149,15 +164,18 @@ static const cs_key_spec export_keys[] = {
 
 static const cs_key_spec predict_keys[] = {
     {"limit", "10", "the first N test images", NULL, CS_KEY_INT},
-    {"out", NULL, "CSV: index,label,pred,logit0..logit9 per image", NULL, CS_KEY_FILE},
+    {"out", NULL, "CSV: index,label,pred,logit0..logitK-1 per image (K classes)", NULL,
+     CS_KEY_FILE},
     {"data", "fashion-mnist", "test data folder", NULL, CS_KEY_FILE},
+    {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
     {0}};
 
 static const cs_cmd_spec export_commands[] = {
     {.name = "export", .topic = "networks", .usage = "export onnx FILE.onnx [force=on|off]",
      .summary = "the network in inference mode as an ONNX model (opset 13; input: the "
-                "normalized 28x28 images, N x 1 x 28 x 28; output: the logits, N x 10; a "
-                "quantized layer's weights are its levels times their scales)",
+                "normalized images, N x C x H x W (Fashion-MNIST's: N x 1 x 28 x 28); output: "
+                "the logits, N x classes; a quantized layer's weights are its levels times "
+                "their scales)",
      .example = "export onnx net.onnx", .min_pos = 2, .max_pos = 2, .keys = export_keys,
      .run = cmd_export},
     {.name = "predict", .topic = "networks", .usage = "predict [{limit}] [out=FILE.csv]",

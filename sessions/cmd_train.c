@@ -97,47 +97,145 @@ static int record_data(cs_interp *in, const cs_cmdline *cl, int train, cs_err *e
     return rc;
 }
 
-/* normalize=none|data|fixed[:MEAN,STD] into cfg's in_mean, in_std (the
- * fixed default: 0, 0, so that its outputs stay what they were); data: the
- * mean and standard deviation of the training images' x/255. *given: the
- * key was on the line. */
+/* normalize=data: each channel's mean and standard deviation of x/255 over
+ * the training images (one channel: summed in the order it always was). */
+static int data_norm(cs_interp *in, const cs_cmdline *cl, const cs_nn_data *train, int C,
+                     double *m, double *sd, cs_err *err)
+{
+    int h, w;
+    cs_nn_data_shape(train, NULL, &h, &w, NULL);
+    size_t plane = (size_t)h * w;
+    for (int c = 0; c < C; c++) {
+        double sum = 0, sq = 0, n = (double)train->n * (double)plane;
+        for (size_t k = 0; k < train->n; k++) {
+            const uint8_t *p = train->images + (k * (size_t)C + (size_t)c) * plane;
+            for (size_t i = 0; i < plane; i++) {
+                double x = p[i] / 255.0;
+                sum += x;
+                sq += x * x;
+            }
+        }
+        m[c] = sum / n;
+        sd[c] = sqrt(fmax(sq / n - m[c] * m[c], 0));
+        if (!(sd[c] > 0)) {
+            cs_arg_blame(in, cl, "normalize", 0);
+            return cs_fail(err, CS_EINVAL, "normalize=data: channel %d of the training images "
+                           "is all one value (no spread to divide by): use normalize=none or "
+                           "fixed:M,S", c + 1);
+        }
+    }
+    return CS_OK;
+}
+
+/* "M" or "M1/M2/../MC" (C numbers) into v; the end in *end. */
+static int norm_list(const char *p, int C, double *v, const char **end)
+{
+    int n = 0;
+    for (;;) {
+        char *e;
+        double x = strtod(p, &e);
+        if (e == p || !isfinite(x) || n == C)
+            return -1;
+        v[n++] = x;
+        p = e;
+        if (*p != '/')
+            break;
+        p++;
+    }
+    for (int i = n; n == 1 && i < C; i++)   /* one number: every channel's */
+        v[i] = v[0];
+    *end = p;
+    return n == 1 || n == C ? 0 : -1;
+}
+
+/* normalize=none|data|fixed[:M,S|:M1/M2/..,S1/S2/..] into cfg's in_mean,
+ * in_std for the C channels of train (the fixed default of one channel: 0,
+ * 0, so that its outputs stay what they were); data: each channel's mean
+ * and standard deviation of the training images' x/255. Not given: fixed
+ * for one channel, data for more (fixed is Fashion-MNIST's, one channel).
+ * *given: the key was on the line. */
 static int get_normalize(cs_interp *in, const cs_cmdline *cl, const cs_nn_data *train,
                          cs_nn_config *cfg, int *given, cs_err *err)
 {
     const char *v = cs_arg_text(cl, "normalize", NULL);
+    int C;
+    cs_nn_data_shape(train, &C, NULL, NULL, NULL);
     *given = v != NULL;
-    if (!v || !strcmp(v, "fixed"))
-        return CS_OK;
-    double m = 0, sd = 1, dm, ds;
+    if (!v)
+        v = C > 1 ? "data" : "fixed";
+    if (!strcmp(v, "fixed")) {
+        if (C == 1)
+            return CS_OK;
+        cs_arg_blame(in, cl, "normalize", 0);
+        return cs_fail(err, CS_EINVAL, "normalize=fixed is Fashion-MNIST's (one channel); the "
+                       "data has %d channels: give their numbers, fixed:M,S (every channel) or "
+                       "fixed:M1/M2/..,S1/S2/.. (one per channel), or normalize=data", C);
+    }
+    double m[CS_NN_MAX_CHANNELS], sd[CS_NN_MAX_CHANNELS], dm, ds;
+    for (int c = 0; c < C; c++)
+        m[c] = 0, sd[c] = 1;
     if (!strcmp(v, "data")) {
-        double sum = 0, sq = 0, n = (double)train->n * CS_NN_PIXELS;
-        for (size_t i = 0; i < train->n * CS_NN_PIXELS; i++) {
-            double x = train->images[i] / 255.0;
-            sum += x;
-            sq += x * x;
-        }
-        m = sum / n;
-        sd = sqrt(fmax(sq / n - m * m, 0));
-        if (!(sd > 0)) {
-            cs_arg_blame(in, cl, "normalize", 0);
-            return cs_fail(err, CS_EINVAL, "normalize=data: the training images are all one "
-                           "value (no spread to divide by): use normalize=none or fixed:M,S");
-        }
+        int rc = data_norm(in, cl, train, C, m, sd, err);
+        if (rc)
+            return rc;
     } else if (strcmp(v, "none") != 0) {
-        char *end;
-        if (strncmp(v, "fixed:", 6) || (m = strtod(v + 6, &end), *end != ',') ||
-            (sd = strtod(end + 1, &end), *end) || !isfinite(m) || !(sd > 0) || !isfinite(sd)) {
+        const char *end = v;
+        int ok = !strncmp(v, "fixed:", 6) && !norm_list(v + 6, C, m, &end) && *end == ',' &&
+                 !norm_list(end + 1, C, sd, &end) && !*end;
+        for (int c = 0; ok && c < C; c++)
+            ok = sd[c] > 0;
+        if (!ok) {
             cs_arg_blame(in, cl, "normalize", 0);
+            char more[128] = "";
+            if (C > 1)
+                snprintf(more, sizeof more, "; for %d channels MEAN and STD are one number for "
+                         "all or one per channel: M1/M2/..,S1/S2/..", C);
             return cs_fail(err, CS_EINVAL, "normalize=%s: expected none, data, fixed or "
-                           "fixed:MEAN,STD (STD > 0, of x/255)", v);
+                           "fixed:MEAN,STD (STD > 0, of x/255)%s", v, more);
         }
     }
     cs_nn_input_norm(&dm, &ds);
-    if ((float)m == (float)dm && (float)sd == (float)ds)
+    if (C == 1 && (float)m[0] == (float)dm && (float)sd[0] == (float)ds)
         return CS_OK;   /* the default's numbers: the default */
-    cfg->in_mean = (float)m;
-    cfg->in_std = (float)sd;
+    for (int c = 0; c < C; c++) {
+        cfg->in_mean[c] = (float)m[c];
+        cfg->in_std[c] = (float)sd[c];
+    }
     return CS_OK;
+}
+
+/* The network takes d's images and labels (cs_nn_check_data), else an
+ * error naming the data set and what to do. */
+static int check_shape(const cs_nn *net, const cs_nn_data *d, const char *name,
+                       const char *todo, cs_err *err)
+{
+    if (!cs_nn_check_data(net, d, NULL))
+        return CS_OK;
+    cs_nn_config c;
+    cs_nn_get_config(net, &c);
+    int dc, dh, dw, dk;
+    cs_nn_data_shape(d, &dc, &dh, &dw, &dk);
+    return cs_fail(err, CS_EDIM, "the network takes %d×%d×%d images and %d classes; %.1000s has "
+                   "%d×%d×%d images and %d classes: %s", c.channels, c.height, c.width,
+                   c.classes, name, dc, dh, dw, dk, todo);
+}
+
+/* The network's normalization in the results: one channel's numbers, or a
+ * list of each channel's. */
+static void put_norm(cs_result *res, const cs_nn *net)
+{
+    cs_nn_config c;
+    cs_nn_get_config(net, &c);
+    double m[CS_NN_MAX_CHANNELS], sd[CS_NN_MAX_CHANNELS];
+    for (int i = 0; i < c.channels; i++)
+        cs_nn_get_channel_norm(net, i, &m[i], &sd[i]);
+    if (c.channels == 1) {
+        cs_result_num(res, "input_mean", m[0]);
+        cs_result_num(res, "input_std", sd[0]);
+        return;
+    }
+    cs_result_vec(res, "input_mean", m, (size_t)c.channels);
+    cs_result_vec(res, "input_std", sd, (size_t)c.channels);
 }
 
 /* device=: the one the run used when a replay could choose another (auto,
@@ -277,28 +375,49 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                             memcmp(cfg.hidden, cur.hidden, sizeof cfg.hidden) != 0))
             rebuild = 1;
     }
-    /* the memory budget before the data or the network: at once, not after
-     * gigabytes (the snapshots: one at the start and one per epoch, at most
-     * the ring's) */
+    /* the memory budget before the data: at once, not after gigabytes (the
+     * shape the default's until the data is read, then checked again; the
+     * snapshots: one at the start and one per epoch, at most the ring's) */
     size_t snaps = hist_every > 0 || epochs + 1 > CS_NN_HIST_RING ? CS_NN_HIST_RING
                                                                   : (size_t)epochs + 1;
-    if ((rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) ||
-        (rc = record_data(in, cl, 1, err)) ||
+    if (rebuild && cs_nn_check_memory(&cfg, (int)batch, snaps, err) == CS_ENOMEM) {
+        cs_reg_free(reg);
+        return CS_ENOMEM;
+    }
+    /* the data: a new network takes its shape (images and classes) */
+    if ((rc = record_data(in, cl, 1, err)) ||
         (rc = nn_ensure_train(in, cl, s, (size_t)limit, err)) ||
         (rc = get_normalize(in, cl, &s->train, &cfg, &norm_given, err))) {
         cs_reg_free(reg);
         return rc;
     }
+    cs_nn_data_shape(&s->train, &cfg.channels, &cfg.height, &cfg.width, &cfg.classes);
     if (s->net && norm_given) {   /* another normalization: another network */
         cs_nn_config cur;
         cs_nn_get_config(s->net, &cur);
-        if (!rebuild && (cur.in_mean != cfg.in_mean || cur.in_std != cfg.in_std)) {
+        int same = 1;
+        for (int c = 0; c < CS_NN_MAX_CHANNELS; c++)
+            same = same && cur.in_mean[c] == cfg.in_mean[c] && cur.in_std[c] == cfg.in_std[c];
+        if (!rebuild && !same) {
             rebuild = 1;
             if (!cfg.nhidden) {   /* the same shape, only the input differs */
                 cfg.nhidden = cur.nhidden;
                 memcpy(cfg.hidden, cur.hidden, sizeof cfg.hidden);
             }
         }
+    }
+    /* continuing: the network must take this data (nothing is trained else) */
+    if (!rebuild && (rc = check_shape(s->net, &s->train, s->train_name,
+                                      "train new=on starts a network of the data's shape",
+                                      err))) {
+        cs_arg_blame(in, cl, "data", 0);
+        cs_reg_free(reg);
+        return rc;
+    }
+    /* the budget of the network of the data's shape */
+    if (rebuild && (rc = cs_nn_check_memory(&cfg, (int)batch, snaps, err))) {
+        cs_reg_free(reg);
+        return rc;
     }
     /* continuing where the seed or the data changed: say so (new=on starts
      * afresh); a loaded network (no training data known) continues quietly */
@@ -353,12 +472,10 @@ static int cmd_train(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     cs_result_num(res, "lambda", o.lambda);
     cs_result_int(res, "train_examples", (long long)s->train.n);
     nn_put_data(res, s->train_name, s->train_hash);
-    if (norm_given) {   /* the network's normalization (not the default's: unchanged) */
-        double m, sd;
-        cs_nn_get_input_norm(s->net, &m, &sd);
-        cs_result_num(res, "input_mean", m);
-        cs_result_num(res, "input_std", sd);
-    }
+    cs_nn_config got;
+    cs_nn_get_config(s->net, &got);
+    if (norm_given || got.channels > 1)   /* the network's (the default's: unchanged) */
+        put_norm(res, s->net);
     if (note[0])
         cs_result_str(res, "note", note);
     put_train_report(res, &rep);
@@ -385,8 +502,13 @@ static int cmd_evaluate(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     long limit;
     int rc = nn_need_net(in, &s, err);
     if (rc || (rc = cs_arg_long(in, cl, "limit", 0, 0, 100000000, &limit, err)) ||
-        (rc = record_data(in, cl, 0, err)))
+        (rc = record_data(in, cl, 0, err)) || (rc = nn_ensure_test(in, cl, s, err)))
         return rc;
+    if ((rc = check_shape(s->net, &s->test, s->test_name, "evaluate data= of the network's "
+                          "shape, or train new=on on this data", err))) {
+        cs_arg_blame(in, cl, "data", 0);
+        return rc;
+    }
     double acc, loss;
     rc = nn_evaluate_into(in, cl, s, limit, &acc, &loss, err);
     if (rc)
@@ -433,6 +555,11 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
     if ((rc = get_stop_after(in, cl, &o, err)) || (rc = record_data(in, cl, 1, err)) ||
         (rc = nn_ensure_train(in, cl, s, (size_t)limit, err)))
         return rc;
+    if ((rc = check_shape(s->net, &s->train, s->train_name, "finetune data= of the network's "
+                          "shape", err))) {
+        cs_arg_blame(in, cl, "data", 0);
+        return rc;
+    }
     train_watch_run run = {.what = "finetune", .reg = "none", .finetune = 1,
                            .ternary = cs_nn_is_quantized(s->net) == 2, .excl = s->excl};
     train_watch *tw;
@@ -485,8 +612,10 @@ static int cmd_finetune(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_
 static const cs_key_spec train_keys[] = {
     {"model", "mlp", NN_MODEL_HELP, NN_MODEL_CHOICES, CS_KEY_WORD},
     {"data", "set data's", "fashion-mnist, a folder of MNIST-format IDX files, or an .npz "
-     "with x_train, y_train, x_test, y_test (default: set data's, else fashion-mnist); "
-     "results and nnreport name it with a short hash", NULL, CS_KEY_FILE},
+     "with x_train, y_train, x_test, y_test (default: set data's, else fashion-mnist); any "
+     "image size up to 512x512, 1 to 4 channels, up to 256 classes: a new network takes the "
+     "data's shape, the current one refuses another; results and nnreport name it with a "
+     "short hash", NULL, CS_KEY_FILE},
     {"reg", "none", "regularizer per row/channel: none, a name (bin ter osb bbin ...), current",
      NULL, CS_KEY_WORD},
     {"lambda", "0", "regularization weight (loss + lambda * sum_k ell(theta_k)/dim); needs "
@@ -505,10 +634,11 @@ static const cs_key_spec train_keys[] = {
     {"pad", "0", NN_PAD_HELP, NULL, CS_KEY_INT},
     {"eta", "row", NN_ETA_HELP, "row|layer", CS_KEY_WORD},
     {"layout", "nhwc", NN_LAYOUT_HELP, "nhwc|nchw", CS_KEY_WORD},
-    {"normalize", "fixed", "the pixels' normalization (x/255 - mean)/std, saved with the "
-     "network: fixed (Fashion-MNIST's 0.2860, 0.3530), data (the training images' mean and "
-     "std), none (x/255), fixed:MEAN,STD; another than the current network's starts a new "
-     "one", NULL, CS_KEY_WORD},
+    {"normalize", "fixed", "the pixels' normalization (x/255 - mean)/std per channel, saved "
+     "with the network: fixed (Fashion-MNIST's 0.2860, 0.3530; one channel only), data (each "
+     "channel's mean and std over the training images; the default for more than one "
+     "channel), none (x/255), fixed:M,S (every channel) or fixed:M1/M2/..,S1/S2/.. (one per "
+     "channel); another than the current network's starts a new one", NULL, CS_KEY_WORD},
     {"augment", "off", "random shifts of up to 2 pixels", "on|off", CS_KEY_WORD},
     {"hist_every", "0", "weight snapshot every N steps (0: each epoch); a watching front end "
      "(the TUI) gets its frames at those steps too (0: a few a second)", NULL, CS_KEY_INT},

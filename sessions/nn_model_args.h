@@ -10,8 +10,8 @@
 
 #define NN_MODEL_CHOICES "mlp|cnn|resnet20"
 #define NN_MODEL_HELP                                                                          \
-    "network: mlp (784-hidden-10), cnn (VGG-style: channels=, kernel=; 0.42 M params by "     \
-    "default) or resnet20 (the paper's: He et al.'s CIFAR ResNet-20, option-A shortcuts, "     \
+    "network: mlp (784-hidden-10 on 28x28 images), cnn (VGG-style: channels=, kernel=; 0.42 M "\
+    "params by default) or resnet20 (the paper's: He et al.'s CIFAR ResNet-20, option-A shortcuts, "     \
     "batch norm, 0.27 M params, on 32x32: pad=2); default: the current network's, else mlp"
 #define NN_CHANNELS_HELP                                                                       \
     "cnn: the convolutions' widths in order, p (or pool) for a 2x2 max pool; without any p, "  \
@@ -19,8 +19,8 @@
     "followed by batch norm and ReLU"
 #define NN_KERNEL_HELP "cnn: the convolutions' size, odd 1..7 (padding kernel/2)"
 #define NN_PAD_HELP                                                                            \
-    "background pixels around each 28x28 image, 0..16 (resnet20: 2, the paper's 32x32; "      \
-    "others 0); part of the network"
+    "background pixels around each image, 0..16 (resnet20: 2, the paper's 32x32 from "        \
+    "28x28; others 0); part of the network"
 #define NN_ETA_HELP                                                                            \
     "the regularizer's weight per row: row (1/the row's dimension, the paper's text) or "      \
     "layer (each layer's sum divided by its element count, as the authors' code; with "       \

@@ -463,7 +463,9 @@ static void row_matmul_backward_nodbias(pt *t)
 /* ------------------------------------------------------------------ convolution */
 
 /* B, C, H (= W), OC: the cnn's first layer (1 channel, 28×28) and its third */
-static const int conv_shapes[][4] = {{4, 1, 28, 16}, {4, 16, 14, 32}, {2, 3, 6, 5}};
+/* B, C, H, W, OC (5×9: a cnn on images that are not square) */
+static const int conv_shapes[][5] = {{4, 1, 28, 28, 16}, {4, 16, 14, 14, 32}, {2, 3, 6, 6, 5},
+                                     {2, 3, 5, 9, 4}};
 
 static pbuf conv_scratch(pt *t, int B, int C, int H, int W, int OC)
 {
@@ -473,23 +475,23 @@ static pbuf conv_scratch(pt *t, int B, int C, int H, int W, int OC)
 static void row_conv_forward(pt *t)
 {
     for (size_t k = 0; k < NSHAPES(conv_shapes); k++) {
-        int B = conv_shapes[k][0], C = conv_shapes[k][1], H = conv_shapes[k][2], W = H,
-            OC = conv_shapes[k][3];
+        int B = conv_shapes[k][0], C = conv_shapes[k][1], H = conv_shapes[k][2],
+            W = conv_shapes[k][3], OC = conv_shapes[k][4];
         size_t nin = (size_t)B * C * H * W, nout = (size_t)B * OC * H * W;
         pbuf x = rnd(t, nin, 1), w = rnd(t, (size_t)OC * C * 9, 0.1), y = outf(t, nout),
              scr = conv_scratch(t, B, C, H, W, OC);
         if (!ready(t))
             return;
         SIDES O->conv_forward(S(y), S(x), S(w), S(scr), B, C, H, W, OC);
-        CHECKF(y, nout, "out B%d C%d H%d OC%d", B, C, H, OC);
+        CHECKF(y, nout, "out B%d C%d H%d W%d OC%d", B, C, H, W, OC);
     }
 }
 
 static void conv_bwd(pt *t, int with_dinp)
 {
     for (size_t k = 0; k < NSHAPES(conv_shapes); k++) {
-        int B = conv_shapes[k][0], C = conv_shapes[k][1], H = conv_shapes[k][2], W = H,
-            OC = conv_shapes[k][3];
+        int B = conv_shapes[k][0], C = conv_shapes[k][1], H = conv_shapes[k][2],
+            W = conv_shapes[k][3], OC = conv_shapes[k][4];
         size_t nin = (size_t)B * C * H * W, nout = (size_t)B * OC * H * W, nw = (size_t)OC * C * 9;
         pbuf dy = rnd(t, nout, 1), x = rnd(t, nin, 1), w = rnd(t, nw, 0.1);
         pbuf dx = with_dinp ? outf(t, nin) : NOBUF, dw = outf(t, nw),
@@ -498,8 +500,8 @@ static void conv_bwd(pt *t, int with_dinp)
             return;
         SIDES O->conv_backward(S(dx), S(dw), S(dy), S(x), S(w), S(scr), B, C, H, W, OC);
         if (with_dinp)
-            CHECKF(dx, nin, "dinp B%d C%d H%d OC%d", B, C, H, OC);
-        CHECKF(dw, nw, "dw B%d C%d H%d OC%d", B, C, H, OC);
+            CHECKF(dx, nin, "dinp B%d C%d H%d W%d OC%d", B, C, H, W, OC);
+        CHECKF(dw, nw, "dw B%d C%d H%d W%d OC%d", B, C, H, W, OC);
     }
 }
 
@@ -754,15 +756,15 @@ static void row_relu_backward(pt *t)
     CHECKF(dx, N, "dinp");
 }
 
-/* B, C, H, W */
-static const int pool_shapes[][4] = {{4, 16, 28, 28}, {2, 32, 14, 14}, {1, 3, 2, 6}};
+/* B, C, H, W (odd sides: the last row and column are in no window) */
+static const int pool_shapes[][4] = {{4, 16, 28, 28}, {2, 32, 14, 14}, {1, 3, 2, 6}, {2, 3, 7, 5}};
 
 static void row_maxpool_forward(pt *t)
 {
     for (size_t k = 0; k < NSHAPES(pool_shapes); k++) {
         int B = pool_shapes[k][0], C = pool_shapes[k][1], H = pool_shapes[k][2],
             W = pool_shapes[k][3];
-        size_t n = (size_t)B * C * H * W, no = n / 4;
+        size_t n = (size_t)B * C * H * W, no = (size_t)B * C * (H / 2) * (W / 2);
         float *h = hrand(t, n, 1);
         for (size_t i = 0; i < n; i++)   /* quarters: ties in many windows (the first wins) */
             h[i] = roundf(h[i] * 4) / 4;
@@ -780,7 +782,7 @@ static void row_maxpool_backward(pt *t)
     for (size_t k = 0; k < NSHAPES(pool_shapes); k++) {
         int B = pool_shapes[k][0], C = pool_shapes[k][1], H = pool_shapes[k][2],
             W = pool_shapes[k][3];
-        size_t n = (size_t)B * C * H * W, no = n / 4;
+        size_t n = (size_t)B * C * H * W, no = (size_t)B * C * (H / 2) * (W / 2);
         int32_t *hi = hmem(t, no * sizeof *hi);
         for (size_t i = 0; i < no; i++)
             hi[i] = (int32_t)cs_rng_below(&t->rng, 4);

@@ -279,13 +279,16 @@ static void test_plan_cnn(void **state)
     cs_nn_wlayer(nn, 0, &li);
     assert_true(li.excluded_default);
     cs_nn_free(nn);
-    /* refused: a pool on an odd side, an even kernel, channels for the mlp */
+    /* refused: a pool that leaves no pixel (28, 14, 7, 3, 1: odd sides
+     * round down), an even kernel, channels for the mlp */
     cs_err err;
     cs_nn *bad = NULL;
-    cs_nn_config odd = {.kind = CS_NN_CNN, .nconv = 4,
-                        .conv = {4, CS_NN_CONV_POOL, CS_NN_CONV_POOL, CS_NN_CONV_POOL}};
+    cs_nn_config odd = {.kind = CS_NN_CNN, .nconv = 6,
+                        .conv = {4, CS_NN_CONV_POOL, CS_NN_CONV_POOL, CS_NN_CONV_POOL,
+                                 CS_NN_CONV_POOL, CS_NN_CONV_POOL}};
     assert_int_equal(cs_nn_new(&bad, &odd, &err), CS_EINVAL);
-    assert_non_null(strstr(err.msg, "needs an even side, the images are 7"));
+    assert_non_null(strstr(err.msg, "the pool at entry 6 would leave no pixel, the images are "
+                                    "1×1 there"));
     cs_nn_config even = {.kind = CS_NN_CNN, .kernel = 4};
     assert_int_equal(cs_nn_new(&bad, &even, &err), CS_EINVAL);
     cs_nn_config mlp = {.kind = CS_NN_MLP, .nconv = 1, .conv = {4}};

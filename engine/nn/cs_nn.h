@@ -4,9 +4,9 @@
  * output channel, binary and ternary quantization, fine-tuning of the
  * scales, weight-histogram snapshots, checkpoints. float32 throughout.
  *
- * Models (NCHW, 28×28 gray images with an optional border of pad pixels,
- * 10 classes):
- *   mlp  784 → hidden[0] → … → hidden[n-1] → 10, ReLU between (default 512,512)
+ * Models (NCHW; by default 28×28 gray images with an optional border of pad
+ * pixels, 10 classes; any C×H×W input, C ≤ 4, and class count, cs_nn_config):
+ *   mlp  C·H·W → hidden[0] → … → hidden[n-1] → classes, ReLU between (default 512,512)
  *   cnn  by default (conv=16,16,pool,32,32,pool, kernel 3):
  *        conv1 3×3 1→16 + BN + ReLU
  *        conv2 3×3 16→16 + BN + ReLU, maxpool 2×2          (28×28 → 14×14)
@@ -14,7 +14,9 @@
  *        conv4 3×3 32→32 + BN + ReLU, maxpool 2×2          (14×14 → 7×7)
  *        fc1 1568 → hidden[0] (default 256) + ReLU, fc2 hidden[0] → 10
  *        420,698 parameters with hidden=256 (≈10 MFLOP per image forward);
- *        any list of widths and pools, any odd kernel 1..7 (cs_nn_config)
+ *        any list of widths and pools, any odd kernel 1..7 (cs_nn_config); each
+ *        pool halves H and W, rounding down (a pool that would leave no pixel
+ *        is refused)
  *   resnet20  the paper's ResNet-20 (below), 269,434 parameters
  * Convolutions have no bias (BN follows); dense layers do.
  *
@@ -40,16 +42,29 @@
 
 /* ------------------------------------------------------------------ data */
 
+/* The defaults (Fashion-MNIST's): 28×28 images of one channel, 10 classes. */
 #define CS_NN_IMG 28
 #define CS_NN_PIXELS (CS_NN_IMG * CS_NN_IMG)
 #define CS_NN_CLASSES 10
 #define CS_NN_DEFAULT_DATA "/usr/share/datasets/fashion-mnist"
+/* The limits of a data set and of a network's input: channels, H and W
+ * (before pad), classes (labels are bytes). */
+#define CS_NN_MAX_CHANNELS 4
+#define CS_NN_MAX_SIDE 512
+#define CS_NN_MAX_CLASSES 256
 
 typedef struct cs_nn_data {
-    uint8_t *images;   /* n × 28 × 28 */
-    uint8_t *labels;   /* n, each < 10 */
+    uint8_t *images;   /* n × c × h × w (NCHW: each image's channels one after another) */
+    uint8_t *labels;   /* n, each < classes */
     size_t n;
+    /* the images' shape and the class count (the largest label + 1 over the
+     * data set's splits where the loader can read both); 0: the default
+     * (1, 28, 28, 10: data made by hand) */
+    int c, h, w, classes;
 } cs_nn_data;
+
+/* d's shape with the defaults filled in (any pointer may be NULL). */
+void cs_nn_data_shape(const cs_nn_data *d, int *c, int *h, int *w, int *classes);
 
 /* Read one IDX file (gzip'd or plain): magic 0x0000080<ndim>, unsigned
  * bytes. want_ndim = 3 (images) or 1 (labels). dims[0] is the count.
@@ -62,9 +77,11 @@ int cs_idx_read(const char *path, int want_ndim, uint8_t **data, uint32_t dims[3
  * data set is one file: files[0] is it, files[1] "". */
 int cs_nn_data_files(const char *dir, const char *split, char files[2][4200], cs_err *err);
 /* Load split "train" or "t10k" from dir: {split}-images-idx3-ubyte[.gz] and
- * {split}-labels-idx1-ubyte[.gz]; 28×28 images, counts equal, labels < 10.
- * limit > 0 keeps the first `limit` examples. dir an .npz file:
- * cs_nn_data_load_npz with CS_NN_NHWC. */
+ * {split}-labels-idx1-ubyte[.gz]; images of any H×W (1 channel) up to
+ * CS_NN_MAX_SIDE, counts equal, labels < CS_NN_MAX_CLASSES; classes: the
+ * largest label + 1 of this split and of the other split's labels file
+ * when it is there. limit > 0 keeps the first `limit` examples. dir an
+ * .npz file: cs_nn_data_load_npz with CS_NN_NHWC. */
 int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t limit,
                     cs_err *err);
 void cs_nn_data_free(cs_nn_data *d);
@@ -73,8 +90,11 @@ void cs_nn_data_free(cs_nn_data *d);
  * images uint8 (0..255) or float32 (0..1, scaled by 255, or 0..255),
  * rounded to 8 bits; labels of an integer dtype. A 4-dimensional x is
  * N×H×W×C (CS_NN_NHWC, the default: NumPy's and Keras's) or N×C×H×W
- * (CS_NN_NCHW, PyTorch's); 3 dimensions: N×H×W. The networks take 28×28,
- * one channel, 10 classes: other shapes are refused, naming the shape. */
+ * (CS_NN_NCHW, PyTorch's); 3 dimensions: N×H×W (one channel). Any H, W up
+ * to CS_NN_MAX_SIDE, C up to CS_NN_MAX_CHANNELS, labels below
+ * CS_NN_MAX_CLASSES (classes: the largest label of y_train and y_test + 1);
+ * the images are stored NCHW whatever the layout. The two splits must
+ * agree on C, H and W (an error names the file and both shapes). */
 typedef enum cs_nn_layout { CS_NN_NHWC, CS_NN_NCHW } cs_nn_layout;
 /* 1 when path names an .npz file (a data set in one file, not a folder). */
 int cs_nn_data_is_npz(const char *path);
@@ -91,7 +111,7 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
  * channels, stride 2 at the first convolution of layer2 and layer3, where
  * the shortcut is option A (every other pixel, the channels zero-padded by
  * a quarter of the new width on each side); global average pooling, fc
- * 64 → 10. 269,434 parameters (19 convolutions, 1 fc). Weight layers are
+ * 64 → 10 (→ classes; conv1 takes the input's channels). 269,434 parameters (19 convolutions, 1 fc). Weight layers are
  * named as PyTorch's state_dict names them: conv1, layer1.0.conv1, ...,
  * layer3.2.conv2, fc. */
 typedef enum cs_nn_kind { CS_NN_MLP = 0, CS_NN_CNN = 1, CS_NN_RESNET20 = 2 } cs_nn_kind;
@@ -116,11 +136,18 @@ typedef struct cs_nn_config {
     int nconv;
     int kernel;           /* cnn: the convolutions' size, odd 1..7, padding kernel/2 (0: 3) */
     int pad;              /* every model: pixels of background (the normalized 0) around
-                             each 28×28 image, 0..CS_NN_MAX_PAD: the input is 28 + 2·pad
-                             square (resnet20 on Fashion-MNIST: 2, i.e. 32×32) */
-    /* the pixel normalization (x/255 − in_mean)/in_std (one channel), saved
-     * with the network; in_std = 0: Fashion-MNIST's fixed 0.2860, 0.3530 */
-    float in_mean, in_std;
+                             each image, 0..CS_NN_MAX_PAD: the input is (H + 2·pad) ×
+                             (W + 2·pad) (resnet20 on Fashion-MNIST: 2, i.e. 32×32) */
+    /* the input images before pad: channels (1..CS_NN_MAX_CHANNELS), height
+     * and width (1..CS_NN_MAX_SIDE), and the class count (the last layer's
+     * outputs, 1..CS_NN_MAX_CLASSES); 0: the defaults 1, 28, 28, 10. cnn:
+     * each pool must leave a pixel; resnet20: H + 2·pad and W + 2·pad are
+     * multiples of 4 (two stride-2 stages) and at least 8. */
+    int channels, height, width, classes;
+    /* the pixel normalization (x/255 − in_mean[c])/in_std[c] of channel c,
+     * saved with the network; in_std[0] = 0: Fashion-MNIST's fixed 0.2860,
+     * 0.3530 (one channel only) */
+    float in_mean[CS_NN_MAX_CHANNELS], in_std[CS_NN_MAX_CHANNELS];
 } cs_nn_config;
 
 typedef struct cs_nn cs_nn;
@@ -271,8 +298,9 @@ int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, d
 /* The same with η_k chosen by eta. */
 int cs_nn_reg_value_eta(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl,
                         cs_nn_eta eta, double *value, cs_err *err);
-/* The logits (B×10, before the softmax) of the first n test images in
- * inference mode, into logits (n·10 floats), in batches as cs_nn_evaluate. */
+/* The logits (B×classes, before the softmax) of the first n test images in
+ * inference mode, into logits (n·classes floats), in batches as
+ * cs_nn_evaluate. */
 int cs_nn_logits(cs_nn *nn, const cs_nn_data *test, size_t n, float *logits, cs_err *err);
 
 /* ------------------------------------------------------------------ quantization */
@@ -389,10 +417,14 @@ int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *
 /* Version 2 adds the cnn's channels, kernel and pad and names resnet20: a
  * network version 1 describes (an mlp, the default cnn, no pad) is still
  * written as version 1. Both are read. */
-#define CS_NN_FILE_VERSION_MAX 3
+#define CS_NN_FILE_VERSION_MAX 4
 /* Version 3: version 2 and then f32 mean, f32 std, the pixel normalization
  * (cs_nn_config.in_mean, in_std); written only for a network that has its
- * own (the fixed default writes version 1 or 2 as before). */
+ * own (the fixed default writes version 1 or 2 as before). Version 4:
+ * version 2, then u32 channels, height, width, classes and per channel f32
+ * mean, f32 std; written only for a network whose input is not 1×28×28 or
+ * whose classes are not 10 (the others write 1, 2 or 3 as before). All
+ * four are read. */
 /* A path ending in .npz is written as NumPy's savez would (cs_nn_save_npz). */
 int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
 /* Creates the model the file describes on `device` (NULL: cpu; auto as in
@@ -410,18 +442,20 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err);
  * num_batches_tracked (int64). A quantized layer's weight is its levels
  * times the row's scale (what the network computes with); beside it
  * csreg.NAME.scale (float32, one per row) and csreg.NAME.levels (int8 −1,
- * 0, +1). csreg.config (int32: the model's shape) and csreg.input
- * (float32: mean, std of the pixel normalization x/255, pad) let
- * cs_nn_load_npz rebuild the network; PyTorch's load_state_dict(strict=
+ * 0, +1). csreg.config (int32: the model's shape), csreg.shape (int32:
+ * channels, height, width before pad, classes; written unless 1, 28, 28,
+ * 10, which a file without it means) and csreg.input (float32: the C means, then the C stds of the
+ * pixel normalization x/255, then pad) let cs_nn_load_npz rebuild the
+ * network; PyTorch's load_state_dict(strict=
  * False) or a filter on the "csreg." prefix skips them. */
 int cs_nn_save_npz(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, cs_err *err);
 /* The network an .npz of cs_nn_save_npz describes, bit for bit (Adam's
  * moments are not kept, as in the CSNN file). float64 arrays are rounded. */
 int cs_nn_load_npz(cs_nn **out, const char *path, const char *device, cs_err *err);
 /* The network in inference mode as an ONNX model (opset 13, IR 7): input
- * "input" float N×1×28×28, the image normalized as csreg feeds it
- * ((x/255 − mean)/std; the graph adds a pad= border of the normalized 0),
- * output "logits" float N×10. Conv, BatchNormalization
+ * "input" float N×C×H×W (by default N×1×28×28), the image normalized as
+ * csreg feeds it ((x/255 − mean[c])/std[c]; the graph adds a pad= border of
+ * each channel's normalized 0), output "logits" float N×classes. Conv, BatchNormalization
  * (running statistics), Relu, MaxPool, Add (option A: Slice and Pad),
  * GlobalAveragePool, Flatten, Gemm; the weights as the network holds them
  * (a quantized layer's: its levels times their scales). Written
@@ -430,8 +464,15 @@ int cs_nn_export_onnx(cs_nn *nn, const char *path, int force, const cs_cancel *c
                       cs_err *err);
 /* The normalization of the input pixels (x/255 − mean)/std: mean and std. */
 void cs_nn_input_norm(double *mean, double *std);
-/* The network's own normalization (cs_nn_config.in_mean, in_std), else
- * cs_nn_input_norm's. */
+/* The network's own normalization of channel 0 (cs_nn_config.in_mean,
+ * in_std), else cs_nn_input_norm's. */
 void cs_nn_get_input_norm(const cs_nn *nn, double *mean, double *std);
+/* The same for channel c (< the network's channels). */
+void cs_nn_get_channel_norm(const cs_nn *nn, int c, double *mean, double *std);
+/* CS_EDIM unless the network takes d's images (channels, height, width)
+ * and has a class for each of its labels (d's classes <= the network's):
+ * "the network takes 1×28×28 images and 10 classes; the data has 3×32×32
+ * images and 5 classes". */
+int cs_nn_check_data(const cs_nn *nn, const cs_nn_data *d, cs_err *err);
 
 #endif

@@ -132,7 +132,9 @@ typedef struct cs_nn_ops {
                              int C, int HW);
     void (*relu_forward)(float *out, const float *inp, size_t n);
     void (*relu_backward)(float *dinp, const float *dout, const float *out, size_t n);
-    /* 2×2 max pooling, stride 2 (H, W even); idx: argmax within the window */
+    /* 2×2 max pooling, stride 2, out H/2 × W/2 (rounded down: an odd side's
+     * last row or column is in no window and gets dinp 0); idx: argmax
+     * within the window */
     void (*maxpool_forward)(float *out, int32_t *idx, const float *inp, int B, int C, int H,
                             int W);
     void (*maxpool_backward)(float *dinp, const float *dout, const int32_t *idx, int B, int C,

@@ -1,4 +1,6 @@
-/* nn_data.c — MNIST-format IDX files (gzip'd or plain, read with zlib). */
+/* nn_data.c — MNIST-format IDX files (gzip'd or plain, read with zlib):
+ * images of any size within CS_NN_MAX_SIDE, one channel; the class count
+ * from the labels of both splits. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +199,33 @@ int cs_nn_data_files(const char *dir, const char *split, char files[2][4200], cs
     return find_file(files[1], sizeof files[1], dir, name, err);
 }
 
+/* The largest label + 1 of n labels. */
+static int classes_of(const uint8_t *lab, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k = lab[i] >= k ? lab[i] + 1 : k;
+    return k;
+}
+
+/* The class count of the other split's labels file in dir (0 when it is
+ * not there or not readable: this split's count stands). */
+static int other_classes(const char *dir, const char *split)
+{
+    char path[4200], name[64];
+    cs_err ignore;
+    snprintf(name, sizeof name, "%s-labels-idx1-ubyte", strcmp(split, "train") ? "train" : "t10k");
+    if (find_file(path, sizeof path, dir, name, &ignore))
+        return 0;
+    uint8_t *lab = NULL;
+    uint32_t dims[3];
+    if (cs_idx_read(path, 1, &lab, dims, &ignore))
+        return 0;
+    int k = classes_of(lab, dims[0]);
+    free(lab);
+    return k;
+}
+
 int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t limit,
                     cs_err *err)
 {
@@ -213,10 +242,10 @@ int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t li
     rc = cs_idx_read(ipath, 3, &img, idims, err);
     if (rc)
         return rc;
-    if (idims[1] != CS_NN_IMG || idims[2] != CS_NN_IMG) {
+    if (idims[1] > CS_NN_MAX_SIDE || idims[2] > CS_NN_MAX_SIDE) {
         free(img);
-        return cs_fail(err, CS_EDIM, "%s: images are %ux%u, expected 28x28", base_name(ipath),
-                       idims[1], idims[2]);
+        return cs_fail(err, CS_EDIM, "%s: images are %ux%u, at most %dx%d are taken",
+                       base_name(ipath), idims[1], idims[2], CS_NN_MAX_SIDE, CS_NN_MAX_SIDE);
     }
     rc = cs_idx_read(lpath, 1, &lab, ldims, err);
     if (rc) {
@@ -229,21 +258,30 @@ int cs_nn_data_load(cs_nn_data *d, const char *dir, const char *split, size_t li
         return cs_fail(err, CS_EDIM, "%s has %u labels but %s has %u images", lpath, ldims[0],
                        ipath, idims[0]);
     }
-    for (uint32_t i = 0; i < ldims[0]; i++)
-        if (lab[i] >= CS_NN_CLASSES) {
-            /* the message first: it reads lab[i] */
-            rc = cs_fail(err, CS_EINVAL, "%s: label %u of example %u is not a class 0..9",
-                         lpath, lab[i], i);
-            free(img);
-            free(lab);
-            return rc;
-        }
+    /* labels are bytes: any is a class below CS_NN_MAX_CLASSES */
+    int k = classes_of(lab, ldims[0]), ko = other_classes(dir, split);
     d->images = img;
     d->labels = lab;
     d->n = idims[0];
+    d->c = 1;
+    d->h = (int)idims[1];
+    d->w = (int)idims[2];
+    d->classes = k > ko ? k : ko;
     if (limit > 0 && limit < d->n)
         d->n = limit;
     return CS_OK;
+}
+
+void cs_nn_data_shape(const cs_nn_data *d, int *c, int *h, int *w, int *classes)
+{
+    if (c)
+        *c = d->c ? d->c : 1;
+    if (h)
+        *h = d->h ? d->h : CS_NN_IMG;
+    if (w)
+        *w = d->w ? d->w : CS_NN_IMG;
+    if (classes)
+        *classes = d->classes ? d->classes : CS_NN_CLASSES;
 }
 
 void cs_nn_data_free(cs_nn_data *d)

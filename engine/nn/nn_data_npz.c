@@ -1,5 +1,6 @@
 /* nn_data_npz.c — a NumPy .npz data set (x_train, y_train, x_test,
- * y_test) as the networks' 8-bit images and labels (cs_nn.h). */
+ * y_test) as the networks' 8-bit images (NCHW, whatever the file's layout)
+ * and labels, with their shape and class count (cs_nn.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,19 +56,41 @@ static int image_dims(const cs_npz_array *x, const char *path, cs_nn_layout layo
         return cs_fail(err, CS_EDIM, "%s: %s has shape %s: expected N×H×W, N×H×W×C or N×C×H×W",
                        path, x->name, sh);
     }
-    if (dims[1] != CS_NN_IMG || dims[2] != CS_NN_IMG || dims[3] != 1)
+    if (dims[3] < 1 || dims[3] > CS_NN_MAX_CHANNELS || dims[1] < 1 ||
+        dims[1] > CS_NN_MAX_SIDE || dims[2] < 1 || dims[2] > CS_NN_MAX_SIDE)
         return cs_fail(err, CS_EDIM, "%s: %s has shape %s, read as %s: %zu×%zu images with %zu "
-                       "channel%s; the networks take 28×28 images with 1 channel%s", path,
-                       x->name, sh, lay, dims[1], dims[2], dims[3], dims[3] == 1 ? "" : "s",
+                       "channel%s; the networks take 1 to %d channels and sides of 1 to %d "
+                       "pixels%s", path, x->name, sh, lay, dims[1], dims[2], dims[3],
+                       dims[3] == 1 ? "" : "s", CS_NN_MAX_CHANNELS, CS_NN_MAX_SIDE,
                        x->ndim == 4 ? " (layout=nhwc|nchw says which axis is C)" : "");
     if (dims[0] == 0)
         return cs_fail(err, CS_EDIM, "%s: %s has no images (an empty split)", path, x->name);
     return CS_OK;
 }
 
-/* x's pixels as bytes: uint8 as they are; float32 in 0..1 times 255, else
- * in 0..255, rounded (the networks read 8-bit images). */
-static int to_bytes(const cs_npz_array *x, const char *path, uint8_t *out, cs_err *err)
+/* The splits agree on C, H and W: x's dims against the other split's
+ * images o, read with the same layout (o missing or malformed: refused
+ * when that split is read). */
+static int same_shape(const cs_npz_array *x, const size_t dims[4], const cs_npz_array *o,
+                      const char *path, cs_nn_layout layout, cs_err *err)
+{
+    size_t od[4];
+    cs_err ignore;
+    if (!o || image_dims(o, path, layout, od, &ignore) ||
+        (od[1] == dims[1] && od[2] == dims[2] && od[3] == dims[3]))
+        return CS_OK;
+    char a[128], b[128];
+    shape_text(x, a, sizeof a);
+    shape_text(o, b, sizeof b);
+    return cs_fail(err, CS_EDIM, "%s: the splits' images differ: %s has shape %s (C×H×W "
+                   "%zu×%zu×%zu), %s has shape %s (%zu×%zu×%zu)", path, x->name, a, dims[3],
+                   dims[1], dims[2], o->name, b, od[3], od[1], od[2]);
+}
+
+/* x's pixels as bytes in NCHW order: uint8 as they are; float32 in 0..1
+ * times 255, else in 0..255, rounded (the networks read 8-bit images). */
+static int to_bytes(const cs_npz_array *x, const char *path, const size_t dims[4],
+                    int nhwc, uint8_t *out, cs_err *err)
 {
     if (x->dtype != CS_NPZ_U8 && x->dtype != CS_NPZ_F32)
         return cs_fail(err, CS_EINVAL, "%s: %s is %s: expected uint8 or float32 images", path,
@@ -81,14 +104,21 @@ static int to_bytes(const cs_npz_array *x, const char *path, uint8_t *out, cs_er
         hi = v > hi ? v : hi;
     }
     double scale = x->dtype == CS_NPZ_F32 && hi <= 1 ? 255 : 1;
-    for (size_t i = 0; i < x->n; i++)
-        out[i] = (uint8_t)lrint(x->v[i] * scale);
+    size_t C = dims[3], HW = dims[1] * dims[2];
+    if (!nhwc || C == 1) {   /* already channel by channel */
+        for (size_t i = 0; i < x->n; i++)
+            out[i] = (uint8_t)lrint(x->v[i] * scale);
+        return CS_OK;
+    }
+    for (size_t n = 0; n < dims[0]; n++)   /* pixel p's channel c to plane c */
+        for (size_t p = 0; p < HW; p++)
+            for (size_t c = 0; c < C; c++)
+                out[(n * C + c) * HW + p] = (uint8_t)lrint(x->v[(n * HW + p) * C + c] * scale);
     return CS_OK;
 }
 
-/* y: n integer labels 0..9 (N or N×1) */
-static int to_labels(const cs_npz_array *y, const char *path, size_t n, uint8_t *out,
-                     cs_err *err)
+/* y: n integer labels below CS_NN_MAX_CLASSES (N or N×1) */
+static int check_labels(const cs_npz_array *y, const char *path, size_t n, cs_err *err)
 {
     if (y->dtype == CS_NPZ_F32 || y->dtype == CS_NPZ_F64)
         return cs_fail(err, CS_EINVAL, "%s: %s is %s: expected integer class labels", path,
@@ -99,20 +129,30 @@ static int to_labels(const cs_npz_array *y, const char *path, size_t n, uint8_t 
         return cs_fail(err, CS_EDIM, "%s: %s has shape %s but there are %zu images: expected "
                        "(%zu,)", path, y->name, sh, n, n);
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!(y->v[i] >= 0 && y->v[i] < CS_NN_CLASSES))
-            return cs_fail(err, CS_EINVAL, "%s: %s[%zu] = %g is not a class 0..9", path,
-                           y->name, i, y->v[i]);
-        out[i] = (uint8_t)y->v[i];
-    }
+    for (size_t i = 0; i < n; i++)
+        if (!(y->v[i] >= 0 && y->v[i] < CS_NN_MAX_CLASSES))
+            return cs_fail(err, CS_EINVAL, "%s: %s[%zu] = %g is not a class 0..%d", path,
+                           y->name, i, y->v[i], CS_NN_MAX_CLASSES - 1);
     return CS_OK;
+}
+
+/* The largest label + 1 of y (0 when y is missing or not labels: refused
+ * when that split is read). */
+static int classes_of(const cs_npz_array *y)
+{
+    int k = 0;
+    for (size_t i = 0; y && i < y->n; i++)
+        if (y->v[i] >= 0 && y->v[i] < CS_NN_MAX_CLASSES && y->v[i] + 1 > k)
+            k = (int)y->v[i] + 1;
+    return k;
 }
 
 int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size_t limit,
                         cs_nn_layout layout, cs_err *err)
 {
     memset(d, 0, sizeof *d);
-    const char *part = !strcmp(split, "train") ? "train" : "test";
+    int train = !strcmp(split, "train");
+    const char *part = train ? "train" : "test", *other = train ? "test" : "train";
     unsigned char *buf = NULL;
     size_t len = 0;
     int rc = cs_npz_load_file(path, &buf, &len, err);
@@ -124,9 +164,11 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
     free(buf);
     if (rc)
         return rc;
-    char xn[16], yn[16];
+    char xn[16], yn[16], xo[16], yo[16];
     snprintf(xn, sizeof xn, "x_%s", part);
     snprintf(yn, sizeof yn, "y_%s", part);
+    snprintf(xo, sizeof xo, "x_%s", other);
+    snprintf(yo, sizeof yo, "y_%s", other);
     const cs_npz_array *x = cs_npz_find(a, na, xn), *y = cs_npz_find(a, na, yn);
     size_t dims[4] = {0};
     if (!x || !y)
@@ -134,6 +176,8 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
                      "x_test and y_test)", path, !x ? xn : yn);
     if (!rc)
         rc = image_dims(x, path, layout, dims, err);
+    if (!rc)
+        rc = same_shape(x, dims, cs_npz_find(a, na, xo), path, layout, err);
     if (!rc) {
         d->images = malloc(x->n);
         d->labels = malloc(dims[0]);
@@ -141,9 +185,15 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
             rc = cs_fail(err, CS_ENOMEM, "%s: out of memory for %zu images", path, dims[0]);
     }
     if (!rc)
-        rc = to_bytes(x, path, d->images, err);
+        rc = to_bytes(x, path, dims, x->ndim == 4 && layout == CS_NN_NHWC, d->images, err);
     if (!rc)
-        rc = to_labels(y, path, dims[0], d->labels, err);
+        rc = check_labels(y, path, dims[0], err);
+    if (!rc) {
+        for (size_t i = 0; i < dims[0]; i++)
+            d->labels[i] = (uint8_t)y->v[i];
+        int k = classes_of(y), ko = classes_of(cs_npz_find(a, na, yo));
+        d->classes = k > ko ? k : ko;
+    }
     cs_npz_free(a, na);
     if (rc) {
         free(d->images);
@@ -152,6 +202,9 @@ int cs_nn_data_load_npz(cs_nn_data *d, const char *path, const char *split, size
         return rc;
     }
     d->n = dims[0];
+    d->c = (int)dims[3];
+    d->h = (int)dims[1];
+    d->w = (int)dims[2];
     if (limit > 0 && limit < d->n)
         d->n = limit;
     return CS_OK;

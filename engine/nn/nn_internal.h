@@ -75,7 +75,8 @@ struct cs_nn {
     int cap;
     float *x, *probs, *losses, *dlogits, *d0, *d1, *scratch, *regtmp;
     float *dskip;       /* the shortcut's gradient while a block is passed back (resnet) */
-    int side;           /* input side: 28 + 2·pad */
+    int in_c, in_h, in_w;   /* the input per image: channels, H + 2·pad, W + 2·pad */
+    int classes;        /* the last layer's outputs */
     int32_t *y;
     double *regval;
     size_t scratch_n, maxrows, maxcols;

@@ -4,6 +4,8 @@
  *   "CSNN"  u32 version  u32 kind  u32 nhidden  u32 hidden[8]
  *   version 2 and 3: u32 nconv, u32 conv[16] (0: a pool), u32 kernel, u32 pad
  *   version 3 only: f32 mean, f32 std (the pixel normalization)
+ *   version 4 only: u32 channels, height, width (before pad), classes;
+ *     per channel f32 mean, f32 std (0, 0: the fixed default)
  *   u32 ntensors, per tensor: char name[24], u64 count
  *   u64 nbufs (batch-norm running statistics)
  *   u32 nwl, per weight layer: u32 quant (0/1/2), u64 rows, u64 cols
@@ -54,6 +56,21 @@ static int fits_v1(const cs_nn_config *c)
            (c->kernel == 3 && c->nconv == 6 && !memcmp(c->conv, def, sizeof def));
 }
 
+/* Whether the network takes the default input: 1×28×28, 10 classes
+ * (else version 4 describes it). */
+static int default_shape(const cs_nn_config *c)
+{
+    return c->channels == 1 && c->height == CS_NN_IMG && c->width == CS_NN_IMG &&
+           c->classes == CS_NN_CLASSES;
+}
+
+static void put_f32(wbuf *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(b, u);
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
@@ -65,10 +82,11 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, 
     if (has_suffix(path, ".npz"))
         return cs_nn_save_npz(nn, path, force, cancel, err);
     wbuf b = {0};
-    int v3 = nn->cfg.in_std > 0;   /* its own normalization */
-    int v1 = fits_v1(&nn->cfg) && !v3;
+    int v4 = !default_shape(&nn->cfg);
+    int v3 = !v4 && nn->cfg.in_std[0] > 0;   /* its own normalization */
+    int v1 = fits_v1(&nn->cfg) && !v3 && !v4;
     put(&b, "CSNN", 4);
-    put_u32(&b, v1 ? CS_NN_FILE_VERSION : v3 ? 3u : 2u);
+    put_u32(&b, v1 ? CS_NN_FILE_VERSION : v4 ? 4u : v3 ? 3u : 2u);
     put_u32(&b, (uint32_t)nn->cfg.kind);
     put_u32(&b, (uint32_t)nn->cfg.nhidden);
     for (int i = 0; i < CS_NN_MAX_HIDDEN; i++)
@@ -81,11 +99,18 @@ int cs_nn_save(cs_nn *nn, const char *path, int force, const cs_cancel *cancel, 
         put_u32(&b, (uint32_t)nn->cfg.pad);
     }
     if (v3) {   /* version 3: the pixel normalization, two f32 */
-        uint32_t u[2];
-        memcpy(&u[0], &nn->cfg.in_mean, 4);
-        memcpy(&u[1], &nn->cfg.in_std, 4);
-        put_u32(&b, u[0]);
-        put_u32(&b, u[1]);
+        put_f32(&b, nn->cfg.in_mean[0]);
+        put_f32(&b, nn->cfg.in_std[0]);
+    }
+    if (v4) {   /* version 4: the input's shape, the classes, each channel's normalization */
+        put_u32(&b, (uint32_t)nn->cfg.channels);
+        put_u32(&b, (uint32_t)nn->cfg.height);
+        put_u32(&b, (uint32_t)nn->cfg.width);
+        put_u32(&b, (uint32_t)nn->cfg.classes);
+        for (int c = 0; c < nn->cfg.channels; c++) {
+            put_f32(&b, nn->cfg.in_mean[c]);
+            put_f32(&b, nn->cfg.in_std[c]);
+        }
     }
     put_u32(&b, (uint32_t)nn->nt);
     for (int i = 0; i < nn->nt; i++) {
@@ -310,15 +335,39 @@ int cs_nn_load(cs_nn **out, const char *path, const char *device, cs_err *err)
         cfg.kernel = (int)kernel;
         cfg.pad = (int)pad;
     }
-    if (version >= 3) {   /* the pixel normalization */
+    if (version == 3) {   /* the pixel normalization */
         uint32_t u[2];
         if (get_u32(&r, &u[0]) || get_u32(&r, &u[1]))
             BAD("%s: truncated header", path);
-        memcpy(&cfg.in_mean, &u[0], 4);
-        memcpy(&cfg.in_std, &u[1], 4);
-        if (!isfinite(cfg.in_mean) || !isfinite(cfg.in_std) || !(cfg.in_std > 0))
-            BAD("%s: bad pixel normalization (mean %g, std %g)", path, (double)cfg.in_mean,
-                (double)cfg.in_std);
+        memcpy(&cfg.in_mean[0], &u[0], 4);
+        memcpy(&cfg.in_std[0], &u[1], 4);
+        if (!isfinite(cfg.in_mean[0]) || !isfinite(cfg.in_std[0]) || !(cfg.in_std[0] > 0))
+            BAD("%s: bad pixel normalization (mean %g, std %g)", path, (double)cfg.in_mean[0],
+                (double)cfg.in_std[0]);
+    }
+    if (version == 4) {   /* the input's shape and classes, each channel's normalization */
+        uint32_t sh[4], u[2];
+        for (int i = 0; i < 4; i++)
+            if (get_u32(&r, &sh[i]))
+                BAD("%s: truncated header", path);
+        if (sh[0] < 1 || sh[0] > CS_NN_MAX_CHANNELS || sh[1] < 1 || sh[1] > CS_NN_MAX_SIDE ||
+            sh[2] < 1 || sh[2] > CS_NN_MAX_SIDE || sh[3] < 1 || sh[3] > CS_NN_MAX_CLASSES)
+            BAD("%s: bad input shape (%u×%u×%u, %u classes)", path, sh[0], sh[1], sh[2], sh[3]);
+        cfg.channels = (int)sh[0];
+        cfg.height = (int)sh[1];
+        cfg.width = (int)sh[2];
+        cfg.classes = (int)sh[3];
+        for (uint32_t c = 0; c < sh[0]; c++) {
+            if (get_u32(&r, &u[0]) || get_u32(&r, &u[1]))
+                BAD("%s: truncated header", path);
+            memcpy(&cfg.in_mean[c], &u[0], 4);
+            memcpy(&cfg.in_std[c], &u[1], 4);
+            int fixed = cfg.in_mean[c] == 0 && cfg.in_std[c] == 0 && sh[0] == 1;
+            if (!fixed && (!isfinite(cfg.in_mean[c]) || !isfinite(cfg.in_std[c]) ||
+                           !(cfg.in_std[c] > 0)))
+                BAD("%s: bad pixel normalization of channel %u (mean %g, std %g)", path, c + 1,
+                    (double)cfg.in_mean[c], (double)cfg.in_std[c]);
+        }
     }
     /* the header against the shapes it names, and the file's length against
      * the header, before anything of the network's size is allocated: a

@@ -8,7 +8,7 @@
 
 void nn_batch_shape(const cs_nn *nn, int B, size_t *dmax, size_t *scratch)
 {
-    *dmax = (size_t)nn->side * nn->side;
+    *dmax = (size_t)nn->in_c * nn->in_h * nn->in_w;
     *scratch = 1;
     for (int i = 0; i < nn->nlayers; i++) {
         const nn_layer *l = &nn->layer[i];
@@ -41,8 +41,8 @@ static void memory_of(const cs_nn *nn, int B, size_t snapshots, cs_nn_memory *m)
     for (int i = 0; i < nn->nlayers; i++)
         act += (double)nn->layer[i].out_sz * (nn->layer[i].type == NN_POOL ? 2.0 : 1.0);
     /* the input and its host copy; a residual network's shortcut gradient */
-    double pixels = (double)nn->side * nn->side, skips = nn_has_skips(nn) ? (double)dmax : 0.0;
-    m->batch = b * f * (act + 2.0 * pixels + 4.0 * CS_NN_CLASSES + 4.0 + 2.0 * (double)dmax +
+    double pixels = (double)nn->in_c * nn->in_h * nn->in_w, skips = nn_has_skips(nn) ? (double)dmax : 0.0;
+    m->batch = b * f * (act + 2.0 * pixels + 4.0 * nn->classes + 4.0 + 2.0 * (double)dmax +
                         skips) +
                (double)scratch * f;
     m->snapshots = (double)snapshots * (double)nn->snap_n * f;

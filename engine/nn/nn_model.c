@@ -186,21 +186,21 @@ int nn_ensure_cap(cs_nn *nn, int B, cs_err *err)
         if (l->type == NN_POOL)
             DEV_ALLOC(l->idx, (size_t)B * l->out_sz * sizeof(int32_t));
     }
-    size_t pixels = (size_t)nn->side * nn->side;
+    size_t pixels = (size_t)nn->in_c * nn->in_h * nn->in_w;
     DEV_ALLOC(nn->x, (size_t)B * pixels * sizeof(float));
     if (nn_has_skips(nn))
         DEV_ALLOC(nn->dskip, (size_t)B * dmax * sizeof(float));
     DEV_ALLOC(nn->y, (size_t)B * sizeof(int32_t));
-    DEV_ALLOC(nn->probs, (size_t)B * CS_NN_CLASSES * sizeof(float));
+    DEV_ALLOC(nn->probs, (size_t)B * nn->classes * sizeof(float));
     DEV_ALLOC(nn->losses, (size_t)B * sizeof(float));
-    DEV_ALLOC(nn->dlogits, (size_t)B * CS_NN_CLASSES * sizeof(float));
+    DEV_ALLOC(nn->dlogits, (size_t)B * nn->classes * sizeof(float));
     DEV_ALLOC(nn->d0, (size_t)B * dmax * sizeof(float));
     DEV_ALLOC(nn->d1, (size_t)B * dmax * sizeof(float));
     DEV_ALLOC(nn->scratch, scratch * sizeof(float));
     nn->scratch_n = scratch;
     nn->hx = malloc((size_t)B * pixels * sizeof(float));
     nn->hy = malloc((size_t)B * sizeof(int32_t));
-    nn->hprobs = malloc((size_t)B * CS_NN_CLASSES * sizeof(float));
+    nn->hprobs = malloc((size_t)B * nn->classes * sizeof(float));
     nn->hlosses = malloc((size_t)B * sizeof(float));
     if (!nn->hx || !nn->hy || !nn->hprobs || !nn->hlosses)
         goto oom;

@@ -1,6 +1,6 @@
 /* nn_npz.c — the network as a NumPy .npz named as PyTorch's state_dict
  * names the same network (cs_nn.h, "weights out"), written and read back:
- * the arrays in layer order, then csreg's own (config, input
+ * the arrays in layer order, then csreg's own (config, input shape and
  * normalization, each quantized layer's scales and levels). Below nn_io.c,
  * which sends .npz paths and ZIP files here. */
 #include <math.h>
@@ -101,11 +101,22 @@ int cs_nn_save_npz(cs_nn *nn, const char *path, int force, const cs_cancel *canc
     config_of(nn, cfg);
     size_t n1 = NPZ_CONFIG_LEN, nw = (size_t)nn->nwl;
     cs_npz_put(&z, "csreg.config", CS_NPZ_I32, &n1, 1, cfg);
-    double mean, sd;
-    cs_nn_get_input_norm(nn, &mean, &sd);
-    float norm[3] = {(float)mean, (float)sd, (float)nn->cfg.pad};
-    size_t n3 = 3;
-    cs_npz_put(&z, "csreg.input", CS_NPZ_F32, &n3, 1, norm);
+    int C = nn->in_c;
+    int32_t shp[4] = {C, nn->cfg.height, nn->cfg.width, nn->classes};
+    size_t n4 = 4;
+    if (C != 1 || shp[1] != CS_NN_IMG || shp[2] != CS_NN_IMG || shp[3] != CS_NN_CLASSES)
+        cs_npz_put(&z, "csreg.shape", CS_NPZ_I32, &n4, 1, shp);   /* else the default's file */
+    /* the C means, the C stds, pad (one channel: mean, std, pad as ever) */
+    float norm[2 * CS_NN_MAX_CHANNELS + 1];
+    for (int c = 0; c < C; c++) {
+        double mean, sd;
+        cs_nn_get_channel_norm(nn, c, &mean, &sd);
+        norm[c] = (float)mean;
+        norm[C + c] = (float)sd;
+    }
+    norm[2 * C] = (float)nn->cfg.pad;
+    size_t nin = (size_t)(2 * C + 1);
+    cs_npz_put(&z, "csreg.input", CS_NPZ_F32, &nin, 1, norm);
     for (int i = 0; i < nn->nwl; i++)
         quant[i] = nn->wl[i].quant;
     cs_npz_put(&z, "csreg.quant", CS_NPZ_I32, &nw, 1, quant);
@@ -290,17 +301,47 @@ int cs_nn_load_npz(cs_nn **out, const char *path, const char *device, cs_err *er
                      "model wrote names the network's shape there)", path, NPZ_CONFIG_LEN);
     if (!rc)
         rc = config_from(c, &cfg, path, err);
-    /* the pixel normalization, when not the fixed default (older files: it) */
+    /* the input's shape and classes (older files: 1×28×28, 10) */
+    const cs_npz_array *shp = cs_npz_find(a, na, "csreg.shape");
+    if (!rc && shp) {
+        if (shp->n != 4)
+            rc = cs_fail(err, CS_EINVAL, "%s: csreg.shape has %zu elements, expected 4 "
+                         "(channels, height, width, classes)", path, shp->n);
+        for (int i = 0; !rc && i < 4; i++)
+            if (shp->v[i] != floor(shp->v[i]) || shp->v[i] < 1 || shp->v[i] > 1e6)
+                rc = cs_fail(err, CS_EINVAL, "%s: csreg.shape[%d] = %g is not a size", path, i,
+                             shp->v[i]);
+        if (!rc) {   /* nn_plan checks the ranges */
+            cfg.channels = (int)shp->v[0];
+            cfg.height = (int)shp->v[1];
+            cfg.width = (int)shp->v[2];
+            cfg.classes = (int)shp->v[3];
+        }
+    }
+    int C = cfg.channels ? cfg.channels : 1;
+    if (!rc && (C < 1 || C > CS_NN_MAX_CHANNELS))
+        rc = cs_fail(err, CS_EINVAL, "%s: csreg.shape: %d channels, 1..%d are taken", path, C,
+                     CS_NN_MAX_CHANNELS);
+    /* the pixel normalization, when not the fixed default (older files: it):
+     * C means, C stds, pad */
     const cs_npz_array *in_norm = cs_npz_find(a, na, "csreg.input");
-    if (!rc && in_norm && in_norm->n >= 2) {
+    if (!rc && in_norm && in_norm->n < (size_t)(2 * C))
+        rc = cs_fail(err, CS_EINVAL, "%s: csreg.input has %zu elements, %d channels need %d "
+                     "(the means, the stds, pad)", path, in_norm->n, C, 2 * C + 1);
+    if (!rc && in_norm) {
         double dm, ds;
         cs_nn_input_norm(&dm, &ds);
-        float m = (float)in_norm->v[0], sd = (float)in_norm->v[1];
-        if (!isfinite(m) || !isfinite(sd) || !(sd > 0))
-            rc = cs_fail(err, CS_EINVAL, "%s: csreg.input: mean %g, std %g (std must be > 0)",
-                         path, in_norm->v[0], in_norm->v[1]);
-        else if (m != (float)dm || sd != (float)ds)
-            cfg.in_mean = m, cfg.in_std = sd;
+        for (int ch = 0; ch < C && !rc; ch++) {
+            float m = (float)in_norm->v[ch], sd = (float)in_norm->v[C + ch];
+            if (!isfinite(m) || !isfinite(sd) || !(sd > 0))
+                rc = cs_fail(err, CS_EINVAL, "%s: csreg.input: channel %d's mean %g, std %g "
+                             "(std must be > 0)", path, ch + 1, in_norm->v[ch],
+                             in_norm->v[C + ch]);
+            cfg.in_mean[ch] = m;
+            cfg.in_std[ch] = sd;
+        }
+        if (!rc && C == 1 && cfg.in_mean[0] == (float)dm && cfg.in_std[0] == (float)ds)
+            cfg.in_mean[0] = cfg.in_std[0] = 0;   /* the fixed default */
     }
     /* the shapes and the budget before anything of the network's size */
     cs_nn *plan = rc ? NULL : nn_planned(&cfg, NN_PLAN_BATCH, err);

@@ -254,11 +254,12 @@ int cs_nn_export_onnx(cs_nn *nn, const char *path, int force, const cs_cancel *c
     char desc[160];
     cs_nn_describe(nn, desc, sizeof desc);
     cs_pb_str(&x.g, G_NAME, desc);
-    int64_t in_dims[3] = {1, CS_NN_IMG, CS_NN_IMG}, out_dims[1] = {CS_NN_CLASSES};
+    int64_t in_dims[3] = {nn->in_c, nn->cfg.height, nn->cfg.width}, out_dims[1] = {nn->classes};
     value_info(&x.g, G_INPUT, "input", in_dims, 3);
     value_info(&x.g, G_OUTPUT, "logits", out_dims, 1);
     const char *first = "input";
-    if (nn->cfg.pad) {   /* the border of the normalized 0, as nn_load_batch */
+    int rc = CS_OK;
+    if (nn->cfg.pad && nn->in_c == 1) {   /* the border of the normalized 0, as nn_load_batch */
         double mean, sd;
         cs_nn_get_input_norm(nn, &mean, &sd);
         float bg = (float)((0.0f / 255.0f - (float)mean) / (float)sd);
@@ -268,6 +269,33 @@ int cs_nn_export_onnx(cs_nn *nn, const char *path, int force, const cs_cancel *c
         const char *pi[3] = {"input", "pad.pads", "pad.value"};
         node(&x, "Pad", pi, 3, "padded", NULL);
         first = "padded";
+    } else if (nn->cfg.pad) {
+        /* each channel has its own background: a border of 0 plus a constant
+         * that holds the backgrounds on the border and 0 inside (exact: x + 0
+         * is x, 0 + bg is bg) */
+        int C = nn->in_c, IH = nn->in_h, IW = nn->in_w, p = nn->cfg.pad;
+        float *border = calloc((size_t)C * IH * IW, sizeof *border);
+        if (!border)
+            rc = cs_fail(err, CS_ENOMEM, "out of memory");
+        for (int c = 0; border && c < C; c++) {
+            double mean, sd;
+            cs_nn_get_channel_norm(nn, c, &mean, &sd);
+            float bg = (float)((0.0f / 255.0f - (float)mean) / (float)sd);
+            for (int yy = 0; yy < IH; yy++)
+                for (int xx = 0; xx < IW; xx++)
+                    if (yy < p || yy >= IH - p || xx < p || xx >= IW - p)
+                        border[((size_t)c * IH + yy) * IW + xx] = bg;
+        }
+        if (border) {
+            int64_t bd[4] = {1, C, IH, IW};
+            pads_init(&x, "pad.pads", 0, 0, p, p);
+            init(&x, "pad.border", DT_FLOAT, bd, 4, border);
+            const char *pi[2] = {"input", "pad.pads"}, *ai[2] = {"padded0", "pad.border"};
+            node(&x, "Pad", pi, 2, "padded0", NULL);
+            node(&x, "Add", ai, 2, "padded", NULL);
+            first = "padded";
+            free(border);
+        }
     }
     int flat = 0;
     for (int i = 0; i < nn->nlayers; i++) {
@@ -287,7 +315,8 @@ int cs_nn_export_onnx(cs_nn *nn, const char *path, int force, const cs_cancel *c
     cs_pb_str(&model, M_PRODUCER, "csreg");
     cs_pb_msg(&model, M_GRAPH, &x.g);
     cs_pb_msg(&model, M_OPSET, &opset);
-    int rc = model.oom ? cs_fail(err, CS_ENOMEM, "out of memory writing %s", path) : CS_OK;
+    if (!rc && model.oom)
+        rc = cs_fail(err, CS_ENOMEM, "out of memory writing %s", path);
     cs_afile af;
     if (!rc && !(rc = cs_afile_open(&af, path, !force, err))) {
         af.cancel = cancel;

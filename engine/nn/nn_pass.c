@@ -18,10 +18,37 @@ void cs_nn_input_norm(double *mean, double *std)
     *std = PIX_STD;
 }
 
+/* channel c's mean and std as floats (the fixed default: Fashion-MNIST's) */
+static void channel_norm(const cs_nn *nn, int c, float *mean, float *std)
+{
+    int own = nn->cfg.in_std[0] > 0;
+    *mean = own ? nn->cfg.in_mean[c] : PIX_MEAN;
+    *std = own ? nn->cfg.in_std[c] : PIX_STD;
+}
+
+void cs_nn_get_channel_norm(const cs_nn *nn, int c, double *mean, double *std)
+{
+    float m, s;
+    channel_norm(nn, c >= 0 && c < nn->in_c ? c : 0, &m, &s);
+    *mean = m;
+    *std = s;
+}
+
 void cs_nn_get_input_norm(const cs_nn *nn, double *mean, double *std)
 {
-    *mean = nn->cfg.in_std > 0 ? nn->cfg.in_mean : PIX_MEAN;
-    *std = nn->cfg.in_std > 0 ? nn->cfg.in_std : PIX_STD;
+    cs_nn_get_channel_norm(nn, 0, mean, std);
+}
+
+int cs_nn_check_data(const cs_nn *nn, const cs_nn_data *d, cs_err *err)
+{
+    int c, h, w, k;
+    cs_nn_data_shape(d, &c, &h, &w, &k);
+    const cs_nn_config *f = &nn->cfg;
+    if (c == f->channels && h == f->height && w == f->width && k <= f->classes)
+        return CS_OK;
+    return cs_fail(err, CS_EDIM, "the network takes %d×%d×%d images and %d classes; the data "
+                   "has %d×%d×%d images and %d classes", f->channels, f->height, f->width,
+                   f->classes, c, h, w, k);
 }
 
 /* ------------------------------------------------------------------ forward / backward */
@@ -88,7 +115,7 @@ void nn_forward(cs_nn *nn, int B, int train)
         }
     }
     nn_layer *last = &nn->layer[nn->nlayers - 1];
-    o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, CS_NN_CLASSES);
+    o->softmax_ce_forward(nn->probs, nn->losses, last->out, nn->y, B, nn->classes);
 }
 
 /* dinp, the gradient of layer j's output, gets the shortcut's gradient
@@ -104,7 +131,7 @@ void nn_backward(cs_nn *nn, int B)
 {
     const cs_nn_ops *o = nn->ops;
     float *P = nn->params, *G = nn->grads;
-    o->softmax_ce_backward(nn->dlogits, nn->probs, nn->y, B, CS_NN_CLASSES);
+    o->softmax_ce_backward(nn->dlogits, nn->probs, nn->y, B, nn->classes);
     const float *dout = nn->dlogits;
     float *bufs[2] = {nn->d0, nn->d1};
     int which = 0;
@@ -287,38 +314,48 @@ int cs_nn_reg_value_eta(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude exc
 int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
                       cs_err *err)
 {
-    /* the network's normalization (the default: the same floats as ever) */
-    float lut[256];
-    const float m = nn->cfg.in_std > 0 ? nn->cfg.in_mean : PIX_MEAN;
-    const float sd = nn->cfg.in_std > 0 ? nn->cfg.in_std : PIX_STD;
-    for (int i = 0; i < 256; i++)
-        lut[i] = ((float)i / 255.0f - m) / sd;
-    const float bg = lut[0];
-    int side = nn->side, pad = nn->cfg.pad;
-    size_t pixels = (size_t)side * side;
+    /* the network's normalization per channel (the default: the same floats
+     * as ever) */
+    float lut[CS_NN_MAX_CHANNELS][256];
+    const int C = nn->in_c, H = nn->cfg.height, W = nn->cfg.width, pad = nn->cfg.pad;
+    const int IH = nn->in_h, IW = nn->in_w;
+    for (int c = 0; c < C; c++) {
+        float m, sd;
+        channel_norm(nn, c, &m, &sd);
+        for (int i = 0; i < 256; i++)
+            lut[c][i] = ((float)i / 255.0f - m) / sd;
+    }
+    const size_t plane = (size_t)H * W, isz = (size_t)C * plane;
+    const size_t pixels = (size_t)C * IH * IW;
     for (int b = 0; b < B; b++) {
-        const uint8_t *img = d->images + idx[b] * CS_NN_PIXELS;
+        const uint8_t *img = d->images + idx[b] * isz;
         float *x = nn->hx + (size_t)b * pixels;
         nn->hy[b] = d->labels[idx[b]];
         if (!aug && !pad) {
-            for (int i = 0; i < CS_NN_PIXELS; i++)
-                x[i] = lut[img[i]];
+            for (int c = 0; c < C; c++)
+                for (size_t i = 0; i < plane; i++)
+                    x[c * plane + i] = lut[c][img[c * plane + i]];
             continue;
         }
-        /* shifted by up to 2 pixels (aug), inside a border of pad pixels; the
-         * background (the normalized 0) where no pixel of the image falls */
+        /* shifted by up to 2 pixels (aug, the same shift for every channel),
+         * inside a border of pad pixels; the background (the normalized 0)
+         * where no pixel of the image falls */
         int dx = 0, dy = 0;
         if (aug) {
             dx = (int)cs_rng_below(aug, 5) - 2;
             dy = (int)cs_rng_below(aug, 5) - 2;
         }
-        for (int yy = 0; yy < side; yy++) {
-            int sy = yy - pad - dy;
-            for (int xx = 0; xx < side; xx++) {
-                int sx = xx - pad - dx;
-                x[yy * side + xx] = (sy >= 0 && sy < CS_NN_IMG && sx >= 0 && sx < CS_NN_IMG)
-                                        ? lut[img[sy * CS_NN_IMG + sx]]
-                                        : bg;
+        for (int c = 0; c < C; c++) {
+            const uint8_t *ic = img + c * plane;
+            float *xc = x + (size_t)c * IH * IW;
+            for (int yy = 0; yy < IH; yy++) {
+                int sy = yy - pad - dy;
+                for (int xx = 0; xx < IW; xx++) {
+                    int sx = xx - pad - dx;
+                    xc[yy * IW + xx] = (sy >= 0 && sy < H && sx >= 0 && sx < W)
+                                           ? lut[c][ic[sy * W + sx]]
+                                           : lut[c][0];
+                }
             }
         }
     }
@@ -334,16 +371,17 @@ int nn_batch_stats(cs_nn *nn, int B, double *loss, int *correct, cs_err *err)
     int rc = nn_device_check(nn, err);
     if (rc)
         return rc;
-    if (nn->ops->download(nn->hprobs, nn->probs, (size_t)B * CS_NN_CLASSES * sizeof(float)) ||
+    const int K = nn->classes;
+    if (nn->ops->download(nn->hprobs, nn->probs, (size_t)B * K * sizeof(float)) ||
         nn->ops->download(nn->hlosses, nn->losses, (size_t)B * sizeof(float)))
         return nn_device_fail(nn, "download", err);
     double s = 0;
     int c = 0;
     for (int b = 0; b < B; b++) {
         s += nn->hlosses[b];
-        const float *p = nn->hprobs + (size_t)b * CS_NN_CLASSES;
+        const float *p = nn->hprobs + (size_t)b * K;
         int k = 0;
-        for (int j = 1; j < CS_NN_CLASSES; j++)
+        for (int j = 1; j < K; j++)
             if (p[j] > p[k])
                 k = j;
         c += (k == nn->hy[b]);
@@ -395,9 +433,11 @@ int cs_nn_evaluate(cs_nn *nn, const cs_nn_data *test, double *accuracy, double *
 {
     if (!test || test->n == 0)
         return cs_fail(err, CS_ESTATE, "no test data");
-    int B = nn->cap >= 64 ? nn->cap : 256;
-    int rc = nn_ensure_cap(nn, B, err);
+    int rc = cs_nn_check_data(nn, test, err);
     if (rc)
+        return rc;
+    int B = nn->cap >= 64 ? nn->cap : 256;
+    if ((rc = nn_ensure_cap(nn, B, err)))
         return rc;
     return evaluate_batches(nn, test, B, accuracy, loss, err);
 }
@@ -409,6 +449,9 @@ int cs_nn_evaluate_in_place(cs_nn *nn, const cs_nn_data *test, double *accuracy,
         return cs_fail(err, CS_ESTATE, "no test data");
     if (nn->cap == 0)
         return cs_fail(err, CS_ESTATE, "no batch buffers yet (train a step first)");
+    int rc = cs_nn_check_data(nn, test, err);
+    if (rc)
+        return rc;
     return evaluate_batches(nn, test, nn->cap, accuracy, loss, err);
 }
 
@@ -418,7 +461,9 @@ int cs_nn_logits(cs_nn *nn, const cs_nn_data *test, size_t n, float *logits, cs_
         return cs_fail(err, CS_EINVAL, "logits: %zu images asked, the data has %zu", n,
                        test ? test->n : 0);
     int B = nn->cap >= 64 ? nn->cap : 256;
-    int rc = nn_ensure_cap(nn, B, err);
+    int rc = cs_nn_check_data(nn, test, err);
+    if (!rc)
+        rc = nn_ensure_cap(nn, B, err);
     size_t *idx = rc ? NULL : malloc((size_t)B * sizeof *idx);
     if (!rc && !idx)
         rc = cs_fail(err, CS_ENOMEM, "out of memory");
@@ -432,8 +477,8 @@ int cs_nn_logits(cs_nn *nn, const cs_nn_data *test, size_t n, float *logits, cs_
             break;
         nn_forward(nn, nb, 0);
         if (!(rc = nn_device_check(nn, err)) &&
-            nn->ops->download(logits + s * CS_NN_CLASSES, last->out,
-                              (size_t)nb * CS_NN_CLASSES * sizeof(float)))
+            nn->ops->download(logits + s * (size_t)nn->classes, last->out,
+                              (size_t)nb * nn->classes * sizeof(float)))
             rc = nn_device_fail(nn, "download", err);
     }
     free(idx);

@@ -3,6 +3,7 @@
  * allocated), and what follows from the shapes alone (parameter count,
  * description, which layers an exclusion selects). A leaf: nn_memory.c
  * sizes a plan, nn_model.c allocates one. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,14 +71,15 @@ static void block_act(cs_nn *nn, int type)
     add_layer(nn, type, p->OC, p->OH, p->OW);
 }
 
-static nn_layer *conv_bn_relu(cs_nn *nn, const char *name, int C, int H, int OC, int k,
+static nn_layer *conv_bn_relu(cs_nn *nn, const char *name, int C, int H, int W, int OC, int k,
                               int stride, int relu)
 {
-    nn_layer *l = add_layer(nn, NN_CONV, C, H, H);
+    nn_layer *l = add_layer(nn, NN_CONV, C, H, W);
     l->OC = OC;
     l->k = k;
     l->stride = stride;
-    l->OH = l->OW = (H - 1) / stride + 1;
+    l->OH = (H - 1) / stride + 1;
+    l->OW = (W - 1) / stride + 1;
     add_weight_layer(nn, l, name, (size_t)OC, (size_t)C * k * k, 0);
     nn_layer *bn = add_layer(nn, NN_BN, OC, l->OH, l->OW);
     char tn[24];
@@ -134,9 +136,9 @@ static void basic_block(cs_nn *nn, int stage, int block, int planes, int stride)
     nn_layer *in = &nn->layer[src];
     char name[64];   /* "layer1.0.conv1": 14 (room for any int) */
     snprintf(name, sizeof name, "layer%d.%d.conv1", stage, block);
-    nn_layer *c1 = conv_bn_relu(nn, name, in->OC, in->OH, planes, 3, stride, 1);
+    nn_layer *c1 = conv_bn_relu(nn, name, in->OC, in->OH, in->OW, planes, 3, stride, 1);
     snprintf(name, sizeof name, "layer%d.%d.conv2", stage, block);
-    conv_bn_relu(nn, name, planes, c1->OH, planes, 3, 1, 0);
+    conv_bn_relu(nn, name, planes, c1->OH, c1->OW, planes, 3, 1, 0);
     nn_layer *p = &nn->layer[nn->nlayers - 1];
     nn_layer *add = add_layer(nn, NN_ADD, p->OC, p->OH, p->OW);
     add->src = src;
@@ -144,9 +146,9 @@ static void basic_block(cs_nn *nn, int stage, int block, int planes, int stride)
     block_act(nn, NN_RELU);
 }
 
-static void plan_resnet20(cs_nn *nn, int side)
+static void plan_resnet20(cs_nn *nn)
 {
-    conv_bn_relu(nn, "conv1", 1, side, 16, 3, 1, 1);
+    conv_bn_relu(nn, "conv1", nn->in_c, nn->in_h, nn->in_w, 16, 3, 1, 1);
     static const int planes[3] = {16, 32, 64};
     for (int s = 0; s < 3; s++)
         for (int b = 0; b < 3; b++)
@@ -154,35 +156,73 @@ static void plan_resnet20(cs_nn *nn, int side)
     block_act(nn, NN_GAP);
     nn_layer *g = &nn->layer[nn->nlayers - 1];
     g->OH = g->OW = 1;
-    dense(nn, "fc", g->OC, CS_NN_CLASSES);
+    dense(nn, "fc", g->OC, nn->classes);
 }
 
-/* The cnn's convolutions and pools, each pool on an even side. */
-static int plan_cnn(cs_nn *nn, int side, cs_err *err)
+/* The cnn's convolutions and pools, each pool halving H and W (rounding
+ * down: the last row or column of an odd side is dropped, as PyTorch's and
+ * ONNX's MaxPool do); a pool that would leave no pixel is refused. */
+static int plan_cnn(cs_nn *nn, cs_err *err)
 {
     const cs_nn_config *c = &nn->cfg;
-    int C = 1, H = side, nc = 0;
+    int C = nn->in_c, H = nn->in_h, W = nn->in_w, nc = 0;
     char name[16];
     for (int i = 0; i < c->nconv; i++) {
         if (c->conv[i] == CS_NN_CONV_POOL) {
-            if (H < 2 || H % 2)
+            if (H < 2 || W < 2)
                 return cs_fail_key(err, CS_EINVAL, "channels",
-                                   "channels: a pool at entry %d needs an even side, the "
-                                   "images are %d×%d there", i + 1, H, H);
+                                   "channels: the pool at entry %d would leave no pixel, the "
+                                   "images are %d×%d there", i + 1, H, W);
             pool(nn);
             H /= 2;
+            W /= 2;
             continue;
         }
         snprintf(name, sizeof name, "conv%d", ++nc);
-        conv_bn_relu(nn, name, C, H, c->conv[i], c->kernel, 1, 1);
+        conv_bn_relu(nn, name, C, H, W, c->conv[i], c->kernel, 1, 1);
         C = c->conv[i];
     }
     if (nc == 0)
         return cs_fail_key(err, CS_EINVAL, "channels", "channels: no convolution (give their "
                            "widths, e.g. channels=16,16,p,32,32,p)");
-    dense(nn, "fc1", C * H * H, c->hidden[0]);
+    dense(nn, "fc1", C * H * W, c->hidden[0]);
     block_act(nn, NN_RELU);
-    dense(nn, "fc2", c->hidden[0], CS_NN_CLASSES);
+    dense(nn, "fc2", c->hidden[0], nn->classes);
+    return CS_OK;
+}
+
+/* The input's shape and class count: the defaults filled in, the ranges
+ * and the pixel normalization checked (resnet20's two stride-2 stages on
+ * sides that halve exactly). */
+static int check_input(cs_nn_config *c, cs_err *err)
+{
+    c->channels = c->channels ? c->channels : 1;
+    c->height = c->height ? c->height : CS_NN_IMG;
+    c->width = c->width ? c->width : CS_NN_IMG;
+    c->classes = c->classes ? c->classes : CS_NN_CLASSES;
+    if (c->channels < 1 || c->channels > CS_NN_MAX_CHANNELS || c->height < 1 ||
+        c->height > CS_NN_MAX_SIDE || c->width < 1 || c->width > CS_NN_MAX_SIDE)
+        return cs_fail(err, CS_EINVAL, "input %d×%d×%d: channels 1..%d, height and width "
+                       "1..%d", c->channels, c->height, c->width, CS_NN_MAX_CHANNELS,
+                       CS_NN_MAX_SIDE);
+    if (c->classes < 1 || c->classes > CS_NN_MAX_CLASSES)
+        return cs_fail(err, CS_EINVAL, "%d classes: 1..%d", c->classes, CS_NN_MAX_CLASSES);
+    if (c->in_std[0] > 0)   /* its own normalization: every channel's */
+        for (int i = 0; i < c->channels; i++)
+            if (!isfinite(c->in_mean[i]) || !isfinite(c->in_std[i]) || !(c->in_std[i] > 0))
+                return cs_fail(err, CS_EINVAL, "the pixel normalization of channel %d: mean "
+                               "%g, std %g (std must be > 0)", i + 1, (double)c->in_mean[i],
+                               (double)c->in_std[i]);
+    if (c->in_std[0] == 0 && c->channels > 1)
+        return cs_fail(err, CS_EINVAL, "the fixed normalization is Fashion-MNIST's, of one "
+                       "channel: %d channels need their own (normalize=data or "
+                       "fixed:M1/M2/..,S1/S2/..)", c->channels);
+    int H = c->height + 2 * c->pad, W = c->width + 2 * c->pad;
+    if (c->kind == CS_NN_RESNET20 && (H % 4 || W % 4 || H < 8 || W < 8))
+        return cs_fail_key(err, CS_EINVAL, "pad", "resnet20 takes images whose height and "
+                           "width with the pad are multiples of 4, at least 8 (two stride-2 "
+                           "stages): %d×%d with pad=%d is %d×%d", c->height, c->width, c->pad,
+                           H, W);
     return CS_OK;
 }
 
@@ -215,6 +255,9 @@ static int check_config(cs_nn_config *c, cs_err *err)
     if (c->pad < 0 || c->pad > CS_NN_MAX_PAD)
         return cs_fail_key(err, CS_EINVAL, "pad", "pad=%d out of range 0..%d", c->pad,
                            CS_NN_MAX_PAD);
+    int rc = check_input(c, err);
+    if (rc)
+        return rc;
     if (c->kind != CS_NN_CNN) {
         if (c->nconv || (c->kernel && c->kernel != 3))
             return cs_fail_key(err, CS_EINVAL, c->nconv ? "channels" : "kernel",
@@ -249,10 +292,12 @@ int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err)
     int rc = check_config(&nn->cfg, err);
     if (rc)
         return rc;
-    int side = CS_NN_IMG + 2 * nn->cfg.pad;
-    nn->side = side;
+    nn->in_c = nn->cfg.channels;
+    nn->in_h = nn->cfg.height + 2 * nn->cfg.pad;
+    nn->in_w = nn->cfg.width + 2 * nn->cfg.pad;
+    nn->classes = nn->cfg.classes;
     if (cfg->kind == CS_NN_MLP) {
-        int in = side * side;
+        int in = nn->in_c * nn->in_h * nn->in_w;
         char name[16];
         for (int i = 0; i < nn->cfg.nhidden; i++) {
             snprintf(name, sizeof name, "fc%d", i + 1);
@@ -261,12 +306,12 @@ int nn_plan(cs_nn *nn, const cs_nn_config *cfg, cs_err *err)
             in = nn->cfg.hidden[i];
         }
         snprintf(name, sizeof name, "fc%d", nn->cfg.nhidden + 1);
-        dense(nn, name, in, CS_NN_CLASSES);
+        dense(nn, name, in, nn->classes);
     } else if (cfg->kind == CS_NN_CNN) {
-        if ((rc = plan_cnn(nn, side, err)))
+        if ((rc = plan_cnn(nn, err)))
             return rc;
     } else {
-        plan_resnet20(nn, side);
+        plan_resnet20(nn);
     }
     finish_shapes(nn);
     return CS_OK;
@@ -323,15 +368,20 @@ void cs_nn_describe(const cs_nn *nn, char *buf, size_t len)
     size_t k = 0;
     const cs_nn_config *c = &nn->cfg;
     if (c->kind == CS_NN_MLP) {
-        k += (size_t)snprintf(buf, len, "mlp %d", nn->side * nn->side);
+        k += (size_t)snprintf(buf, len, "mlp %d", nn->in_c * nn->in_h * nn->in_w);
         for (int i = 0; i < c->nhidden && k < len; i++)
             k += (size_t)snprintf(buf + k, len - k, "-%d", c->hidden[i]);
         if (k < len)
-            snprintf(buf + k, len - k, "-%d", CS_NN_CLASSES);
+            snprintf(buf + k, len - k, "-%d", nn->classes);
         return;
     }
+    char in[48];   /* "32x32", with the channels when more than one: "3x32x32" */
+    if (nn->in_c > 1)
+        snprintf(in, sizeof in, "%dx%dx%d", nn->in_c, nn->in_h, nn->in_w);
+    else
+        snprintf(in, sizeof in, "%dx%d", nn->in_h, nn->in_w);
     if (c->kind == CS_NN_RESNET20) {
-        snprintf(buf, len, "resnet20 %dx%d 16,32,64 option-A gap fc64-10", nn->side, nn->side);
+        snprintf(buf, len, "resnet20 %s 16,32,64 option-A gap fc64-%d", in, nn->classes);
         return;
     }
     k += (size_t)snprintf(buf, len, "cnn conv");
@@ -341,11 +391,11 @@ void cs_nn_describe(const cs_nn *nn, char *buf, size_t len)
                  : (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", c->conv[i]);
     if (c->kernel != 3 && k < len)
         k += (size_t)snprintf(buf + k, len - k, " k%d", c->kernel);
-    if (c->pad && k < len)
-        k += (size_t)snprintf(buf + k, len - k, " %dx%d", nn->side, nn->side);
+    if ((c->pad || nn->in_c > 1 || c->height != CS_NN_IMG || c->width != CS_NN_IMG) && k < len)
+        k += (size_t)snprintf(buf + k, len - k, " %s", in);
     const nn_layer *fc1 = &nn->layer[nn->wl[nn->nwl - 2].layer];
     if (k < len)
-        snprintf(buf + k, len - k, " fc%d-%d-10", fc1->C, c->hidden[0]);
+        snprintf(buf + k, len - k, " fc%d-%d-%d", fc1->C, c->hidden[0], nn->classes);
 }
 
 int nn_selected(const cs_nn *nn, int i, cs_nn_exclude ex)

@@ -103,6 +103,9 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
         return cs_fail(err, CS_EINVAL, "lambda=%g must be finite and >= 0", o.lambda);
     if (!train || train->n < 2)
         return cs_fail(err, CS_ESTATE, "no training data (need at least 2 examples)");
+    int drc = cs_nn_check_data(nn, train, err);
+    if (drc)
+        return drc;
     if (o.finetune && !cs_nn_is_quantized(nn))
         return cs_fail(err, CS_ESTATE, "finetune needs a quantized network (run quantize first)");
     if (o.reg && !o.finetune) {

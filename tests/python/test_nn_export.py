@@ -2,9 +2,12 @@
 into a PyTorch module of the same network (a few lines each) gives csreg's
 logits (`predict out=`) on test images; `export onnx F.onnx` passes
 onnx.checker and, run by a NumPy evaluation of its nodes (and by
-onnx.reference where this onnx has it), gives the same logits."""
+onnx.reference where this onnx has it), gives the same logits. The same
+for a cnn of 3-channel 20×24 images and 5 classes (an .npz data set written
+here), whose module also gives csreg's test accuracy."""
 import csv
 import gzip
+import json
 import os
 import subprocess
 
@@ -29,28 +32,40 @@ def images(n):
 
 
 def normalized(x, meta):
-    """(x/255 − mean)/std in float32, as csreg's lookup table has it"""
-    mean, std = np.float32(meta[0]), np.float32(meta[1])
+    """(x/255 − mean[c])/std[c] in float32 for x N×C×H×W, as csreg's lookup
+    tables have it; meta: csreg.input, the C means, the C stds, pad"""
+    c = (len(meta) - 1) // 2
+    mean = np.asarray(meta[:c], np.float32).reshape(1, c, 1, 1)
+    std = np.asarray(meta[c:2 * c], np.float32).reshape(1, c, 1, 1)
     return (x.astype(np.float32) / np.float32(255) - mean) / std
+
+
+def padded(xn, pad, meta):
+    """xn with a border of pad pixels of each channel's normalized 0"""
+    n, c, h, w = xn.shape
+    bg = normalized(np.zeros((1, c, 1, 1), np.uint8), meta)
+    t = np.broadcast_to(bg, (n, c, h + 2 * pad, w + 2 * pad)).copy()
+    t[:, :, pad:pad + h, pad:pad + w] = xn
+    return torch.from_numpy(t)
 
 
 # ---------------------------------------------------------------- the networks in PyTorch
 
 class CNN(nn.Module):
-    def __init__(self, conv, k, hidden, side):
+    def __init__(self, conv, k, hidden, h, w, c=1, classes=10):
         super().__init__()
-        self.plan, c, n = [], 1, 0
+        self.plan, n = [], 0
         for e in conv:
-            if e == 0:
+            if e == 0:   # a 2×2 pool, odd sides rounded down
                 self.plan.append(0)
-                side //= 2
+                h, w = h // 2, w // 2
                 continue
             n += 1
             setattr(self, f"conv{n}", nn.Conv2d(c, e, k, padding=k // 2, bias=False))
             setattr(self, f"bn{n}", nn.BatchNorm2d(e))
             self.plan.append(n)
             c = e
-        self.fc1, self.fc2 = nn.Linear(c * side * side, hidden), nn.Linear(hidden, 10)
+        self.fc1, self.fc2 = nn.Linear(c * h * w, hidden), nn.Linear(hidden, classes)
 
     def forward(self, x):
         for n in self.plan:
@@ -72,13 +87,13 @@ class Block(nn.Module):
 
 
 class ResNet20(nn.Module):
-    def __init__(self):
+    def __init__(self, c=1, classes=10):
         super().__init__()
-        self.conv1, self.bn1 = nn.Conv2d(1, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16)
+        self.conv1, self.bn1 = nn.Conv2d(c, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16)
         w = [16, 16, 32, 64]
         for s in range(1, 4):
             setattr(self, f"layer{s}", nn.Sequential(*[Block(w[s - 1] if b == 0 else w[s], w[s], 2 if s > 1 and b == 0 else 1) for b in range(3)]))
-        self.fc = nn.Linear(64, 10)
+        self.fc = nn.Linear(64, classes)
 
     def forward(self, x):
         x = F.relu(self.bn1(self.conv1(x)))
@@ -90,28 +105,29 @@ def torch_logits(npz_path, x):
     z = np.load(npz_path)   # NumPy alone reads the weights
     cfg, meta = z["csreg.config"], z["csreg.input"]
     kind, pad, kernel, nh = int(cfg[1]), int(cfg[2]), int(cfg[3]), int(cfg[4])
+    # channels, height, width (before pad), classes; absent: Fashion-MNIST's
+    c, h, w, classes = (int(v) for v in z["csreg.shape"]) if "csreg.shape" in z else (1, 28, 28, 10)
     if kind == 2:
-        m = ResNet20()
+        m = ResNet20(c, classes)
     else:
         conv = [int(v) for v in cfg[14:14 + int(cfg[13])]]
-        m = CNN(conv, kernel, int(cfg[5]), 28 + 2 * pad)
+        m = CNN(conv, kernel, int(cfg[5]), h + 2 * pad, w + 2 * pad, c, classes)
     state = {k: torch.from_numpy(np.array(v)) for k, v in z.items() if not k.startswith("csreg.")}
     m.load_state_dict(state)   # strict: every name is PyTorch's
     m.eval()
-    xn = normalized(x, meta)
-    bg = float(normalized(np.zeros(1, np.uint8), meta)[0])
-    t = F.pad(torch.from_numpy(xn), (pad,) * 4, value=bg)
     with torch.no_grad():
-        return m(t).numpy(), z
+        return m(padded(normalized(x, meta), pad, meta)).numpy(), z
 
 
 # ---------------------------------------------------------------- csreg
 
 def run_csreg(csreg_bin, tmp, lines):
+    """the JSON result of each line"""
     args = [csreg_bin, "--json"]
     for line in lines:
         args += ["-e", line]
-    subprocess.run(args, check=True, cwd=tmp, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(args, check=True, cwd=tmp, capture_output=True, text=True, timeout=600)
+    return [json.loads(t) for t in p.stdout.splitlines() if t.startswith("{")]
 
 
 def read_pred(path):
@@ -173,7 +189,8 @@ def onnx_numpy(model, x):
             W, k, p, s = i[1], a["kernel_shape"][0], a["pads"][0], a["strides"][0]
             xp = np.pad(i[0], ((0, 0), (0, 0), (p, p), (p, p)))
             oh = (i[0].shape[2] + 2 * p - k) // s + 1
-            y = sum(np.einsum("oc,nchw->nohw", W[:, :, ky, kx], xp[:, :, ky:ky + s * oh:s, kx:kx + s * oh:s])
+            ow = (i[0].shape[3] + 2 * p - k) // s + 1
+            y = sum(np.einsum("oc,nchw->nohw", W[:, :, ky, kx], xp[:, :, ky:ky + s * oh:s, kx:kx + s * ow:s])
                     for ky in range(k) for kx in range(k))
         elif nd.op_type == "BatchNormalization":
             sh = (1, -1, 1, 1)
@@ -224,3 +241,65 @@ def test_onnx(exported):
     ref = ReferenceEvaluator(model).run(None, {"input": xn})[0]
     assert close(ref, want)
     assert (ref.argmax(1) == pred).all()
+
+
+# ---------------------------------------------------------------- any shape
+
+C, H, W, K = 3, 20, 24, 5
+
+
+def shape_set(path, n_train=300, n_test=60, seed=3):
+    """a separable set of C×H×W images, K classes (a bright band of rows in
+    channel y % C), as an .npz, NHWC; returns the test images NCHW and labels"""
+    r = np.random.default_rng(seed)
+    out = {}
+    for part, n in (("train", n_train), ("test", n_test)):
+        y = np.arange(n) % K
+        x = r.integers(0, 70, (n, C, H, W))
+        for i in range(n):
+            x[i, y[i] % C, y[i] * H // K:(y[i] + 1) * H // K] += 150
+        out["x_" + part] = x.astype(np.uint8).transpose(0, 2, 3, 1)
+        out["y_" + part] = y.astype(np.uint8)
+    np.savez(path, **out)
+    return out["x_test"].transpose(0, 3, 1, 2), out["y_test"]
+
+
+SHAPE_NETS = {   # the line, the model it makes, the accuracy it reaches at least
+    "cnn": ("train model=cnn data=d.npz channels=8,p,12,p pad=1 hidden=16 epochs=3 batch=30 "
+            "normalize=data", "cnn conv8,pool,12,pool 3x22x26 fc360-16-5", 0.9),
+    "resnet20": ("train model=resnet20 data=d.npz epochs=1 batch=30",
+                 "resnet20 3x24x28 16,32,64 option-A gap fc64-5", 0.0),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPE_NETS))
+def test_shape_nets(csreg_bin, tmp_path, kind):
+    """3 channels, 20×24, 5 classes, a pad (each channel its own background),
+    the cnn's pools on odd sides: the .npz in PyTorch gives csreg's logits
+    and test accuracy; the ONNX export passes the checker and gives csreg's
+    predictions"""
+    line, model, least = SHAPE_NETS[kind]
+    x, y = shape_set(tmp_path / "d.npz")
+    res = run_csreg(csreg_bin, tmp_path, [
+        line, "evaluate", "save model s.npz", f"predict limit={len(y)} out=s.csv", "export onnx s.onnx"])
+    assert res[0]["model"] == model
+    acc = res[1]["accuracy"]
+    assert acc >= least   # the cnn learns the bands
+    want, pred = read_pred(tmp_path / "s.csv")
+    assert want.shape == (len(y), K)
+    got, z = torch_logits(str(tmp_path / "s.npz"), x)
+    assert list(z["csreg.shape"]) == [C, H, W, K] and len(z["csreg.input"]) == 2 * C + 1
+    assert np.allclose(z["csreg.input"][:C], res[0]["input_mean"])
+    assert close(got, want), np.max(np.abs(got - want))
+    assert (got.argmax(1) == pred).all()
+    assert (got.argmax(1) == y).mean() == acc
+    onnx = pytest.importorskip("onnx")
+    model = onnx.load(str(tmp_path / "s.onnx"))
+    onnx.checker.check_model(model, full_check=True)
+    dims = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim[1:]]
+    assert dims == [C, H, W]
+    assert model.graph.output[0].type.tensor_type.shape.dim[1].dim_value == K
+    xn = normalized(x, z["csreg.input"])
+    got = onnx_numpy(model, xn)
+    assert close(got, want), np.max(np.abs(got - want))
+    assert (got.argmax(1) == pred).all()

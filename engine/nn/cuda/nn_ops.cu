@@ -601,7 +601,8 @@ __global__ void maxpool_forward_kernel(float *out, int32_t *idx, const float *in
     }
 }
 
-/* gather: each input pixel looks at its window's argmax */
+/* gather: each input pixel looks at its window's argmax (an odd side's
+ * last row or column is in no window: 0) */
 __global__ void maxpool_backward_kernel(float *dinp, const float *dout, const int32_t *idx, int BC,
                                         int H, int W)
 {
@@ -611,6 +612,10 @@ __global__ void maxpool_backward_kernel(float *dinp, const float *dout, const in
          i += (size_t)gridDim.x * blockDim.x) {
         size_t bc = i / ((size_t)H * W);
         int p = (int)(i % ((size_t)H * W)), y = p / W, x = p % W;
+        if (y / 2 >= OH || x / 2 >= OW) {
+            dinp[i] = 0.0f;
+            continue;
+        }
         size_t o = bc * OH * OW + (size_t)(y / 2) * OW + x / 2;
         dinp[i] = idx[o] == ((y & 1) << 1 | (x & 1)) ? dout[o] : 0.0f;
     }
