@@ -220,10 +220,11 @@ static int csreg_epoch(cs_nn_config *cfg, const cs_nn_data *d, int threads, doub
 }
 
 /* Both peers on one and two threads: seconds per epoch, the ratio, and
- * csreg's GFLOP/s as a share of the SGEMM peak of this run. */
+ * csreg's GFLOP/s as a share of the SGEMM peak of this run; only: one
+ * network (mlp, cnn, resnet20) or NULL for all. */
 static int peers(cs_nn_config *mlp, const cs_nn_data *mlpd, cs_nn_config *cnn,
                  const cs_nn_data *cnnd, cs_nn_config *res, const cs_nn_data *resd, double peak,
-                 const char *data)
+                 const char *data, const char *only)
 {
     printf("csreg and PyTorch side by side, the same networks, images and batch (fastest of 3 "
            "epochs after a warm-up; PyTorch: Debian's python3-torch, torch.set_num_threads):\n");
@@ -236,7 +237,7 @@ static int peers(cs_nn_config *mlp, const cs_nn_data *mlpd, cs_nn_config *cnn,
     } nets[] = {{"mlp 784-256-256-10", "mlp", mlp, mlpd}, {"cnn (default)", "cnn", cnn, cnnd},
                 {"resnet20 (32x32)", "resnet20", res, resd}};
     for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
-        for (int th = 1; th <= 2; th++) {
+        for (int th = 1; th <= 2 && (!only || !strcmp(only, nets[i].model)); th++) {
             double cs, ts;
             char why[256] = "";
             if (csreg_epoch(nets[i].cfg, nets[i].d, th, &cs))
@@ -364,8 +365,8 @@ static int watch_cost(const char *name, const char *cmd, int reps, size_t images
     return rc;
 }
 
-/* `bench_nn watch [DEVICE]`: only the cost of watching; `bench_nn peers`:
- * only csreg beside PyTorch. */
+/* `bench_nn watch [DEVICE]`: only the cost of watching; `bench_nn peers
+ * [mlp|cnn|resnet20]`: only csreg beside PyTorch (one network's lines). */
 int main(int argc, char **argv)
 {
     int only_watch = argc > 1 && !strcmp(argv[1], "watch");
@@ -420,7 +421,8 @@ int main(int argc, char **argv)
     cs_reg_free(bin);
     if (!rc && !only_watch)
         rc = peers(&mlp, &mlpd, &cnn, &cnnd, &res, &resd, peak,
-                   synthetic ? NULL : bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA);
+                   synthetic ? NULL : bench_data_dir ? bench_data_dir : CS_NN_DEFAULT_DATA,
+                   only_peers && argc > 2 ? argv[2] : NULL);
     /* watching (the TUI's frames), through `train` as the TUI runs it */
     if (!rc && !synthetic && !only_peers) {
         printf("watching a run as the TUI does (frames: one layer's histogram, every layer's "

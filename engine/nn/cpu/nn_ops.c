@@ -3,7 +3,9 @@
  * (the regularizer's and quantized weights' ops are in nn_reg_ops.c, the
  * watch ops in nn_watch_ops.c).
  * Matrix products go to OpenBLAS sgemm on one thread (convolutions through
- * im2col, one image at a time); the rest are plain loops. Every op is split
+ * im2col, one image at a time), or, for the convolutions where it gives
+ * the same bits (AVX-512), to nn_gemm.c's loops, which skip sgemm's
+ * packing; the rest are plain loops. Every op is split
  * into tasks that do not depend on the thread count (images, channels, fixed
  * blocks) and run by cs_par_for on `--threads` threads; sums across tasks
  * are taken in task order, so training gives the same bits on any count.
@@ -18,6 +20,7 @@
 #include "cs_par.h"
 #include "nn_backend.h"
 #include "nn_cpu.h"
+#include "nn_gemm.h"
 
 
 /* ------------------------------------------------------------------ memory */
@@ -131,16 +134,17 @@ static void matmul_backward(float *dinp, float *dw, float *dbias, const float *d
 
 /* ------------------------------------------------------------------ convolution */
 
-/* col[(c·9 + ky·3 + kx)·HW + y·W + x] = inp[c, y+ky−1, x+kx−1] (0 outside).
- * Each shifted plane is one copy of the plane at offset (ky−1)·W + kx−1,
- * then the rows and the column that fell outside are zeroed. */
-static void im2col(float *col, const float *inp, int C, int H, int W)
+/* col[(c·9 + ky·3 + kx)·ld + y·W + x] = inp[c, y+ky−1, x+kx−1] (0 outside;
+ * ld >= HW). Each shifted plane is one copy of the plane at offset
+ * (ky−1)·W + kx−1, then the rows and the column that fell outside are
+ * zeroed. */
+static void im2col(float *col, size_t ld, const float *inp, int C, int H, int W)
 {
     size_t HW = (size_t)H * W;
     for (int c = 0; c < C; c++)
         for (int ky = 0; ky < 3; ky++)
             for (int kx = 0; kx < 3; kx++) {
-                float *dst = col + ((size_t)c * 9 + ky * 3 + kx) * HW;
+                float *dst = col + ((size_t)c * 9 + ky * 3 + kx) * ld;
                 const float *src = inp + (size_t)c * HW;
                 ptrdiff_t shift = (ptrdiff_t)(ky - 1) * W + (kx - 1);
                 int y0 = ky == 0, y1 = ky == 2 ? H - 1 : H;
@@ -155,14 +159,21 @@ static void im2col(float *col, const float *inp, int C, int H, int W)
 }
 
 /* The scratch of one convolution (CS_NN_CONV_SCRATCH): per-worker im2col
- * slots of max(C, OC)·9·HW floats, the flipped weights, the dW partials. */
+ * slots of max(C, OC)·9·HW floats, the flipped weights, the dW partials.
+ * fast: the products through nn_gemm (the same bits as sgemm, packed
+ * weights in wflip; forward: 2 without the im2col block, nn_gemm_conv3);
+ * backward then gives each worker two slots, dout's
+ * im2col with rows ld = HW + 16 apart (16 rows HW·4 bytes apart would
+ * share a set of L1 lines) and the input transposed for dW. */
 typedef struct conv_job {
     float *out, *dinp, *dw;
     const float *inp, *dout, *w;
     float *slots, *wflip, *partial;
-    int B, C, H, W, OC;
+    int B, C, H, W, OC, fast;
     size_t slot;
 } conv_job;
+
+#define CONV_LD_PAD 16
 
 static conv_job conv_plan(float *scratch, int B, int C, int H, int W, int OC)
 {
@@ -182,10 +193,18 @@ static void conv_forward_image(void *ctx, int b, int worker)
     const conv_job *j = ctx;
     size_t HW = (size_t)j->H * j->W;
     int K = j->C * 9;
-    float *col = j->slots + (size_t)worker * j->slot;
-    im2col(col, j->inp + (size_t)b * j->C * HW, j->C, j->H, j->W);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, j->OC, (int)HW, K, 1.0f, j->w, K, col,
-                (int)HW, 0.0f, j->out + (size_t)b * j->OC * HW, (int)HW);
+    float *col = j->slots + (size_t)worker * j->slot, *out = j->out + (size_t)b * j->OC * HW;
+    const float *in = j->inp + (size_t)b * j->C * HW;
+    if (j->fast == 2) {   /* no im2col block */
+        nn_gemm_conv3(out, j->wflip, in, j->OC, j->C, j->H, j->W);
+        return;
+    }
+    im2col(col, HW, in, j->C, j->H, j->W);
+    if (j->fast)
+        nn_gemm_nn(out, HW, j->wflip, col, HW, j->OC, (int)HW, K);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, j->OC, (int)HW, K, 1.0f, j->w, K,
+                    col, (int)HW, 0.0f, out, (int)HW);
 }
 
 static void conv_forward(float *out, const float *inp, const float *w, float *scratch, int B,
@@ -195,19 +214,38 @@ static void conv_forward(float *out, const float *inp, const float *w, float *sc
     j.out = out;
     j.inp = inp;
     j.w = w;
+    j.fast = nn_gemm_conv3_ok(OC, C, H, W) ? 2 : nn_gemm_nn_ok(OC, H * W, C * 9);
+    if (j.fast)   /* wflip is free in the forward */
+        nn_gemm_pack(j.wflip, w, OC, C * 9);
     cs_par_for(B, conv_forward_image, &j);
 }
 
 /* wflip[c, oc·9 + k] = w[oc, c·9 + 8 − k]: dinp = wflip · im2col(dout), the
  * convolution of dout with the flipped kernel (C × HW, a product as
  * efficient as the forward one; wᵀ·dout was K × HW with a sum of OC terms
- * and a col2im after it) */
-static void flip_weights(float *wflip, const float *w, int C, int OC)
+ * and a col2im after it). packed: in nn_gemm_pack's layout. */
+static void flip_weights(float *wflip, const float *w, int C, int OC, int packed)
 {
+    size_t K = (size_t)OC * 9;
     for (int c = 0; c < C; c++)
         for (int oc = 0; oc < OC; oc++)
-            for (int k = 0; k < 9; k++)
-                wflip[((size_t)c * OC + oc) * 9 + k] = w[((size_t)oc * C + c) * 9 + 8 - k];
+            for (int k = 0; k < 9; k++) {
+                size_t m = (size_t)oc * 9 + k;
+                size_t at = packed ? ((size_t)(c / 16) * K + m) * 16 + c % 16 : c * K + m;
+                wflip[at] = w[((size_t)oc * C + c) * 9 + 8 - k];
+            }
+}
+
+/* Whether the backward runs fast: nn_gemm takes both products, and every
+ * worker (at most one a chunk) has two slots, whatever the thread count */
+static int conv_backward_fast(const conv_job *j)
+{
+    int HW = j->H * j->W, chunks = (j->B + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK;
+    int slots = j->B < CS_NN_CONV_SLOTS ? j->B : CS_NN_CONV_SLOTS;
+    int workers = chunks < CS_PAR_MAX_THREADS ? chunks : CS_PAR_MAX_THREADS;
+    size_t need = (size_t)j->OC * 9 * (HW + CONV_LD_PAD) + (size_t)(j->C + 15) / 16 * 16 * HW;
+    return j->dinp && slots >= 2 * workers && need <= 2 * j->slot &&
+           nn_gemm_nn_ok(j->C, HW, j->OC * 9) && nn_gemm_nt_ok(j->OC * 9, j->C, HW);
 }
 
 /* A chunk of CS_NN_CONV_CHUNK images: their dW summed in image order into
@@ -220,34 +258,67 @@ static void flip_weights(float *wflip, const float *w, int C, int OC)
 static void conv_backward_chunk(void *ctx, int chunk, int worker)
 {
     const conv_job *j = ctx;
-    size_t HW = (size_t)j->H * j->W;
+    size_t HW = (size_t)j->H * j->W, ld = j->fast ? HW + CONV_LD_PAD : HW;
     int C = j->C, OC = j->OC, K = C * 9, b0 = chunk * CS_NN_CONV_CHUNK;
     int b1 = b0 + CS_NN_CONV_CHUNK < j->B ? b0 + CS_NN_CONV_CHUNK : j->B;
-    float *col = j->slots + (size_t)worker * j->slot;
+    float *col = j->slots + (size_t)worker * (j->fast ? 2 : 1) * j->slot;
+    float *inT = col + (size_t)OC * 9 * ld;
     float *part = j->partial + (size_t)chunk * OC * K;
     for (int b = b0; b < b1; b++) {
         const float *db = j->dout + (size_t)b * OC * HW, *in = j->inp + (size_t)b * C * HW;
         float beta = b > b0 ? 1.0f : 0.0f;
         if (!j->dinp) {
-            im2col(col, in, C, j->H, j->W);
+            im2col(col, HW, in, C, j->H, j->W);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, OC, (int)HW, 1.0f, col,
                         (int)HW, db, (int)HW, beta, part, OC);
             continue;
         }
-        im2col(col, db, OC, j->H, j->W);
+        im2col(col, ld, db, OC, j->H, j->W);
+        float *dinp = j->dinp + (size_t)b * C * HW;
+        if (j->fast) {
+            nn_gemm_pack_t(inT, in, HW, C, (int)HW);
+            nn_gemm_nt(part, col, ld, inT, OC * 9, C, (int)HW, b > b0);
+            nn_gemm_nn(dinp, HW, j->wflip, col, ld, C, (int)HW, OC * 9);
+            continue;
+        }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC * 9, C, (int)HW, 1.0f, col,
                     (int)HW, in, (int)HW, beta, part, C);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, C, (int)HW, OC * 9, 1.0f, j->wflip,
-                    OC * 9, col, (int)HW, 0.0f, j->dinp + (size_t)b * C * HW, (int)HW);
+                    OC * 9, col, (int)HW, 0.0f, dinp, (int)HW);
     }
 }
 
-/* part[0] = Σ of the partials in chunk order */
-CS_VEC static void sum_partials(float *restrict part, size_t n, int chunks)
+/* part[0..n) += the partials 1.. (stride `stride`) in chunk order */
+CS_VEC static void sum_partial_block(float *restrict part, size_t n, size_t stride, int chunks)
 {
     for (int c = 1; c < chunks; c++)
         for (size_t i = 0; i < n; i++)
-            part[i] += part[(size_t)c * n + i];
+            part[i] += part[(size_t)c * stride + i];
+}
+
+/* blocks of PART_BLOCK elements a task: each element's sum keeps the chunk
+ * order (it ran on one thread, 2% of a two-thread resnet20 step) */
+#define PART_BLOCK 4096
+
+typedef struct part_job {
+    float *part;
+    size_t n;
+    int chunks;
+} part_job;
+
+static void sum_partials_block(void *ctx, int t, int worker)
+{
+    (void)worker;
+    const part_job *j = ctx;
+    size_t o = (size_t)t * PART_BLOCK, len = j->n - o < PART_BLOCK ? j->n - o : PART_BLOCK;
+    sum_partial_block(j->part + o, len, j->n, j->chunks);
+}
+
+/* part[0] = Σ of the partials in chunk order */
+static void sum_partials(float *part, size_t n, int chunks)
+{
+    part_job j = {part, n, chunks};
+    cs_par_for((int)((n + PART_BLOCK - 1) / PART_BLOCK), sum_partials_block, &j);
 }
 
 /* dw[oc, c·9 + k] from the summed partial: dcol·inpᵀ's [(oc·9 + 8 − k), c]
@@ -270,8 +341,9 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
     j.dout = dout;
     j.inp = inp;
     j.w = w;
+    j.fast = conv_backward_fast(&j);
     if (dinp)
-        flip_weights(j.wflip, w, C, OC);
+        flip_weights(j.wflip, w, C, OC, j.fast);
     int chunks = (B + CS_NN_CONV_CHUNK - 1) / CS_NN_CONV_CHUNK;
     cs_par_for(chunks, conv_backward_chunk, &j);
     sum_partials(j.partial, (size_t)OC * C * 9, chunks);
@@ -365,11 +437,14 @@ static void convk_forward_image(void *ctx, int b, int worker)
     const conv_job *c = &j->c;
     size_t HW = (size_t)c->H * c->W, OHW = (size_t)j->OH * j->OW;
     int K = c->C * j->k * j->k;
-    float *col = c->slots + (size_t)worker * c->slot;
+    float *col = c->slots + (size_t)worker * c->slot, *out = c->out + (size_t)b * c->OC * OHW;
     im2col_k(col, c->inp + (size_t)b * c->C * HW, c->C, c->H, c->W, j->k, j->stride, j->OH,
              j->OW);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->OC, (int)OHW, K, 1.0f, c->w, K,
-                col, (int)OHW, 0.0f, c->out + (size_t)b * c->OC * OHW, (int)OHW);
+    if (c->fast)
+        nn_gemm_nn(out, OHW, c->wflip, col, OHW, c->OC, (int)OHW, K);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c->OC, (int)OHW, K, 1.0f, c->w, K,
+                    col, (int)OHW, 0.0f, out, (int)OHW);
 }
 
 static void convk_forward(float *out, const float *inp, const float *w, float *scratch, int B,
@@ -383,6 +458,9 @@ static void convk_forward(float *out, const float *inp, const float *w, float *s
     j.c.out = out;
     j.c.inp = inp;
     j.c.w = w;
+    j.c.fast = nn_gemm_nn_ok(OC, j.OH * j.OW, C * k * k);
+    if (j.c.fast)   /* wflip is free in the forward */
+        nn_gemm_pack(j.c.wflip, w, OC, C * k * k);
     cs_par_for(B, convk_forward_image, &j);
 }
 
@@ -401,6 +479,15 @@ static void convk_backward_chunk(void *ctx, int chunk, int worker)
     for (int b = b0; b < b1; b++) {
         const float *db = c->dout + (size_t)b * OC * OHW, *in = c->inp + (size_t)b * C * HW;
         float beta = b > b0 ? 1.0f : 0.0f;
+        if (c->fast) {   /* stride 2 through nn_gemm: doutᵀ packed after dcol */
+            float *dcol = col + (size_t)K * OHW, *doutT = dcol + (size_t)K * OHW;
+            im2col_k(col, in, C, c->H, c->W, k, s, j->OH, j->OW);
+            nn_gemm_pack_t(doutT, db, OHW, OC, (int)OHW);
+            nn_gemm_nt(part, col, OHW, doutT, K, OC, (int)OHW, b > b0);
+            nn_gemm_nn(dcol, OHW, c->wflip, db, OHW, K, (int)OHW, OC);
+            col2im_k(c->dinp + (size_t)b * C * HW, dcol, C, c->H, c->W, k, s, j->OH, j->OW);
+            continue;
+        }
         if (!c->dinp || s != 1) {
             im2col_k(col, in, C, c->H, c->W, k, s, j->OH, j->OW);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, OC, (int)OHW, 1.0f, col,
@@ -434,7 +521,12 @@ static void convk_backward(float *dinp, float *dw, const float *dout, const floa
     j.c.dout = dout;
     j.c.inp = inp;
     j.c.w = w;
-    int kk = k * k, from_dcol = dinp && stride == 1;
+    int kk = k * k, from_dcol = dinp && stride == 1, K = C * kk, OHW = j.OH * j.OW;
+    /* stride 2 through nn_gemm: col·doutᵀ, and wᵀ·dout with wᵀ packed in wflip */
+    j.c.fast = dinp && stride != 1 && nn_gemm_nt_ok(K, OC, OHW) && nn_gemm_nt_ok(K, OHW, OC) &&
+               (size_t)2 * K * OHW + (size_t)(OC + 15) / 16 * 16 * OHW <= j.c.slot;
+    if (j.c.fast)
+        nn_gemm_pack_tn(j.c.wflip, w, K, OC);
     if (from_dcol)   /* wflip[c, oc·k² + j] = w[oc, c·k² + k² − 1 − j] */
         for (int c = 0; c < C; c++)
             for (int oc = 0; oc < OC; oc++)
@@ -849,6 +941,14 @@ typedef struct res_job {
     int C, H, W, SC, SH, SW;
 } res_job;
 
+/* out = a + b (at -O2 GCC left the loop scalar: out might alias) */
+CS_VEC static void add_rows(float *restrict out, const float *restrict a, const float *restrict b,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = a[i] + b[i];
+}
+
 /* one image: out = inp + shortcut(sc) */
 static void residual_forward_image(void *ctx, int b, int worker)
 {
@@ -858,9 +958,7 @@ static void residual_forward_image(void *ctx, int b, int worker)
     float *out = j->out + (size_t)b * n;
     const float *in = j->inp + (size_t)b * n;
     if (j->SC == j->C && j->SH == j->H && j->SW == j->W) {
-        const float *sc = j->sc + (size_t)b * n;
-        for (size_t i = 0; i < n; i++)
-            out[i] = in[i] + sc[i];
+        add_rows(out, in, j->sc + (size_t)b * n, n);
         return;
     }
     int cp = (j->C - j->SC) / 2, sy = j->SH / j->H, sx = j->SW / j->W;
