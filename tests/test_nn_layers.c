@@ -213,6 +213,70 @@ static void test_bn_relu_fused(void **state)
     assert_memory_equal(db1, db2, sizeof db1);
 }
 
+/* bn_add_relu_forward/backward give the very bits of bn, residual and
+ * relu forward, and of axpy, relu, residual and bn backward: the identity
+ * shortcut (dres in dadd's place) and option A (rows of 70: two gathers
+ * of 64 and the tails; dres in dout's place), in training and evaluation */
+static void bn_add_relu_case(int C, int H, int W, int SC, int SH, int SW)
+{
+    enum { B = 3, MAXN = B * 4 * 2 * 140 };
+    static float x[MAXN], sc[MAXN], dout[MAXN], e[MAXN], y1[MAXN], a1[MAXN], z1[MAXN],
+        z2[MAXN], d1[MAXN], dA[MAXN], dx1[MAXN], dx2[MAXN], ds1[MAXN], ds2[MAXN], dres[MAXN];
+    int HW = H * W, N = B * C * HW, SN = B * SC * SH * SW;
+    int ident = SC == C && SH == H && SW == W;
+    float g[4], b[4], m1[4], r1[4], m2[4], r2[4], rm1[4], rv1[4], rm2[4], rv2[4];
+    float dg1[4], db1[4], dg2[4], db2[4];
+    cs_rng r;
+    cs_rng_init(&r, 13, (uint64_t)C);
+    fill(x, N, &r, 2);
+    fill(sc, SN, &r, 1);
+    fill(dout, N, &r, 1);
+    fill(e, N, &r, 1);
+    fill(g, C, &r, 1);
+    fill(b, C, &r, 1);
+    for (int train = 0; train <= 1; train++) {
+        for (int c = 0; c < C; c++)
+            rm1[c] = rm2[c] = 0.1f * (float)c, rv1[c] = rv2[c] = 1.0f + 0.5f * (float)c;
+        cpu->bn_forward(y1, x, g, b, m1, r1, rm1, rv1, B, C, HW, train);
+        cpu->residual_forward(a1, y1, sc, B, C, H, W, SC, SH, SW);
+        cpu->relu_forward(z1, a1, (size_t)N);
+        cpu->bn_add_relu_forward(z2, x, sc, g, b, m2, r2, rm2, rv2, B, C, H, W, SC, SH, SW,
+                                 train);
+        assert_memory_equal(z1, z2, (size_t)N * sizeof *z1);
+        assert_memory_equal(rm1, rm2, (size_t)C * sizeof *rm1);
+        assert_memory_equal(rv1, rv2, (size_t)C * sizeof *rv1);
+        int zeros = 0;
+        for (int i = 0; i < N; i++)
+            zeros += z1[i] == 0.0f;
+        assert_true(zeros > N / 4 && zeros < 3 * N / 4);   /* the mask matters */
+    }
+    for (int pend = 0; pend <= 1; pend++) {
+        memcpy(d1, dout, (size_t)N * sizeof *d1);
+        if (pend)
+            cpu->axpy(d1, e, 1.0f, (size_t)N);
+        cpu->relu_backward(dA, d1, z1, (size_t)N);
+        cpu->residual_backward(ds1, dA, B, C, H, W, SC, SH, SW);
+        cpu->bn_backward(dx1, dg1, db1, dA, x, g, m1, r1, B, C, HW);
+        /* identity: dres in e's buffer; option A: in dout's */
+        memcpy(dres, ident ? e : dout, (size_t)N * sizeof *dres);
+        const float *dd = ident ? dout : dres, *da = pend ? (ident ? dres : e) : NULL;
+        cpu->bn_add_relu_backward(dx2, dg2, db2, dres, dd, da, z1, x, g, m1, r1, B, C, HW);
+        assert_memory_equal(dres, dA, (size_t)N * sizeof *dA);
+        cpu->residual_backward(ds2, dres, B, C, H, W, SC, SH, SW);
+        assert_memory_equal(ds1, ds2, (size_t)SN * sizeof *ds1);
+        assert_memory_equal(dx1, dx2, (size_t)N * sizeof *dx1);
+        assert_memory_equal(dg1, dg2, (size_t)C * sizeof *dg1);
+        assert_memory_equal(db1, db2, (size_t)C * sizeof *db1);
+    }
+}
+
+static void test_bn_add_relu_fused(void **state)
+{
+    (void)state;
+    bn_add_relu_case(3, 3, 13, 3, 3, 13);    /* identity, 39 a row: vectors and tails */
+    bn_add_relu_case(4, 2, 70, 2, 4, 140);   /* option A, stride 2 */
+}
+
 typedef struct pool_ctx {
     float inp[2 * 4 * 4], out[2 * 2 * 2], R[8];
     int32_t idx[8];
@@ -425,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_grad_conv),
         cmocka_unit_test(test_grad_bn),
         cmocka_unit_test(test_bn_relu_fused),
+        cmocka_unit_test(test_bn_add_relu_fused),
         cmocka_unit_test(test_grad_pool_relu),
         cmocka_unit_test(test_grad_softmax_ce),
         cmocka_unit_test(test_reg_kernels),

@@ -183,6 +183,22 @@ typedef struct cs_nn_ops {
     /* global average pooling: out[b, c] = mean of inp[b, c, ·] over HW */
     void (*avgpool_forward)(float *out, const float *inp, int B, int C, int HW);
     void (*avgpool_backward)(float *dinp, const float *dout, int B, int C, int HW);
+    /* --- optional fusions (NULL: nn_pass.c runs the ops apart) --- */
+    /* the end of a basic block, bn_forward, residual_forward and
+     * relu_forward in one pass: out = max(bn(inp) + shortcut(sc), 0), inp
+     * B × C × H × W, sc as residual_forward's; the same bits as the three */
+    void (*bn_add_relu_forward)(float *out, const float *inp, const float *sc,
+                                const float *gamma, const float *beta, float *mean, float *rstd,
+                                float *run_mean, float *run_var, int B, int C, int H, int W,
+                                int SC, int SH, int SW, int train);
+    /* its backward: dres = (dout + dadd) where out > 0, else 0 (dadd: a
+     * shortcut's gradient still to add, as axpy(dout, dadd, 1); may be
+     * NULL), the gradient of both the residual and the batch norm's
+     * output; then bn_backward from dres. dres may be dout or dadd. */
+    void (*bn_add_relu_backward)(float *dinp, float *dgamma, float *dbeta, float *dres,
+                                 const float *dout, const float *dadd, const float *out,
+                                 const float *inp, const float *gamma, const float *mean,
+                                 const float *rstd, int B, int C, int HW);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;

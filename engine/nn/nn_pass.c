@@ -66,6 +66,15 @@ static int fused_relu(const cs_nn *nn, int i)
            nn->layer[i].type == NN_BN && nn->layer[i + 1].type == NN_RELU;
 }
 
+/* Layers i, i + 1, i + 2 are a basic block's batch norm, residual add and
+ * ReLU, and the backend fuses the three. */
+static int fused_add(const cs_nn *nn, int i)
+{
+    return nn->ops->bn_add_relu_forward && nn->ops->bn_add_relu_backward && i >= 0 &&
+           i + 2 < nn->nlayers && nn->layer[i].type == NN_BN &&
+           nn->layer[i + 1].type == NN_ADD && nn->layer[i + 2].type == NN_RELU;
+}
+
 void nn_forward(cs_nn *nn, int B, int train)
 {
     const cs_nn_ops *o = nn->ops;
@@ -87,6 +96,15 @@ void nn_forward(cs_nn *nn, int B, int train)
                                  l->W, l->OC, l->k, l->stride);
             break;
         case NN_BN:
+            if (fused_add(nn, i)) {   /* the block's ReLU's output; the add and ReLU skipped */
+                const nn_layer *sc = &nn->layer[nn->layer[i + 1].src];
+                o->bn_add_relu_forward(nn->layer[i + 2].out, in, sc->out, P + nn->t[l->tw].off,
+                                       P + nn->t[l->tb].off, l->mean, l->rstd,
+                                       nn->bufs + l->boff, nn->bufs + l->boff + l->C, B, l->C,
+                                       l->H, l->W, sc->OC, sc->OH, sc->OW, train);
+                i += 2;
+                break;
+            }
             if (fused_relu(nn, i)) {   /* the ReLU's output, and the ReLU skipped */
                 o->bn_relu_forward(nn->layer[i + 1].out, in, P + nn->t[l->tw].off,
                                    P + nn->t[l->tb].off, l->mean, l->rstd, nn->bufs + l->boff,
@@ -120,11 +138,43 @@ void nn_forward(cs_nn *nn, int B, int train)
 
 /* dinp, the gradient of layer j's output, gets the shortcut's gradient
  * when an add took that output (resnet20: the block's first convolution
- * passed back, the add's part waiting in dskip) */
-static void add_skip(cs_nn *nn, int j, float *dinp, int B)
+ * passed back, the add's part waiting in dskip). Returns dskip instead when
+ * layer j ends a fused block (fused_backward adds it in its pass). */
+static const float *add_skip(cs_nn *nn, int j, float *dinp, int B)
 {
-    if (j >= 0 && nn->layer[j].skip)
-        nn->ops->axpy(dinp, nn->dskip, 1.0f, (size_t)B * nn->layer[j].out_sz);
+    if (j < 0 || !nn->layer[j].skip)
+        return NULL;
+    if (fused_add(nn, j - 2))
+        return nn->dskip;
+    nn->ops->axpy(dinp, nn->dskip, 1.0f, (size_t)B * nn->layer[j].out_sz);
+    return NULL;
+}
+
+/* The backward of the fused block ending at ReLU i (fused_add(i − 2)):
+ * the masked gradient dres goes to the batch norm and is the shortcut's:
+ * dskip itself for the identity, else the shortcut of dout's buffer
+ * (masked in place, free after this). pending: dskip still to add to dout. */
+static void fused_backward(cs_nn *nn, int i, float *dinp, const float *dout,
+                           const float *pending, int B)
+{
+    const cs_nn_ops *o = nn->ops;
+    const nn_layer *add = &nn->layer[i - 1], *bn = &nn->layer[i - 2];
+    const nn_layer *sc = &nn->layer[add->src];
+    int ident = sc->OC == add->C && sc->OH == add->H && sc->OW == add->W;
+    float *dres = ident ? nn->dskip : (float *)dout;   /* dout: d0 or d1 (fused_ok) */
+    o->bn_add_relu_backward(dinp, nn->grads + nn->t[bn->tw].off, nn->grads + nn->t[bn->tb].off,
+                            dres, dout, pending, nn->layer[i].out, layer_in(nn, i - 2),
+                            nn->params + nn->t[bn->tw].off, bn->mean, bn->rstd, B, bn->C,
+                            bn->H * bn->W);
+    if (!ident)
+        o->residual_backward(nn->dskip, dres, B, add->C, add->H, add->W, sc->OC, sc->OH, sc->OW);
+}
+
+/* whether fused_backward may take ReLU i's gradient dout (option A masks
+ * it in place: one of the two gradient buffers) */
+static int fused_ok(const cs_nn *nn, int i, const float *dout)
+{
+    return i >= 2 && fused_add(nn, i - 2) && (dout == nn->d0 || dout == nn->d1);
 }
 
 void nn_backward(cs_nn *nn, int B)
@@ -135,7 +185,21 @@ void nn_backward(cs_nn *nn, int B)
     const float *dout = nn->dlogits;
     float *bufs[2] = {nn->d0, nn->d1};
     int which = 0;
+    const float *pending = NULL;   /* dskip, still to add to dout */
     for (int i = nn->nlayers - 1; i >= 0; i--) {
+        if (fused_ok(nn, i, dout)) {   /* ReLU i, add i − 1, batch norm i − 2 */
+            float *dinp = bufs[which];
+            fused_backward(nn, i, dinp, dout, pending, B);
+            i -= 2;
+            pending = add_skip(nn, i - 1, dinp, B);
+            dout = dinp;
+            which ^= 1;
+            continue;
+        }
+        if (pending) {   /* not taken by a fused block after all */
+            o->axpy((float *)dout, pending, 1.0f, (size_t)B * nn->layer[i].out_sz);
+            pending = NULL;
+        }
         if (i > 0 && fused_relu(nn, i - 1)) {   /* the ReLU i and the batch norm i − 1 */
             nn_layer *bn = &nn->layer[i - 1];
             float *dinp = i - 1 > 0 ? bufs[which] : NULL;
@@ -145,7 +209,7 @@ void nn_backward(cs_nn *nn, int B)
                                 bn->H * bn->W);
             i--;
             if (dinp) {
-                add_skip(nn, i - 1, dinp, B);
+                pending = add_skip(nn, i - 1, dinp, B);
                 dout = dinp;
                 which ^= 1;
             }
@@ -190,7 +254,7 @@ void nn_backward(cs_nn *nn, int B)
             break;
         }
         if (dinp) {
-            add_skip(nn, i - 1, dinp, B);
+            pending = add_skip(nn, i - 1, dinp, B);
             dout = dinp;
             which ^= 1;
         }

@@ -637,13 +637,107 @@ CS_VEC static void row_sums_relu(const float *restrict d, const float *restrict 
     *sdx += t;
 }
 
+/* y = max(x·g + sh + s, 0): scale_shift, add_rows and relu_select's
+ * operations in their order, one pass */
+CS_VEC static void scale_shift_add_relu(float *restrict y, const float *restrict x,
+                                        const float *restrict s, int n, float g, float sh)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f v, S;
+        memcpy(&v, x + i, sizeof v);
+        memcpy(&S, s + i, sizeof S);
+        v = v * g + sh;
+        v = v + S;
+        v = (v8f)((v8i)v & (v > (v8f){0}));
+        memcpy(y + i, &v, sizeof v);
+    }
+    for (; i < n; i++) {
+        float v = x[i] * g + sh;
+        v = v + s[i];
+        y[i] = v > 0.0f ? v : 0.0f;
+    }
+}
+
+/* The backward of ReLU(· + shortcut) before a batch norm: dres = (d + e)
+ * where r > 0, else 0 (e: a pending shortcut gradient, the axpy's d + 1·e,
+ * or none), and row_sums(dres, x). dres may be d or e (element by element). */
+CS_VEC static void row_sums_mask(float *dres, const float *d, const float *e,
+                                 const float *restrict r, const float *restrict x, int n,
+                                 double *sd, double *sdx)
+{
+    v8f a = {0}, b = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f D, R, X;
+        memcpy(&D, d + i, sizeof D);
+        if (e) {
+            v8f E;
+            memcpy(&E, e + i, sizeof E);
+            D = D + E;
+        }
+        memcpy(&R, r + i, sizeof R);
+        memcpy(&X, x + i, sizeof X);
+        D = (v8f)((v8i)D & (R > (v8f){0}));
+        memcpy(dres + i, &D, sizeof D);
+        a += D;
+        b += D * X;
+    }
+    double s = 0, t = 0;
+    for (int k = 0; k < 8; k++) {
+        s += a[k];
+        t += b[k];
+    }
+    for (; i < n; i++) {
+        float dv = e ? d[i] + e[i] : d[i];
+        float dm = r[i] > 0.0f ? dv : 0.0f;
+        dres[i] = dm;
+        s += dm;
+        t += (double)dm * x[i];
+    }
+    *sd += s;
+    *sdx += t;
+}
+
 /* One task per channel: its sums run over the batch in image order, as on
  * one thread. */
 typedef struct bn_job {
-    float *out, *mean, *rstd, *run_mean, *run_var, *dinp, *dgamma, *dbeta;
-    const float *inp, *dout, *gamma, *beta, *cmean, *crstd;
+    float *out, *mean, *rstd, *run_mean, *run_var, *dinp, *dgamma, *dbeta, *dres;
+    const float *inp, *dout, *gamma, *beta, *cmean, *crstd, *sc, *dadd, *rout;
     int B, C, HW, train, relu;
+    int H, W, SC, SH, SW;   /* the residual's shapes (bn_add_relu_forward) */
 } bn_job;
+
+/* Channel c of max(bn(x) + shortcut(sc), 0): residual_forward_image's
+ * shortcut (the identity, or option A: sampled pixels, channels padded) */
+static void bn_add_relu_channel(const bn_job *j, int c, float g, float sh)
+{
+    int B = j->B, C = j->C, HW = j->HW;
+    int ident = j->SC == C && j->SH == j->H && j->SW == j->W;
+    int q = c - (C - j->SC) / 2, sy = j->SH / j->H, sx = j->SW / j->W;
+    for (int b = 0; b < B; b++) {
+        size_t o = ((size_t)b * C + c) * HW;
+        if (ident) {
+            scale_shift_add_relu(j->out + o, j->inp + o, j->sc + o, HW, g, sh);
+            continue;
+        }
+        if (q < 0 || q >= j->SC) {   /* no shortcut here: as scale_shift_relu */
+            scale_shift_relu(j->out + o, j->inp + o, HW, g, sh);
+            continue;
+        }
+        const float *s = j->sc + ((size_t)b * j->SC + q) * j->SH * j->SW;
+        float row[64];   /* the sampled shortcut pixels of a row, 64 at a time */
+        for (int y = 0; y < j->H; y++)
+            for (int x0 = 0; x0 < j->W; x0 += 64) {
+                int n = j->W - x0 < 64 ? j->W - x0 : 64;
+                const float *sr = s + ((size_t)y * sy) * j->SW + (size_t)x0 * sx;
+                for (int x = 0; x < n; x++)
+                    row[x] = sr[(size_t)x * sx];
+                size_t p = o + (size_t)y * j->W + x0;
+                scale_shift_add_relu(j->out + p, j->inp + p, row, n, g, sh);
+            }
+    }
+}
 
 static void bn_forward_channel(void *ctx, int c, int worker)
 {
@@ -673,6 +767,10 @@ static void bn_forward_channel(void *ctx, int c, int worker)
         rs = (float)(1.0 / sqrt((double)j->run_var[c] + BN_EPS));
     }
     float g = j->gamma[c] * rs, sh = j->beta[c] - mu * g;
+    if (j->sc) {
+        bn_add_relu_channel(j, c, g, sh);
+        return;
+    }
     for (int b = 0; b < B; b++) {
         size_t o = ((size_t)b * C + c) * HW;
         if (j->relu)
@@ -734,9 +832,13 @@ static void bn_backward_channel(void *ctx, int c, int worker)
     double sd = 0, sdx = 0;
     float mu = j->cmean[c], rs = j->crstd[c];
     float gs = j->gamma[c] * rs, sh = j->relu ? j->beta[c] - mu * gs : 0.0f;   /* the forward's */
+    const float *dsrc = j->dres ? j->dres : j->dout;   /* what bn_dx reads */
     for (int b = 0; b < B; b++) {
         size_t o = ((size_t)b * C + c) * HW;
-        if (j->relu)
+        if (j->dres)
+            row_sums_mask(j->dres + o, j->dout + o, j->dadd ? j->dadd + o : NULL, j->rout + o,
+                          j->inp + o, HW, &sd, &sdx);
+        else if (j->relu)
             row_sums_relu(j->dout + o, j->inp + o, HW, gs, sh, &sd, &sdx);
         else
             row_sums(j->dout + o, j->inp + o, HW, &sd, &sdx);
@@ -753,7 +855,7 @@ static void bn_backward_channel(void *ctx, int c, int worker)
         if (j->relu)
             bn_dx_relu(j->dinp + o, j->dout + o, j->inp + o, HW, g, a, mu, rs, bq, sh);
         else
-            bn_dx(j->dinp + o, j->dout + o, j->inp + o, HW, g, a, mu, rs, bq);
+            bn_dx(j->dinp + o, dsrc + o, j->inp + o, HW, g, a, mu, rs, bq);
     }
 }
 
@@ -775,6 +877,28 @@ static void bn_relu_backward(float *dinp, float *dgamma, float *dbeta, const flo
     bn_job j = {.dinp = dinp, .dgamma = dgamma, .dbeta = dbeta, .dout = dout, .inp = inp,
                 .gamma = gamma, .beta = beta, .cmean = mean, .crstd = rstd, .B = B, .C = C,
                 .HW = HW, .relu = 1};
+    cs_par_for(C, bn_backward_channel, &j);
+}
+
+static void bn_add_relu_forward(float *out, const float *inp, const float *sc,
+                                const float *gamma, const float *beta, float *mean, float *rstd,
+                                float *run_mean, float *run_var, int B, int C, int H, int W,
+                                int SC, int SH, int SW, int train)
+{
+    bn_job j = {.out = out, .inp = inp, .sc = sc, .gamma = gamma, .beta = beta, .mean = mean,
+                .rstd = rstd, .run_mean = run_mean, .run_var = run_var, .B = B, .C = C,
+                .HW = H * W, .train = train, .H = H, .W = W, .SC = SC, .SH = SH, .SW = SW};
+    cs_par_for(C, bn_forward_channel, &j);
+}
+
+static void bn_add_relu_backward(float *dinp, float *dgamma, float *dbeta, float *dres,
+                                 const float *dout, const float *dadd, const float *out,
+                                 const float *inp, const float *gamma, const float *mean,
+                                 const float *rstd, int B, int C, int HW)
+{
+    bn_job j = {.dinp = dinp, .dgamma = dgamma, .dbeta = dbeta, .dres = dres, .dout = dout,
+                .dadd = dadd, .rout = out, .inp = inp, .gamma = gamma, .cmean = mean,
+                .crstd = rstd, .B = B, .C = C, .HW = HW};
     cs_par_for(C, bn_backward_channel, &j);
 }
 
@@ -1195,6 +1319,8 @@ const cs_nn_ops cs_nn_cpu_ops = {
     .bn_backward = bn_backward,
     .bn_relu_forward = bn_relu_forward,
     .bn_relu_backward = bn_relu_backward,
+    .bn_add_relu_forward = bn_add_relu_forward,
+    .bn_add_relu_backward = bn_add_relu_backward,
     .relu_forward = relu_forward,
     .relu_backward = relu_backward,
     .maxpool_forward = maxpool_forward,
