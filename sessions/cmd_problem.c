@@ -120,25 +120,13 @@ static int recovery_problem(cs_interp *in, const cs_cmdline *cl, cs_kind kind,
 static void set_problem(cs_interp *in, solve_state *st, cs_problem *prob, cs_kind kind,
                         long trial, uint64_t ts)
 {
-    cs_solver_free(st->solver);
-    st->solver = NULL;
-    st->rewound = 0;
-    cs_basins_free(st->basins);
-    st->basins = NULL;
-    cs_problem_free(st->prob);
-    st->prob = prob;
+    solve_state_set_problem(st, prob);
     st->kind = kind;
     st->N = cs_problem_N(prob);
     st->M = cs_problem_M(prob);
     st->K = cs_problem_K(prob);
     st->trial = trial;
     st->stream = ts;
-    st->graph[0] = '\0';
-    st->own_method[0] = '\0';
-    memset(st->files, 0, sizeof st->files);
-    free(st->x0);
-    st->x0 = NULL;
-    st->nx0 = 0;
     snprintf(st->reg_at_problem, sizeof st->reg_at_problem, "%s", in->reg_line);
 }
 

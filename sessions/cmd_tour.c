@@ -334,18 +334,7 @@ static void drop_problem(cs_interp *in)
     solve_state *st = cs_interp_ext(in, CS_EXT_SOLVE);
     if (!st || !st->prob)
         return;
-    cs_solver_free(st->solver);
-    st->solver = NULL;
-    st->rewound = 0;
-    cs_basins_free(st->basins);
-    st->basins = NULL;
-    cs_problem_free(st->prob);
-    st->prob = NULL;
-    free(st->x0);
-    st->x0 = NULL;
-    st->nx0 = 0;
-    memset(st->files, 0, sizeof st->files);
-    st->own_method[0] = st->graph[0] = '\0';
+    solve_state_set_problem(st, NULL);
     st->seq = cs_interp_stamp(in);
 }
 

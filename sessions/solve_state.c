@@ -49,6 +49,23 @@ static void state_describe(const void *p, char *buf, size_t len)
         snprintf(buf, len, " %s N=%zu M=%zu solver=%s", kind, st->N, st->M, method);
 }
 
+void solve_state_set_problem(solve_state *st, cs_problem *prob)
+{
+    cs_solver_free(st->solver);
+    st->solver = NULL;
+    st->rewound = 0;
+    cs_basins_free(st->basins);
+    st->basins = NULL;
+    if (st->prob != prob)
+        cs_problem_free(st->prob);
+    st->prob = prob;
+    free(st->x0);
+    st->x0 = NULL;
+    st->nx0 = 0;
+    memset(st->files, 0, sizeof st->files);
+    st->own_method[0] = st->graph[0] = '\0';
+}
+
 solve_state *solve_state_get(cs_interp *in, cs_err *err)
 {
     solve_state *st = cs_interp_ext_get(in, CS_EXT_SOLVE, sizeof(solve_state), NULL, state_free,

@@ -47,6 +47,10 @@ typedef struct solve_state {
 
 /* The state, made on first use (NULL only when out of memory). */
 solve_state *solve_state_get(cs_interp *in, cs_err *err);
+/* prob (NULL: none) in place of the problem set up, and what belonged to
+ * the old one gone: its solver and runs, basin map, x0, files, graph and
+ * own method. The caller sets the new problem's fields. */
+void solve_state_set_problem(solve_state *st, cs_problem *prob);
 /* The state when a problem is set up; else an error at the command's name. */
 int solve_need_problem(cs_interp *in, const cs_cmdline *cl, solve_state **out, cs_err *err);
 /* A graph name as `problem maxcut` and `maxcut` take it: toy5/toy4, a file,

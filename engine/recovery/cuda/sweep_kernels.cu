@@ -37,6 +37,19 @@ struct rng_t {
     int has_spare;
 };
 
+/* The largest objective of FISTA's last FISTA_WINDOW iterations before
+ * iteration i (the first: the start's), the non-monotone backtracking's bound. */
+__device__ static double window_max(const double *fwin, long i, double f_start)
+{
+    if (i == 1)
+        return f_start;
+    double Mx = -INFINITY;
+    long cnt = i - 1 < FISTA_WINDOW ? i - 1 : FISTA_WINDOW;
+    for (long k = 0; k < cnt; k++)
+        Mx = fwin[k] > Mx ? fwin[k] : Mx;
+    return Mx;
+}
+
 __device__ static uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -457,14 +470,7 @@ __device__ static double fista_start(block_t *b, int reg, double x0, int feasibl
             f1 = f_reg(b, reg, x1, st + 5, NULL, &gbad, &ok);
             if (!ok)
                 f1 = INFINITY;
-            double Mx = -INFINITY;
-            if (i == 1) {
-                Mx = f_start;
-            } else {
-                long cnt = i - 1 < FISTA_WINDOW ? i - 1 : FISTA_WINDOW;
-                for (long k = 0; k < cnt; k++)
-                    Mx = fwin[k] > Mx ? fwin[k] : Mx;
-            }
+            double Mx = window_max(fwin, i, f_start);
             double bound = Mx + st[0] + st[1] / (2.0 * tau);
             if (!(f1 - 1e-12 > bound && bt < FISTA_MAX_BACKTRACKS))
                 break;
@@ -716,14 +722,7 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
                 f1 = INFINITY;
             double dx = x1 - x0, st[2] = {on ? dx * g0 : 0.0, on ? dx * dx : 0.0};
             bsum(b, st, 2);
-            double Mx = -INFINITY;
-            if (i == 1) {
-                Mx = f_start;
-            } else {
-                long cnt = i - 1 < FISTA_WINDOW ? i - 1 : FISTA_WINDOW;
-                for (long k = 0; k < cnt; k++)
-                    Mx = fwin[k] > Mx ? fwin[k] : Mx;
-            }
+            double Mx = window_max(fwin, i, f_start);
             double bound = Mx + st[0] + st[1] / (2.0 * tau);
             if (!(f1 - 1e-12 > bound && bt < FISTA_MAX_BACKTRACKS))
                 break;
