@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,43 @@ static int on_signal_event(void)
         rl_redisplay();
     }
     return 0;
+}
+
+/* readline's key reader, without its race: a Ctrl-C that lands while
+ * readline is busy between two reads (redisplaying what was typed) would
+ * not interrupt the next read, and the fresh prompt would wait for the next
+ * key. SIGINT stays blocked from the check of the flag until pselect, which
+ * unblocks it atomically while it waits. */
+static int repl_getc(FILE *stream)
+{
+    int fd = fileno(stream);
+    sigset_t intr, wait_mask;
+    sigemptyset(&intr);
+    sigaddset(&intr, SIGINT);
+    sigprocmask(SIG_BLOCK, &intr, &wait_mask);
+    sigdelset(&wait_mask, SIGINT);
+    int c = EOF;
+    for (;;) {
+        rl_check_signals();   /* readline's own (a resize) */
+        if (interrupted) {
+            on_signal_event();
+            continue;
+        }
+        fd_set r;
+        FD_ZERO(&r);
+        FD_SET(fd, &r);
+        int n = pselect(fd + 1, &r, NULL, NULL, NULL, &wait_mask);
+        if (n < 0 && errno == EINTR)
+            continue;
+        unsigned char ch;
+        ssize_t k = n < 0 ? -1 : read(fd, &ch, 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        c = k == 1 ? ch : EOF;
+        break;
+    }
+    sigprocmask(SIG_UNBLOCK, &intr, NULL);
+    return c;
 }
 
 static void install_sigint(void)
@@ -140,6 +178,7 @@ static void repl_init(cs_interp *in, int tty, char *hist, size_t len)
     rl_completer_word_break_characters = " \t";
     rl_attempted_completion_function = attempt_completion;
     rl_signal_event_hook = on_signal_event;
+    rl_getc_function = repl_getc;
     rl_catch_signals = 0;
     if (history_path(hist, len) == 0)
         read_history(hist);
