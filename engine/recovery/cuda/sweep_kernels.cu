@@ -155,6 +155,23 @@ __device__ static void bsum(block_t *b, double *v, int k)
     b->parity ^= 1;   /* the next call writes the other buffer: no second barrier */
 }
 
+/* FISTA's first step: 2/(10 L), L the gradient's change between two random
+ * points r1, r2 (gradients ga, gb; 1 when either is not finite), summed over
+ * the block (on: this thread holds an entry). */
+__device__ static double first_step(block_t *b, int on, int finite, double r1, double r2,
+                                    double ga, double gb)
+{
+    double L = 1.0;
+    if (finite) {
+        double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
+        bsum(b, v, 2);
+        L = sqrt(v[0]) / sqrt(v[1]);
+        if (!(L >= 1e-6) || !isfinite(L))
+            L = isfinite(L) ? 1e-6 : 1.0;
+    }
+    return 2.0 / L / 10.0;
+}
+
 __device__ static double bsum1(block_t *b, double x)
 {
     bsum(b, &x, 1);
@@ -416,17 +433,7 @@ __device__ static double fista_start(block_t *b, int reg, double x0, int feasibl
     int fa, fb;
     f_reg_x(b, reg, r1, &ga, &fa);
     f_reg_x(b, reg, r2, &gb, &fb);
-    double L;
-    if (!fa || !fb) {
-        L = 1.0;
-    } else {
-        double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
-        bsum(b, v, 2);
-        L = sqrt(v[0]) / sqrt(v[1]);
-        if (!(L >= 1e-6) || !isfinite(L))
-            L = isfinite(L) ? 1e-6 : 1.0;
-    }
-    double tau = 2.0 / L / 10.0;
+    double tau = first_step(b, on, fa && fb, r1, r2, ga, gb);
     double g0, m0[2], gpend;   /* gpend: g0's check g·0, summed with the next candidate */
     int fin;
     reg_moments(b, reg, x0, m0);
@@ -696,17 +703,7 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
     double r1 = draw_normal(b, r), r2 = draw_normal(b, r);
     double ga, gb;
     double fa = f_2bit(b, j->lambda, r1, &ga), fb = f_2bit(b, j->lambda, r2, &gb);
-    double L;
-    if (!isfinite(fa) || !isfinite(fb)) {
-        L = 1.0;
-    } else {
-        double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
-        bsum(b, v, 2);
-        L = sqrt(v[0]) / sqrt(v[1]);
-        if (!(L >= 1e-6) || !isfinite(L))
-            L = isfinite(L) ? 1e-6 : 1.0;
-    }
-    double tau = 2.0 / L / 10.0;
+    double tau = first_step(b, on, isfinite(fa) && isfinite(fb), r1, r2, ga, gb);
     double g0, g1 = 0.0;
     double f_start = f_2bit(b, j->lambda, x0, &g0);
     double best = x0, x1 = x0, best_obj = INFINITY;
