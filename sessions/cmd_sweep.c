@@ -12,6 +12,7 @@
 #include "cs_csv.h"
 #include "cs_file.h"
 #include "cs_limits.h"
+#include "cs_nn.h"
 #include "cs_parse.h"
 #include "cs_plotstore.h"
 #include "cs_provenance.h"
@@ -278,6 +279,47 @@ static int sweep_journals_remove(const char *out, size_t nv, cs_err *err)
     return CS_OK;
 }
 
+/* device=: typed, else the session's (set device, --device). Typed cuda
+ * runs on the GPU or fails saying what it takes. The session's cuda, and
+ * auto, run the sweep on the GPU where it takes the sweep (every value of
+ * vary=) and, for auto, a GPU answers; else on the CPU, saying why. What
+ * was chosen is journaled, so that a replay runs where this run did. */
+static void sweep_device(cs_interp *in, const cs_cmdline *cl, const sweep_vary *vary,
+                         const char *requested, cs_sweep_spec *sp, cs_result *res)
+{
+    int typed = cs_cmdline_key(cl, "device") != NULL;
+    cs_device_parse(requested, &sp->device, NULL);   /* one of the choices */
+    if (sp->device == CS_DEVICE_CPU || (typed && sp->device == CS_DEVICE_CUDA))
+        return;
+    char why[sizeof ((cs_err *)0)->msg + 32] = "";
+    int gpu = 1;
+    sp->device = CS_DEVICE_CUDA;
+    for (size_t v = 0; gpu && v < (vary->values ? vary->n : 1); v++) {
+        cs_sweep_spec one = *sp;
+        cs_err sub;
+        if (vary->values)
+            vary_apply(&one, vary, vary->values[v]);
+        if (cs_sweep_gpu_takes(&one, &sub)) {
+            gpu = 0;
+            snprintf(why, sizeof why, "%s%s: cpu (%s)", typed ? "" : "set device ", requested,
+                     sub.msg);
+        }
+    }
+    if (gpu && !strcmp(requested, "auto")) {
+        char chosen[16], said[400];   /* "auto: cpu (no GPU: ...)" */
+        cs_nn_device_resolve("auto", chosen, sizeof chosen, said, sizeof said, NULL);
+        gpu = !strcmp(chosen, "cuda");
+        snprintf(why, sizeof why, "%s%s", typed ? "" : "set device ", said);
+    }
+    sp->device = gpu ? CS_DEVICE_CUDA : CS_DEVICE_CPU;
+    char kv[32];
+    snprintf(kv, sizeof kv, "device=%s", cs_device_name(sp->device));
+    cs_interp_journal_key(in, kv);
+    cs_result_str(res, "device", cs_device_name(sp->device));
+    if (why[0])
+        cs_result_str(res, "device_reason", why);
+}
+
 /* One run of the engine for spec sp (a value of vary=, index v; -1: none):
  * its journal beside out= (kept for resume=on), the front end watching. */
 static int sweep_once(cs_interp *in, cs_sweep_spec *sp, const char *out, int resume, long v,
@@ -395,13 +437,12 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
     double tol, noise;
     if ((rc = cs_arg_choice(in, cl, "stop", "oracle|hybrid|residual|normalized|maxit", "oracle",
                             &stop, err)) ||
-        (rc = cs_arg_choice(in, cl, "device", "cpu|cuda", "cpu", &device, err)) ||
+        (rc = cs_arg_choice(in, cl, "device", "cpu|cuda|auto", cs_device_name(in->device),
+                            &device, err)) ||
         (rc = cs_arg_double(in, cl, "tol", 1e-8, 1e-300, 1.0, &tol, err)) ||
         (rc = cs_arg_double(in, cl, "noise", 0.0, 0.0, 1e300, &noise, err)) ||
         (rc = cs_arg_choice(in, cl, "fit", "affine|ls", "affine", &fit, err)))
         return rc;
-    cs_device dev;
-    cs_device_parse(device, &dev, NULL); /* one of the choices */
     /* methods */
     const char *mtext = cs_arg_text(cl, "methods", NULL);
     if (!mtext)
@@ -464,7 +505,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
                         .values = vals, .nvalues = nv, .methods = mvals, .nmethods = nm,
                         .trials = trials, .threads = (int)threads, .seed = cs_interp_seed(in),
                         .timing = timing, .cancel = cs_interp_cancel_flag(in),
-                        .device = dev, .noise = noise};
+                        .noise = noise};
     /* grid values in range */
     for (size_t i = 0; i < nv; i++) {
         double v = vals[i];
@@ -535,6 +576,7 @@ static int cmd_sweep(cs_interp *in, const cs_cmdline *cl, cs_result *res, cs_err
         free(vary.values);
         return rc;
     }
+    sweep_device(in, cl, &vary, device, &sp, res);
     /* stop_after=K: an interrupted run replayed, its first K grid points */
     long stop_after = -1;
     if (cs_cmdline_key(cl, "stop_after") &&
@@ -751,9 +793,11 @@ static const cs_key_spec sweep_keys[] = {
      CS_KEY_INT},
     {"timing", "off", "write measured seconds per trial (not reproducible)", "on|off",
      CS_KEY_WORD},
-    {"device", "cpu", "cuda: every trial on the GPU, one per thread block (kind=bin, methods "
-     "bin and linf, stop oracle or maxit); per trial the same outcome as on the CPU up to "
-     "rounding, which can flip a borderline trial", "cpu|cuda", CS_KEY_WORD},
+    {"device", "session", "cuda: every trial on the GPU, one per thread block (sweep "
+     "device=cuda on a kind it does not run says which it runs); per trial the same outcome "
+     "as on the CPU up to rounding, which can flip a borderline trial. auto, and cuda from "
+     "set device or --device: the GPU where it runs the sweep (auto: and a GPU answers), else "
+     "the CPU, saying why (default: set device, else cpu)", "cpu|cuda|auto", CS_KEY_WORD},
     {"out", NULL, "CSV: " CS_SWEEP_CSV_HEADER, NULL, CS_KEY_FILE},
     {"stop_after", NULL, "K: run the first K grid points only (over all values of vary=) and "
      "end as an interrupted run: how the journal records a sweep interrupted there, so that "
@@ -780,7 +824,8 @@ static const cs_key_spec sweep_keys[] = {
 static const cs_cmd_spec sweep_commands[] = {
     {.name = "sweep", .topic = "experiments",
      .usage = "sweep kind=KIND gamma=a:s:b|M=a:s:b|K=a:s:b [methods=LIST] [{N}] [{trials}] "
-              "[{restarts}] [{stop}] [vary=KEY:LIST] [threads=..] [device=cpu|cuda] [out=FILE.csv] "
+              "[{restarts}] [{stop}] [vary=KEY:LIST] [threads=..] [device=cpu|cuda|auto] "
+              "[out=FILE.csv] "
               "[resume=on|off] [plot=FILE.png]",
      .summary = "Monte-Carlo success rates over a grid (trials in parallel, byte-identical "
                 "for any thread count)",

@@ -285,6 +285,49 @@ static void test_sweep_threads_identical(void **state)
     free(b);
 }
 
+/* The session's device (set device): cuda or auto runs a sweep on the GPU
+ * where the GPU takes it, else on the CPU saying why; the choice is
+ * journaled. Typed device=cuda still refuses what the GPU does not run. */
+static void test_sweep_session_device(void **state)
+{
+    fixture *f = *state;
+    const char *o = ok(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3 noise=0.05 "
+                          "out=cpu.csv");
+    assert_null(strstr(o, "\"device\""));   /* the default says nothing */
+    ok(f, "set device cuda");
+    o = ok(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3 noise=0.05 out=sess.csv");
+    assert_non_null(strstr(o, "\"device\":\"cpu\""));
+    assert_non_null(strstr(o, "\"device_reason\":\"set device cuda: cpu (sweep device=cuda "
+                              "draws noiseless problems"));
+    size_t n = cs_interp_journal_len(f->in);
+    assert_string_equal(cs_interp_journal_line(f->in, n - 1),
+                        "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3 noise=0.05 "
+                        "out=sess.csv device=cpu");
+    char *a = slurp_csv(in_dir(f, "cpu.csv")), *b = slurp_csv(in_dir(f, "sess.csv"));
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    /* vary= that reaches a value the GPU refuses: the whole sweep on the CPU */
+    o = ok(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=2 vary=noise:0,0.05");
+    assert_non_null(strstr(o, "\"device\":\"cpu\""));
+    fails(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3 noise=0.05 device=cuda",
+          "use device=cpu for noise=", -1);
+    /* auto: the GPU takes it; whether one answers decides */
+    ok(f, "set device auto");
+    o = ok(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3");
+    const char *dev = strstr(o, "\"device\":\"");
+    assert_non_null(dev);
+    if (!strncmp(dev, "\"device\":\"cpu\"", 14))
+        assert_non_null(strstr(o, "\"device_reason\":\"set device auto: cpu ("));
+    n = cs_interp_journal_len(f->in);
+    assert_non_null(strstr(cs_interp_journal_line(f->in, n - 1), " device=c"));
+    ok(f, "set device cpu");
+    o = ok(f, "sweep kind=bin methods=bin N=20 gamma=0.5 trials=3");
+    assert_null(strstr(o, "\"device\""));
+}
+
 static void test_sweep_axes_and_errors(void **state)
 {
     fixture *f = *state;
@@ -561,6 +604,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trajectory_2d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trial_matches_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_threads_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_session_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_axes_and_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_cancel_partial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_maxcut, setup, teardown),

@@ -141,6 +141,10 @@ typedef struct cs_sweep_result {
  * problems), estimated before anything is allocated: cs_sweep_run refuses
  * one over CS_MEMORY_BUDGET with this estimate (key "trials"). */
 double cs_sweep_memory(const cs_sweep_spec *sp);
+/* Whether device=cuda takes spec (its kind, methods, stop rule, sizes; no
+ * noise, fit=affine, one process): CS_OK, or CS_EUNSUPPORTED saying what
+ * the GPU runs. Looks at no GPU: the run fails later without one. */
+int cs_sweep_gpu_takes(const cs_sweep_spec *spec, cs_err *err);
 int cs_sweep_run(const cs_sweep_spec *spec, cs_sweep_result **out, cs_err *err);
 void cs_sweep_result_free(cs_sweep_result *r);
 

@@ -169,6 +169,17 @@ void cs_sweep_result_free(cs_sweep_result *r)
 
 static size_t round_half_away(double v) { return (size_t)floor(v + 0.5); }
 
+int cs_sweep_gpu_takes(const cs_sweep_spec *sp, cs_err *err)
+{
+    if (sp->noise != 0.0 || sp->solve.fit != CS_FIT_AFFINE)
+        return cs_fail(err, CS_EUNSUPPORTED, "sweep device=cuda draws noiseless problems and "
+                       "fits Ax = b: use device=cpu for noise= and fit=ls");
+    if (cs_dist_size() > 1)
+        return cs_fail(err, CS_EUNSUPPORTED,
+                       "sweep device=cuda runs in one process, not under mpirun");
+    return cs_sweep_gpu_check(sp, err);
+}
+
 static int validate(const cs_sweep_spec *sp, cs_err *err)
 {
     int rc;
@@ -204,17 +215,8 @@ static int validate(const cs_sweep_spec *sp, cs_err *err)
                        cs_device_name(sp->device));
     if (!(sp->noise >= 0.0) || !isfinite(sp->noise))
         return cs_fail(err, CS_EINVAL, "noise=%g must be a finite number >= 0", sp->noise);
-    if (sp->device == CS_DEVICE_CUDA && (sp->noise != 0.0 || sp->solve.fit != CS_FIT_AFFINE))
-        return cs_fail(err, CS_EUNSUPPORTED, "sweep device=cuda draws noiseless problems and "
-                       "fits Ax = b: use device=cpu for noise= and fit=ls");
-    if (sp->device == CS_DEVICE_CUDA) {
-        if (cs_dist_size() > 1)
-            return cs_fail(err, CS_EUNSUPPORTED,
-                           "sweep device=cuda runs in one process, not under mpirun");
-        rc = cs_sweep_gpu_check(sp, err);
-        if (rc)
-            return rc;
-    }
+    if (sp->device == CS_DEVICE_CUDA && (rc = cs_sweep_gpu_takes(sp, err)))
+        return rc;
     if (sp->threads < 0 || sp->threads > CS_MAX_THREADS)
         return cs_fail(err, CS_EINVAL, "threads=%d must be in [0, %d]", sp->threads,
                        CS_MAX_THREADS);
