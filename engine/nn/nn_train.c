@@ -58,19 +58,33 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
             return rc;
     }
     nn->adam_t++;
-    for (int i = 0; i < nn->nt; i++) {
-        nn_tensor *t = &nn->t[i];
-        if (t->kind == NN_T_ALPHA) {
+    /* Adam on the tensors that learn, one call per run of them that lie
+     * side by side (Adam is elementwise: the same bits as a call per
+     * tensor, and on a GPU a launch per run instead of per tensor) */
+    size_t run = 0, run_n = 0;
+    for (int i = 0; i <= nn->nt; i++) {
+        nn_tensor *t = i < nn->nt ? &nn->t[i] : NULL;
+        int learns = 0;
+        if (!t)
+            learns = 0;
+        else if (t->kind == NN_T_ALPHA) {
             nn_wlayer *w = &nn->wl[t->wl];
-            if (!o->finetune || !w->quant)
-                continue;
-            ops->reg->quant_scale_grad(nn->grads + t->off, nn->grads + nn->t[w->tw].off,
-                                       w->sign, (int)w->rows, (int)w->cols);
-        } else if (t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant) {
-            continue;   /* signs fixed */
+            learns = o->finetune && w->quant;
+            if (learns)
+                ops->reg->quant_scale_grad(nn->grads + t->off, nn->grads + nn->t[w->tw].off,
+                                           w->sign, (int)w->rows, (int)w->cols);
+        } else {
+            learns = !(t->kind == NN_T_W && o->finetune && nn->wl[t->wl].quant); /* signs fixed */
         }
-        ops->adam_update(nn->params + t->off, nn->grads + t->off, nn->m + t->off, nn->v + t->off,
-                         t->n, lr, ADAM_B1, ADAM_B2, ADAM_EPS, nn->adam_t);
+        if (learns && run_n && t->off == run + run_n) {
+            run_n += t->n;
+            continue;
+        }
+        if (run_n)
+            ops->adam_update(nn->params + run, nn->grads + run, nn->m + run, nn->v + run, run_n,
+                             lr, ADAM_B1, ADAM_B2, ADAM_EPS, nn->adam_t);
+        run = learns ? t->off : 0;
+        run_n = learns ? t->n : 0;
     }
     if (o->finetune)
         for (int i = 0; i < nn->nwl; i++) {
