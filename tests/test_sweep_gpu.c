@@ -48,7 +48,7 @@ static void test_refused(void **state)
         cs_stop stop;
         const char *want;
     } cases[] = {
-        {CS_PROB_EIG, two, 2, CS_STOP_ORACLE, "not kind=eig"},
+        {CS_PROB_EIG, two, 2, CS_STOP_ORACLE, "not bin on kind=eig"},
         {CS_PROB_BIN, holder, 2, CS_STOP_ORACLE, "not holder"},
         {CS_PROB_BIN, beta, 1, CS_STOP_ORACLE, "not beta"},
         {CS_PROB_BIN, two, 2, CS_STOP_HYBRID, "stop=oracle or stop=maxit, not stop=hybrid"},

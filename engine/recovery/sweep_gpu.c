@@ -8,6 +8,7 @@
 
 #include "cs_cuda_module.h"
 #include "cuda/sweep_cuda.h"
+#include "sweep_gpu_matrix.h"
 
 static const cs_sweep_cuda_module *g_injected;
 
@@ -62,6 +63,8 @@ static int gpu_kind(cs_kind kind)
 
 int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
 {
+    if (sp->kind == CS_PROB_EIG || sp->kind == CS_PROB_ORTH)   /* drawn on the host */
+        return cs_sweep_gpu_matrix_check(sp, err);
     const char *takes = TAKES;
     if (gpu_kind(sp->kind) < 0)
         return cs_fail(err, CS_EUNSUPPORTED, "%s, not kind=%s (use device=cpu)", takes,
@@ -221,6 +224,9 @@ int cs_sweep_gpu_run(const cs_sweep_spec *sp, const size_t *Ms, const size_t *Ks
                      int *starts, double *secs, cs_sweep_gpu_done_fn done, void *user,
                      cs_err *err)
 {
+    if (sp->kind == CS_PROB_EIG || sp->kind == CS_PROB_ORTH)
+        return cs_sweep_gpu_matrix_run(sp, Ms, Ks, items, nitems, succ, iters, starts, secs,
+                                       done, user, err);
     char why[512];
     int device = 0;
     if (cs_cuda_env_device(getenv("CSREG_CUDA_DEVICE"), &device, why, sizeof why))
