@@ -2,12 +2,13 @@
 # bundle.sh BUILD OUT — `make gpu-bundle`: a self-contained folder OUT
 # (build/gpu) to run on a GPU machine that has the CUDA libraries but no
 # package manager or network: csreg, the CUDA module, the programs that
-# touch CUDA (test_nn_device, test_sweep_gpu, bench_nn), the non-system shared libraries
+# touch CUDA (test_nn_device, test_sweep_gpu, test_sweep_gpu_matrix, bench_nn), the
+# session scripts (paper-all.csr and what it sources), the non-system shared libraries
 # they need (OpenBLAS, LAPACKE, gfortran, cmocka, ...: not libc, libm,
-# libpthread, ld-linux, libstdc++, libgcc_s, nor CUDA's own), a subset of
-# Fashion-MNIST (the first GPU_TRAIN_IMAGES training and GPU_TEST_IMAGES
-# test images: OpenBLAS alone is 35 MiB and the folder must stay under the
-# device tool's 64 MiB), and run.sh.
+# libpthread, ld-linux, libstdc++, libgcc_s, nor CUDA's own; the large ones
+# gzipped), a subset of Fashion-MNIST (the first GPU_TRAIN_IMAGES training
+# and GPU_TEST_IMAGES test images: the folder must stay under the device
+# tool's 64 MiB), and run.sh.
 set -euo pipefail
 build=$1 out=$2
 ntrain=${GPU_TRAIN_IMAGES:-4000}
@@ -16,7 +17,8 @@ data=${CSREG_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 src=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out"
 mkdir -p "$out/data"
-progs=(csreg libcsreg_cuda.so tests/test_nn_device tests/test_sweep_gpu tests/bench_nn)
+progs=(csreg libcsreg_cuda.so tests/test_nn_device tests/test_sweep_gpu tests/test_sweep_gpu_matrix
+       tests/bench_nn)
 for p in "${progs[@]}"; do
   [ -e "$build/$p" ] || { echo "gpu-bundle: $build/$p missing (a CUDA build: make CUDA=1)" >&2; exit 1; }
   # without debug information: the folder travels
@@ -28,6 +30,9 @@ for p in "${progs[@]}"; do ldd "$build/$p"; done | awk '/=> \//{print $1, $3}' |
 while read -r name path; do
   if ! [[ $name =~ $system ]]; then cp -L "$path" "$out/$name"; fi
 done
+# the libraries of over 1 MiB gzipped (OpenBLAS alone is 35 MiB, 10
+# gzipped): run.sh unpacks them beside itself on its first run
+find "$out" -maxdepth 1 -name 'lib*.so*' ! -name libcsreg_cuda.so -size +1M -exec gzip -6 {} +
 # Fashion-MNIST: the first ntrain training and ntest test images (the IDX
 # header's count rewritten)
 be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
@@ -44,6 +49,7 @@ subset train-labels-idx1-ubyte 8 1 "$ntrain"
 subset t10k-images-idx3-ubyte 16 784 "$ntest"
 subset t10k-labels-idx1-ubyte 8 1 "$ntest"
 cp "$src/run.sh" "$src/../torch_epoch.py" "$out/"
+mkdir -p "$out/sessions" && cp "$src/../../sessions/"*.csr "$out/sessions/"
 chmod +x "$out/run.sh"
 size=$(( $(du -sb "$out" | cut -f1) / 1048576 ))
 echo "gpu-bundle: $out ($size MiB; $ntrain training, $ntest test images): run $out/run.sh on the GPU machine"
