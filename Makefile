@@ -151,7 +151,7 @@ NVCCFLAGS := -O2 -std=c++17 --fmad=false $(CUDA_GENCODE) $(CUDA_DEFS) $(call inc
              -Xcompiler -Wall,-Wextra,-Werror,-fPIC,-fvisibility=hidden
 # cudart linked statically into the module (nvcc's default), cuBLAS from
 # the CUDA installation (or beside the module)
-CUDA_MODULE_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -Xlinker -rpath,'$$ORIGIN':$(CUDA_HOME)/lib64
+CUDA_MODULE_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -ldl -Xlinker -rpath,'$$ORIGIN':$(CUDA_HOME)/lib64
 endif
 APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
 # The CUDA emulator (tests/emu/): the module's sources (engine/nn/cuda and
@@ -162,7 +162,7 @@ APP_OBJ    := $(call obj,$(PLOTS_SRC) $(SESS_SRC) $(UI_SRC))
 CXX_EMU   ?= g++
 EMU_CU    := $(wildcard engine/nn/cuda/*.cu engine/recovery/cuda/*.cu)
 EMU_OBJ   := $(addprefix $(BUILD)/tests/emu/,$(notdir $(EMU_CU:.cu=.o))) \
-             $(BUILD)/tests/emu/cuda_emu.o
+             $(BUILD)/tests/emu/cuda_emu.o $(BUILD)/tests/emu/cudnn_emu.o
 EMU_FLAGS  = -std=c++17 -g -Wall -Wextra -Werror -pthread $(CFLAGS_$(VARIANT)) -MMD -MP \
              -Itests/emu -Iengine/nn/cuda -Iengine/recovery/cuda -Iengine/nn -Iengine/reg -Iengine/base
 TEST_UTIL_OBJ := $(call obj,$(TEST_UTIL_SRC))
@@ -278,8 +278,10 @@ check-layers:
 # ./csreg links no CUDA library (the backend is the module, loaded by dlopen),
 # so it runs where there is no CUDA
 check-link:
-	@if ldd ./csreg | grep -Ei 'libcuda|libcudart|libcublas'; then \
+	@if ldd ./csreg | grep -Ei 'libcuda|libcudart|libcublas|libcudnn'; then \
 	  echo "✗ ./csreg links a CUDA library (it must load the CUDA module instead)"; exit 1; fi
+	@if [ -e ./libcsreg_cuda.so ] && ldd ./libcsreg_cuda.so | grep -i 'libcudnn'; then \
+	  echo "✗ the CUDA module links cuDNN (it must open it at run time: a machine without cuDNN runs the built-in kernels)"; exit 1; fi
 	@echo "✓ ./csreg links no CUDA library$(if $(filter 1,$(CUDA)), (the CUDA backend: ./libcsreg_cuda.so, loaded at device=cuda|auto))"
 
 # Suites run in parallel (JOBS=N: N at once; default every core); the slow
@@ -470,7 +472,7 @@ $(BUILD)/tests/emu/%.o: $(BUILD)/tests/emu/%.cc tests/emu/cuda_emu.h
 	@echo "  CXX-EMU $(VARIANT) $(notdir $(<:.cc=.cu))"
 	@$(CXX_EMU) $(EMU_FLAGS) -include tests/emu/cuda_emu.h -c $< -o $@
 
-$(BUILD)/tests/emu/cuda_emu.o: tests/emu/cuda_emu.cc
+$(BUILD)/tests/emu/cuda_emu.o $(BUILD)/tests/emu/cudnn_emu.o: $(BUILD)/tests/emu/%.o: tests/emu/%.cc
 	@mkdir -p $(dir $@)
 	@echo "  CXX $(VARIANT) $<"
 	@$(CXX_EMU) $(EMU_FLAGS) -c $< -o $@
@@ -478,11 +480,11 @@ $(BUILD)/tests/emu/cuda_emu.o: tests/emu/cuda_emu.cc
 $(BUILD)/tests/test_cuda_emu: $(BUILD)/tests/test_cuda_emu.o $(EMU_OBJ) $(TEST_UTIL_OBJ) \
                               $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
-	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++
+	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++ -ldl
 $(BUILD)/tests/test_cuda_emu_matrix: $(BUILD)/tests/test_cuda_emu_matrix.o $(EMU_OBJ) \
                                      $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
-	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++
+	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++ -ldl
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"

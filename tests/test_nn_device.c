@@ -5,7 +5,9 @@
  * the ops keep (skipped without a GPU or a CUDA build), clear
  * errors for devices that are not there, the choice device=auto makes,
  * the CUDA module's loading (missing or broken: the CPU, with the reason)
- * and the environment variables CSREG_CUDA_DEVICE and CSREG_CUDA_SYNC. */
+ * and the environment variables CSREG_CUDA_DEVICE and CSREG_CUDA_SYNC; the
+ * convolutions through cuDNN and with CSREG_CUDNN=off, against the CPU and
+ * each other (GPU only). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -374,6 +376,202 @@ static void test_cuda_errors_and_copy(void **state)
 #endif
 }
 
+#ifdef CSREG_HAVE_CUDA
+/* the CUDA module again (the engine's table stays the same) with
+ * CSREG_CUDNN = value (NULL: unset); its name */
+static void cuda_reinit(const char *value, char *name, size_t len)
+{
+    void *sym;
+    char why[512];
+    assert_int_equal(cs_cuda_module_sym(CS_NN_CUDA_MODULE_SYM, &sym, why, sizeof why), 0);
+    cs_nn_cuda_module_fn get;
+    memcpy(&get, &sym, sizeof get);
+    const cs_nn_cuda_module *m = get();
+    int dev;
+    assert_int_equal(cs_cuda_env_device(getenv("CSREG_CUDA_DEVICE"), &dev, why, sizeof why), 0);
+    m->shutdown();
+    if (value)
+        setenv("CSREG_CUDNN", value, 1);
+    else
+        unsetenv("CSREG_CUDNN");
+    if (m->init(dev, cs_cuda_env_sync(getenv("CSREG_CUDA_SYNC")), why, sizeof why))
+        fail_msg("CUDA module init: %s", why);
+    m->name(name, len);
+    print_message("device: %s\n", name);
+}
+
+/* B, C, H, W, OC, k, stride: resnet20's 3x3 (16 channels at 32x32) and its
+ * two downsamplings, the cnn's first layer, its kernel=5 and kernel=1 */
+static const int cudnn_cases[][7] = {{8, 16, 32, 32, 16, 3, 1}, {8, 16, 32, 32, 32, 3, 2},
+                                     {8, 32, 16, 16, 64, 3, 2}, {8, 1, 28, 28, 16, 3, 1},
+                                     {4, 4, 9, 9, 6, 5, 1},     {4, 5, 6, 6, 3, 1, 1}};
+enum { NCUDNN = sizeof cudnn_cases / sizeof cudnn_cases[0] };
+
+typedef struct conv_io {
+    size_t nx, nw, ny;
+    float *x, *w, *dy;       /* the inputs */
+    float *y, *dx, *dw;      /* the outputs */
+} conv_io;
+
+static float *conv_alloc(size_t n)
+{
+    float *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    return p;
+}
+
+/* case c's inputs (seeded: the same on every side) and room for outputs */
+static void conv_io_new(conv_io *o, const int *c, int with_inputs, uint64_t seed)
+{
+    int OH = (c[2] - 1) / c[6] + 1, OW = (c[3] - 1) / c[6] + 1;
+    o->nx = (size_t)c[0] * c[1] * c[2] * c[3];
+    o->nw = (size_t)c[4] * c[1] * c[5] * c[5];
+    o->ny = (size_t)c[0] * c[4] * OH * OW;
+    o->y = conv_alloc(o->ny);
+    o->dx = conv_alloc(o->nx);
+    o->dw = conv_alloc(o->nw);
+    o->x = o->w = o->dy = NULL;
+    if (!with_inputs)
+        return;
+    o->x = conv_alloc(o->nx);
+    o->w = conv_alloc(o->nw);
+    o->dy = conv_alloc(o->ny);
+    uint64_t r = seed;
+    float *bufs[3] = {o->x, o->w, o->dy};
+    size_t ns[3] = {o->nx, o->nw, o->ny};
+    for (int b = 0; b < 3; b++)
+        for (size_t i = 0; i < ns[b]; i++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            bufs[b][i] = ((float)(r >> 40) / 16777216.0f - 0.5f) * (b == 1 ? 0.2f : 2.0f);
+        }
+}
+
+static void conv_io_free(conv_io *o)
+{
+    free(o->x);
+    free(o->w);
+    free(o->dy);
+    free(o->y);
+    free(o->dx);
+    free(o->dw);
+}
+
+/* the forward and both gradients of case c on ops (device memory unless
+ * the CPU's) from in's inputs into out */
+static void conv_run(const cs_nn_ops *ops, const int *c, const conv_io *in, conv_io *out)
+{
+    int B = c[0], C = c[1], H = c[2], W = c[3], OC = c[4], k = c[5], s = c[6];
+    size_t ns = CS_NN_CONVK_SCRATCH(B, C, H, W, OC, k);
+    float *x = ops->alloc(in->nx * 4), *w = ops->alloc(in->nw * 4), *dy = ops->alloc(in->ny * 4),
+          *y = ops->alloc(in->ny * 4), *dx = ops->alloc(in->nx * 4), *dw = ops->alloc(in->nw * 4),
+          *scr = ops->alloc(ns * 4);
+    assert_true(x && w && dy && y && dx && dw && scr);
+    assert_int_equal(ops->upload(x, in->x, in->nx * 4), 0);
+    assert_int_equal(ops->upload(w, in->w, in->nw * 4), 0);
+    assert_int_equal(ops->upload(dy, in->dy, in->ny * 4), 0);
+    ops->convk_forward(y, x, w, scr, B, C, H, W, OC, k, s);
+    ops->convk_backward(dx, dw, dy, x, w, scr, B, C, H, W, OC, k, s);
+    char msg[256];
+    if (ops->error && ops->error(msg, sizeof msg))
+        fail_msg("conv on %s: %s", ops->name, msg);
+    assert_int_equal(ops->download(out->y, y, in->ny * 4), 0);
+    assert_int_equal(ops->download(out->dx, dx, in->nx * 4), 0);
+    assert_int_equal(ops->download(out->dw, dw, in->nw * 4), 0);
+    float *all[] = {x, w, dy, y, dx, dw, scr};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        ops->release(all[i]);
+}
+
+/* max |a − b| over max |ref| (as the parity rows measure) */
+static double conv_err(const float *a, const float *b, const float *ref, size_t n)
+{
+    double e = 0, m = 1e-6;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        e = d > e || isnan(d) ? d : e;
+        m = fabs(ref[i]) > m ? fabs(ref[i]) : m;
+    }
+    return e / m;
+}
+#endif
+
+/* GPU only: the convolutions through cuDNN (when the module found one)
+ * and through the built-in kernels (CSREG_CUDNN=off), each against the CPU
+ * (the parity rows, and resnet20's and the cnn's shapes at batch 8: out,
+ * dinp, dw within 1e-4 relative, as the parity rows allow) and against
+ * each other; cuDNN's convolutions deterministic (twice: the same bits). */
+static void test_cudnn_cuda(void **state)
+{
+    (void)state;
+#ifndef CSREG_HAVE_CUDA
+    print_message("cudnn: built without CUDA; skipped\n");
+    skip();
+#else
+    cs_err err;
+    if (cs_nn_device_check("cuda", &err)) {
+        print_message("cudnn: %s; skipped\n", err.msg);
+        skip();
+    }
+    const char *env = getenv("CSREG_CUDNN");
+    char saved[1024] = "", name[1024];
+    if (env)
+        snprintf(saved, sizeof saved, "%s", env);
+    const cs_nn_ops *gpu = cs_nn_cuda_ops();
+    conv_io ref[NCUDNN], on[NCUDNN], on2[NCUDNN], off[NCUDNN];
+    for (int q = 0; q < NCUDNN; q++) {
+        conv_io_new(&ref[q], cudnn_cases[q], 1, 1234 + (uint64_t)q);
+        conv_io_new(&on[q], cudnn_cases[q], 0, 0);
+        conv_io_new(&on2[q], cudnn_cases[q], 0, 0);
+        conv_io_new(&off[q], cudnn_cases[q], 0, 0);
+        conv_run(cpu, cudnn_cases[q], &ref[q], &ref[q]);
+    }
+    cuda_reinit(env, name, sizeof name);
+    int found = strstr(name, "cuDNN 9.") && !strstr(name, "built-in kernels");
+    print_message("cudnn: %s\n", found ? "the convolutions run through cuDNN"
+                                        : "no cuDNN here: both runs are the built-in kernels");
+    assert_int_equal(nn_parity_ops(cpu, gpu, "conv", NN_PARITY_VERBOSE), 0);
+    for (int q = 0; q < NCUDNN; q++) {
+        conv_run(gpu, cudnn_cases[q], &ref[q], &on[q]);
+        conv_run(gpu, cudnn_cases[q], &ref[q], &on2[q]);
+    }
+    cuda_reinit("off", name, sizeof name);
+    assert_non_null(strstr(name, "CSREG_CUDNN=off"));
+    assert_int_equal(nn_parity_ops(cpu, gpu, "conv", NN_PARITY_VERBOSE), 0);
+    for (int q = 0; q < NCUDNN; q++)
+        conv_run(gpu, cudnn_cases[q], &ref[q], &off[q]);
+    cuda_reinit(env ? saved : NULL, name, sizeof name);   /* as before */
+    for (int q = 0; q < NCUDNN; q++) {
+        const int *c = cudnn_cases[q];
+        const conv_io *r = &ref[q], *a = &on[q], *b = &off[q];
+        /* per output: cudnn/cpu, built-in/cpu, cudnn/built-in */
+        double e[3][3] = {
+            {conv_err(a->y, r->y, r->y, r->ny), conv_err(b->y, r->y, r->y, r->ny),
+             conv_err(a->y, b->y, r->y, r->ny)},
+            {conv_err(a->dx, r->dx, r->dx, r->nx), conv_err(b->dx, r->dx, r->dx, r->nx),
+             conv_err(a->dx, b->dx, r->dx, r->nx)},
+            {conv_err(a->dw, r->dw, r->dw, r->nw), conv_err(b->dw, r->dw, r->dw, r->nw),
+             conv_err(a->dw, b->dw, r->dw, r->nw)}};
+        static const char *const what[3] = {"out", "dinp", "dw"};
+        for (int k = 0; k < 3; k++) {
+            print_message("cudnn B%d C%d %dx%d OC%d k%d s%d %-4s: cudnn/cpu %.2e, built-in/cpu "
+                          "%.2e, cudnn/built-in %.2e (tol 1e-04)\n", c[0], c[1], c[2], c[3],
+                          c[4], c[5], c[6], what[k], e[k][0], e[k][1], e[k][2]);
+            for (int j = 0; j < 3; j++)
+                assert_true(e[k][j] <= 1e-4);
+        }
+        assert_memory_equal(on[q].y, on2[q].y, r->ny * sizeof(float));
+        assert_memory_equal(on[q].dx, on2[q].dx, r->nx * sizeof(float));
+        assert_memory_equal(on[q].dw, on2[q].dw, r->nw * sizeof(float));
+    }
+    for (int q = 0; q < NCUDNN; q++) {
+        conv_io_free(&ref[q]);
+        conv_io_free(&on[q]);
+        conv_io_free(&on2[q]);
+        conv_io_free(&off[q]);
+    }
+#endif
+}
+
 int main(void)
 {
     cs_blas_set_threads(1);
@@ -385,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_device_resolve),
         cmocka_unit_test(test_cuda_env),
         cmocka_unit_test(test_cuda_errors_and_copy),
+        cmocka_unit_test(test_cudnn_cuda),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,6 +258,7 @@ static pthread_cond_t g_go = PTHREAD_COND_INITIALIZER, g_done = PTHREAD_COND_INI
 static unsigned long g_gen;     /* launches so far */
 static const launch *g_cur;
 static unsigned g_left;         /* threads of the current launch still running */
+static unsigned g_cur_threads;  /* the threads of its block */
 
 /* one thread of the block: every block in turn, a barrier between blocks */
 static void run_blocks(const launch *l, unsigned tid)
@@ -283,9 +284,11 @@ static void *pool_worker(void *arg)
         while (g_gen == seen)
             pthread_cond_wait(&g_go, &g_pool_lock);
         seen = g_gen;
-        const launch *l = g_cur;
+        /* the launch (on cs_emu_run's stack) waits only for its block's
+         * threads: the others must not read it, it may be gone */
+        const launch *l = idx < g_cur_threads ? g_cur : NULL;
         pthread_mutex_unlock(&g_pool_lock);
-        if (idx >= l->nthreads)
+        if (!l)
             continue;
         run_blocks(l, idx);
         pthread_mutex_lock(&g_pool_lock);
@@ -325,6 +328,7 @@ void cs_emu_run(dim3 grid, dim3 block, size_t shmem, void (*fn)(void *), void *c
     pthread_barrier_init(&g_barrier, NULL, (unsigned)nt);
     pthread_mutex_lock(&g_pool_lock);
     g_cur = &l;
+    g_cur_threads = (unsigned)nt;
     g_left = (unsigned)nt;
     g_gen++;
     pthread_cond_broadcast(&g_go);

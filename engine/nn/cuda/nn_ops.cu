@@ -1,8 +1,10 @@
 /* cuda/nn_ops.cu — the CUDA backend of the network code. The same
  * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c
  * (the regularizer's and quantized weights' ops in nn_reg_ops.cu, the
- * watch ops in nn_watch_ops.cu): cuBLAS sgemm for the dense layers and
- * (through im2col) the convolutions, kernels for the rest. Sums that decide a value are reduced in double.
+ * watch ops in nn_watch_ops.cu): cuBLAS sgemm for the dense layers,
+ * cuDNN for the convolutions where one is installed (nn_cudnn.cu, loaded at
+ * init; else im2col and sgemm), kernels for the rest. Sums that decide a
+ * value are reduced in double.
  * Built only with CUDA=1, as the shared module libcsreg_cuda.so that the
  * engine loads with dlopen (nn_cuda_load.c); the table is used only when
  * device=cuda and cs_nn_cuda_init found a GPU. Every op checks its
@@ -17,6 +19,7 @@
 
 #include "nn_backend.h"
 #include "nn_cuda.cuh"
+#include "nn_cudnn.h"
 
 static cublasHandle_t g_blas;
 static int g_ready, g_device;
@@ -102,27 +105,31 @@ static int init(int device, int sync_ops, char *why, size_t len)
         return -1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
+    cudnn_init();   /* never fails: without cuDNN the built-in kernels run */
     cuda_err_reset(sync_ops);
     g_ready = 1;
     return 0;
 }
 
+/* the GPU, and what runs the convolutions ("NVIDIA H100 80GB HBM3, cuDNN
+ * 9.1.0 from /usr/...") */
 static void device_name(char *name, size_t len)
 {
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, g_device) != cudaSuccess) {
         cudaGetLastError();
-        snprintf(name, len, "CUDA device %d", g_device);
+        snprintf(name, len, "CUDA device %d, %s", g_device, cudnn_status());
         return;
     }
-    snprintf(name, len, "%s", p.name);
+    snprintf(name, len, "%s, %s", p.name, cudnn_status());
 }
 
-/* what init made: the cuBLAS handle, the copy scratch */
+/* what init made: the cuBLAS and cuDNN handles, the copy scratch */
 static void module_shutdown(void)
 {
     if (!g_ready)
         return;
+    cudnn_shutdown();
     cublasDestroy(g_blas);
     if (g_scratch)
         cudaFree(g_scratch);
@@ -285,6 +292,10 @@ __global__ void col2im_kernel(float *dinp, const float *col, int C, int H, int W
 static void conv_forward(float *out, const float *inp, const float *w, float *scratch, int B,
                          int C, int H, int W, int OC)
 {
+    if (cudnn_conv_forward(out, inp, w, B, C, H, W, OC, 3, 1, "conv_forward")) {
+        op_done("conv_forward");
+        return;
+    }
     const float one = 1.0f, zero0 = 0.0f;
     int HW = H * W, K = C * 9;
     for (int b = 0; b < B; b++) {
@@ -300,6 +311,10 @@ static void conv_forward(float *out, const float *inp, const float *w, float *sc
 static void conv_backward(float *dinp, float *dw, const float *dout, const float *inp,
                           const float *w, float *scratch, int B, int C, int H, int W, int OC)
 {
+    if (cudnn_conv_backward(dinp, dw, dout, inp, w, B, C, H, W, OC, 3, 1, "conv_backward")) {
+        op_done("conv_backward");
+        return;
+    }
     const float one = 1.0f, zero0 = 0.0f;
     int HW = H * W, K = C * 9;
     if (!cuda_ok(cudaMemset(dw, 0, (size_t)OC * K * sizeof(float)), "conv_backward"))
@@ -374,6 +389,10 @@ static void convk_forward(float *out, const float *inp, const float *w, float *s
         conv_forward(out, inp, w, scratch, B, C, H, W, OC);
         return;
     }
+    if (cudnn_conv_forward(out, inp, w, B, C, H, W, OC, k, stride, "convk_forward")) {
+        op_done("convk_forward");
+        return;
+    }
     const float one = 1.0f, zero0 = 0.0f;
     int OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1, OHW = OH * OW, K = C * k * k;
     for (int b = 0; b < B; b++) {
@@ -393,6 +412,11 @@ static void convk_backward(float *dinp, float *dw, const float *dout, const floa
 {
     if (k == 3 && stride == 1) {
         conv_backward(dinp, dw, dout, inp, w, scratch, B, C, H, W, OC);
+        return;
+    }
+    if (cudnn_conv_backward(dinp, dw, dout, inp, w, B, C, H, W, OC, k, stride,
+                            "convk_backward")) {
+        op_done("convk_backward");
         return;
     }
     const float one = 1.0f, zero0 = 0.0f;

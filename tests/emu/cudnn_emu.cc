@@ -1,0 +1,487 @@
+/* cudnn_emu.cc — the emulator's cuDNN (see cudnn.h): the documented
+ * semantics of cuDNN's legacy convolution API in plain loops with double
+ * sums. 4-d NCHW float tensors and filters (K × C × R × S), 2-d
+ * convolutions with zero padding, stride and dilation, cross-correlation
+ * or convolution (the filter flipped); y = α·op + β·y, where β = 0 does not
+ * read y (the emulator's memory starts as NaN, so a reading shows). It
+ * refuses what cuDNN refuses (no handle, unset or mismatched descriptors,
+ * a workspace smaller than the algorithm asks) with cuDNN's statuses.
+ * The algorithm queries answer as cuDNN's heuristics do, best first: for
+ * the backward passes the non-deterministic ALGO_0 first, so the backend
+ * has to pick the deterministic one after it. */
+#include "cudnn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cudnnContext {
+    int magic;
+};
+struct cudnnTensorStruct {
+    int set, n, c, h, w;
+};
+struct cudnnFilterStruct {
+    int set, k, c, r, s;
+};
+struct cudnnConvolutionStruct {
+    int set, pad_h, pad_w, u, v, dil_h, dil_w;
+    cudnnConvolutionMode_t mode;
+    cudnnMathType_t math;
+};
+
+enum { HANDLE_MAGIC = 0x5eed, WS_ALGO1 = 1024 };   /* bytes of ALGO_1's workspace */
+
+static long g_convs;
+static int g_fail_create;
+
+long cs_emu_cudnn_convs(void) { return g_convs; }
+void cs_emu_cudnn_fail_create(int fail) { g_fail_create = fail; }
+
+size_t cudnnGetVersion(void) { return CUDNN_VERSION; }
+
+const char *cudnnGetErrorString(cudnnStatus_t s)
+{
+    switch (s) {
+    case CUDNN_STATUS_SUCCESS: return "CUDNN_STATUS_SUCCESS";
+    case CUDNN_STATUS_NOT_INITIALIZED: return "CUDNN_STATUS_NOT_INITIALIZED";
+    case CUDNN_STATUS_BAD_PARAM: return "CUDNN_STATUS_BAD_PARAM";
+    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER: return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+    case CUDNN_STATUS_NOT_SUPPORTED: return "CUDNN_STATUS_NOT_SUPPORTED";
+    case CUDNN_STATUS_INTERNAL_ERROR: return "CUDNN_STATUS_INTERNAL_ERROR";
+    case CUDNN_STATUS_EXECUTION_FAILED: return "CUDNN_STATUS_EXECUTION_FAILED";
+    }
+    return "CUDNN_STATUS_UNKNOWN";
+}
+
+cudnnStatus_t cudnnCreate(cudnnHandle_t *h)
+{
+    if (!h)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    *h = NULL;
+    if (g_fail_create)
+        return CUDNN_STATUS_NOT_INITIALIZED;
+    *h = (cudnnHandle_t)malloc(sizeof **h);
+    if (!*h)
+        return CUDNN_STATUS_INTERNAL_ERROR;
+    (*h)->magic = HANDLE_MAGIC;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroy(cudnnHandle_t h)
+{
+    if (!h || h->magic != HANDLE_MAGIC)
+        return CUDNN_STATUS_BAD_PARAM;
+    h->magic = 0;
+    free(h);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ descriptors */
+
+template <class T> static cudnnStatus_t create(T **d)
+{
+    if (!d)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    *d = (T *)calloc(1, sizeof **d);
+    return *d ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_INTERNAL_ERROR;
+}
+
+template <class T> static cudnnStatus_t destroy(T *d)
+{
+    free(d);   /* cuDNN accepts NULL */
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) { return create(d); }
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) { return destroy(d); }
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d) { return create(d); }
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) { return destroy(d); }
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d)
+{
+    cudnnStatus_t s = create(d);
+    if (s == CUDNN_STATUS_SUCCESS)
+        (*d)->math = CUDNN_DEFAULT_MATH;
+    return s;
+}
+cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d)
+{
+    return destroy(d);
+}
+
+cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, cudnnTensorFormat_t format,
+                                         cudnnDataType_t type, int n, int c, int h, int w)
+{
+    if (!d)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (n <= 0 || c <= 0 || h <= 0 || w <= 0)
+        return CUDNN_STATUS_BAD_PARAM;
+    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+        return CUDNN_STATUS_NOT_SUPPORTED;   /* the emulator's subset */
+    *d = cudnnTensorStruct{1, n, c, h, w};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
+                                         cudnnTensorFormat_t format, int k, int c, int h, int w)
+{
+    if (!d)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (k <= 0 || c <= 0 || h <= 0 || w <= 0)
+        return CUDNN_STATUS_BAD_PARAM;
+    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT)
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    *d = cudnnFilterStruct{1, k, c, h, w};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h,
+                                              int pad_w, int u, int v, int dil_h, int dil_w,
+                                              cudnnConvolutionMode_t mode, cudnnDataType_t type)
+{
+    if (!d)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (pad_h < 0 || pad_w < 0 || u <= 0 || v <= 0 || dil_h <= 0 || dil_w <= 0 ||
+        (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION))
+        return CUDNN_STATUS_BAD_PARAM;
+    if (type != CUDNN_DATA_FLOAT)
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    cudnnMathType_t math = d->math;
+    *d = cudnnConvolutionStruct{1, pad_h, pad_w, u, v, dil_h, dil_w, mode, math};
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d, cudnnMathType_t math)
+{
+    if (!d)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (math < CUDNN_DEFAULT_MATH || math > CUDNN_FMA_MATH)
+        return CUDNN_STATUS_BAD_PARAM;
+    d->math = math;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* 1 + (in + 2·pad − ((k − 1)·dil + 1)) / stride, or <= 0 when the filter
+ * does not fit */
+static int out_dim(int in, int pad, int k, int dil, int stride)
+{
+    int span = (k - 1) * dil + 1;
+    return in + 2 * pad < span ? 0 : 1 + (in + 2 * pad - span) / stride;
+}
+
+cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t cd,
+                                                    const cudnnTensorDescriptor_t x,
+                                                    const cudnnFilterDescriptor_t f, int *n,
+                                                    int *c, int *h, int *w)
+{
+    if (!cd || !x || !f || !n || !c || !h || !w)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (!cd->set || !x->set || !f->set || x->c != f->c)
+        return CUDNN_STATUS_BAD_PARAM;
+    *n = x->n;
+    *c = f->k;
+    *h = out_dim(x->h, cd->pad_h, f->r, cd->dil_h, cd->u);
+    *w = out_dim(x->w, cd->pad_w, f->s, cd->dil_w, cd->v);
+    return *h > 0 && *w > 0 ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+/* every descriptor set, the channels and the output's shape consistent */
+static cudnnStatus_t check(cudnnHandle_t h, const cudnnTensorDescriptor_t x,
+                           const cudnnFilterDescriptor_t f, const cudnnConvolutionDescriptor_t cd,
+                           const cudnnTensorDescriptor_t y)
+{
+    if (!h || h->magic != HANDLE_MAGIC)
+        return CUDNN_STATUS_NOT_INITIALIZED;
+    if (!x || !f || !cd || !y)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    int n, c, oh, ow;
+    cudnnStatus_t s = cudnnGetConvolution2dForwardOutputDim(cd, x, f, &n, &c, &oh, &ow);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!y->set || y->n != n || y->c != c || y->h != oh || y->w != ow)
+        return CUDNN_STATUS_BAD_PARAM;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ algorithms */
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t h,
+                                                     const cudnnTensorDescriptor_t x,
+                                                     const cudnnFilterDescriptor_t f,
+                                                     const cudnnConvolutionDescriptor_t cd,
+                                                     const cudnnTensorDescriptor_t y, const int req,
+                                                     int *ret, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+    cudnnStatus_t s = check(h, x, f, cd, y);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (req < 1 || !ret || !perf)
+        return CUDNN_STATUS_BAD_PARAM;
+    perf[0] = cudnnConvolutionFwdAlgoPerf_t{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                            CUDNN_STATUS_SUCCESS, -1.0f, 0, CUDNN_DETERMINISTIC,
+                                            cd->math, {0, 0, 0}};
+    *ret = 1;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ALGO_0 (atomics: non-deterministic), then ALGO_1 */
+template <class P, class A> static cudnnStatus_t two_algos(int req, int *ret, P *perf,
+                                                          cudnnMathType_t math)
+{
+    if (req < 1 || !ret || !perf)
+        return CUDNN_STATUS_BAD_PARAM;
+    perf[0] = P{(A)0, CUDNN_STATUS_SUCCESS, -1.0f, 0, CUDNN_NON_DETERMINISTIC, math, {0, 0, 0}};
+    if (req > 1)
+        perf[1] = P{(A)1, CUDNN_STATUS_SUCCESS, -1.0f, WS_ALGO1, CUDNN_DETERMINISTIC, math,
+                    {0, 0, 0}};
+    *ret = req > 1 ? 2 : 1;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t h, const cudnnFilterDescriptor_t f, const cudnnTensorDescriptor_t dy,
+    const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t dx, const int req,
+    int *ret, cudnnConvolutionBwdDataAlgoPerf_t *perf)
+{
+    cudnnStatus_t s = check(h, dx, f, cd, dy);
+    return s != CUDNN_STATUS_SUCCESS
+               ? s
+               : two_algos<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+                     req, ret, perf, cd->math);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
+    const cudnnConvolutionDescriptor_t cd, const cudnnFilterDescriptor_t f, const int req,
+    int *ret, cudnnConvolutionBwdFilterAlgoPerf_t *perf)
+{
+    cudnnStatus_t s = check(h, x, f, cd, dy);
+    return s != CUDNN_STATUS_SUCCESS
+               ? s
+               : two_algos<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+                     req, ret, perf, cd->math);
+}
+
+/* the bytes algorithm `algo` needs: none for ALGO_0 and the forward,
+ * WS_ALGO1 for ALGO_1; an algorithm the emulator lacks is not supported */
+static cudnnStatus_t ws_size(int algo, int fwd, size_t *bytes)
+{
+    if (!bytes)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (fwd ? algo != 0 : algo != 0 && algo != 1)
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    *bytes = !fwd && algo == 1 ? WS_ALGO1 : 0;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t h,
+                                                      const cudnnTensorDescriptor_t x,
+                                                      const cudnnFilterDescriptor_t f,
+                                                      const cudnnConvolutionDescriptor_t cd,
+                                                      const cudnnTensorDescriptor_t y,
+                                                      cudnnConvolutionFwdAlgo_t algo, size_t *b)
+{
+    cudnnStatus_t s = check(h, x, f, cd, y);
+    return s != CUDNN_STATUS_SUCCESS ? s : ws_size(algo, 1, b);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
+    cudnnHandle_t h, const cudnnFilterDescriptor_t f, const cudnnTensorDescriptor_t dy,
+    const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t dx,
+    cudnnConvolutionBwdDataAlgo_t algo, size_t *b)
+{
+    cudnnStatus_t s = check(h, dx, f, cd, dy);
+    return s != CUDNN_STATUS_SUCCESS ? s : ws_size(algo, 0, b);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
+    const cudnnConvolutionDescriptor_t cd, const cudnnFilterDescriptor_t f,
+    cudnnConvolutionBwdFilterAlgo_t algo, size_t *b)
+{
+    cudnnStatus_t s = check(h, x, f, cd, dy);
+    return s != CUDNN_STATUS_SUCCESS ? s : ws_size(algo, 0, b);
+}
+
+/* ------------------------------------------------------------------ the convolutions */
+
+/* the geometry of one call: input X (n, c, h, w), filter (k, c, r, s), output
+ * Y (n, k, oh, ow) */
+struct geo {
+    int n, c, h, w, k, r, s, oh, ow;
+    const cudnnConvolutionStruct *cd;
+};
+
+static geo geometry(const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t f,
+                    const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t y)
+{
+    return geo{x->n, x->c, x->h, x->w, f->k, f->r, f->s, y->h, y->w, cd};
+}
+
+/* the input row that filter row i of output row o reads (the filter flipped
+ * for CUDNN_CONVOLUTION), -1 outside */
+static int in_y(const geo &g, int o, int i)
+{
+    int t = g.cd->mode == CUDNN_CONVOLUTION ? g.r - 1 - i : i;
+    int y = o * g.cd->u - g.cd->pad_h + t * g.cd->dil_h;
+    return y >= 0 && y < g.h ? y : -1;
+}
+static int in_x(const geo &g, int o, int j)
+{
+    int t = g.cd->mode == CUDNN_CONVOLUTION ? g.s - 1 - j : j;
+    int x = o * g.cd->v - g.cd->pad_w + t * g.cd->dil_w;
+    return x >= 0 && x < g.w ? x : -1;
+}
+
+static size_t xi(const geo &g, int n, int c, int y, int x)
+{
+    return (((size_t)n * g.c + c) * g.h + y) * g.w + x;
+}
+static size_t yi(const geo &g, int n, int k, int y, int x)
+{
+    return (((size_t)n * g.k + k) * g.oh + y) * g.ow + x;
+}
+static size_t wi(const geo &g, int k, int c, int i, int j)
+{
+    return (((size_t)k * g.c + c) * g.r + i) * g.s + j;
+}
+
+/* dst = α·v + β·dst, dst not read when β = 0 */
+static void blend(float *dst, double v, float alpha, float beta)
+{
+    *dst = beta == 0.0f ? (float)(alpha * v) : (float)(alpha * v + (double)beta * *dst);
+}
+
+/* the workspace: at least what the algorithm asks, and written (so a buffer
+ * too small or not there shows under ASan) */
+static cudnnStatus_t use_ws(int algo, int fwd, void *ws, size_t bytes)
+{
+    size_t need;
+    cudnnStatus_t s = ws_size(algo, fwd, &need);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (bytes < need || (need && !ws))
+        return CUDNN_STATUS_BAD_PARAM;
+    if (need)
+        memset(ws, 0, need);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
+                                      const cudnnTensorDescriptor_t xd, const void *xp,
+                                      const cudnnFilterDescriptor_t wd, const void *wp,
+                                      const cudnnConvolutionDescriptor_t cd,
+                                      cudnnConvolutionFwdAlgo_t algo, void *ws, size_t wsb,
+                                      const void *beta, const cudnnTensorDescriptor_t yd, void *yp)
+{
+    cudnnStatus_t s = check(h, xd, wd, cd, yd);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = use_ws(algo, 1, ws, wsb);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha || !beta || !xp || !wp || !yp)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    const float *x = (const float *)xp, *w = (const float *)wp;
+    float *y = (float *)yp, a = *(const float *)alpha, b = *(const float *)beta;
+    geo g = geometry(xd, wd, cd, yd);
+    for (int n = 0; n < g.n; n++)
+        for (int k = 0; k < g.k; k++)
+            for (int oy = 0; oy < g.oh; oy++)
+                for (int ox = 0; ox < g.ow; ox++) {
+                    double sum = 0;
+                    for (int c = 0; c < g.c; c++)
+                        for (int i = 0; i < g.r; i++) {
+                            int iy = in_y(g, oy, i);
+                            for (int j = 0; iy >= 0 && j < g.s; j++) {
+                                int ix = in_x(g, ox, j);
+                                if (ix >= 0)
+                                    sum += (double)x[xi(g, n, c, iy, ix)] * w[wi(g, k, c, i, j)];
+                            }
+                        }
+                    blend(&y[yi(g, n, k, oy, ox)], sum, a, b);
+                }
+    g_convs++;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
+                                           const cudnnFilterDescriptor_t wd, const void *wp,
+                                           const cudnnTensorDescriptor_t dyd, const void *dyp,
+                                           const cudnnConvolutionDescriptor_t cd,
+                                           cudnnConvolutionBwdDataAlgo_t algo, void *ws,
+                                           size_t wsb, const void *beta,
+                                           const cudnnTensorDescriptor_t dxd, void *dxp)
+{
+    cudnnStatus_t s = check(h, dxd, wd, cd, dyd);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = use_ws(algo, 0, ws, wsb);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha || !beta || !wp || !dyp || !dxp)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    const float *w = (const float *)wp, *dy = (const float *)dyp;
+    float *dx = (float *)dxp, a = *(const float *)alpha, b = *(const float *)beta;
+    geo g = geometry(dxd, wd, cd, dyd);
+    /* the sums in double, then blended: dx = α·Σ + β·dx */
+    size_t nx = (size_t)g.n * g.c * g.h * g.w;
+    double *acc = (double *)calloc(nx, sizeof *acc);
+    if (!acc)
+        return CUDNN_STATUS_INTERNAL_ERROR;
+    for (int n = 0; n < g.n; n++)
+        for (int k = 0; k < g.k; k++)
+            for (int oy = 0; oy < g.oh; oy++)
+                for (int ox = 0; ox < g.ow; ox++) {
+                    double d = dy[yi(g, n, k, oy, ox)];
+                    for (int c = 0; c < g.c; c++)
+                        for (int i = 0; i < g.r; i++) {
+                            int iy = in_y(g, oy, i);
+                            for (int j = 0; iy >= 0 && j < g.s; j++) {
+                                int ix = in_x(g, ox, j);
+                                if (ix >= 0)
+                                    acc[xi(g, n, c, iy, ix)] += d * w[wi(g, k, c, i, j)];
+                            }
+                        }
+                }
+    for (size_t q = 0; q < nx; q++)
+        blend(&dx[q], acc[q], a, b);
+    free(acc);
+    g_convs++;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
+                                             const cudnnTensorDescriptor_t xd, const void *xp,
+                                             const cudnnTensorDescriptor_t dyd, const void *dyp,
+                                             const cudnnConvolutionDescriptor_t cd,
+                                             cudnnConvolutionBwdFilterAlgo_t algo, void *ws,
+                                             size_t wsb, const void *beta,
+                                             const cudnnFilterDescriptor_t dwd, void *dwp)
+{
+    cudnnStatus_t s = check(h, xd, dwd, cd, dyd);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = use_ws(algo, 0, ws, wsb);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha || !beta || !xp || !dyp || !dwp)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    const float *x = (const float *)xp, *dy = (const float *)dyp;
+    float *dw = (float *)dwp, a = *(const float *)alpha, b = *(const float *)beta;
+    geo g = geometry(xd, dwd, cd, dyd);
+    for (int k = 0; k < g.k; k++)
+        for (int c = 0; c < g.c; c++)
+            for (int i = 0; i < g.r; i++)
+                for (int j = 0; j < g.s; j++) {
+                    double sum = 0;
+                    for (int n = 0; n < g.n; n++)
+                        for (int oy = 0; oy < g.oh; oy++) {
+                            int iy = in_y(g, oy, i);
+                            for (int ox = 0; iy >= 0 && ox < g.ow; ox++) {
+                                int ix = in_x(g, ox, j);
+                                if (ix >= 0)
+                                    sum += (double)dy[yi(g, n, k, oy, ox)] * x[xi(g, n, c, iy, ix)];
+                            }
+                        }
+                    blend(&dw[wi(g, k, c, i, j)], sum, a, b);
+                }
+    g_convs++;
+    return CUDNN_STATUS_SUCCESS;
+}
