@@ -13,15 +13,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cs_blas.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
 #include "cs_solver.h"
 #include "cs_sweep.h"
+#include "cuda/nn_cudnn.h"
 #include "cuda/sweep_cuda.h"
 #include "device_util.h"
 #include "method_util.h"
@@ -35,6 +39,8 @@ const cs_nn_cuda_module *cs_nn_cuda_module_get(void);
 const cs_sweep_cuda_module *cs_sweep_cuda_module_get(void);
 size_t cs_emu_device_bytes(void);
 void cs_emu_fail_malloc_after(long n);
+long cs_emu_cudnn_convs(void);   /* tests/emu/cudnn_emu.cc */
+void cs_emu_cudnn_fail_create(int fail);
 
 static const cs_nn_ops *emu;
 
@@ -57,6 +63,160 @@ static void test_parity(void **state)
 {
     (void)state;
     assert_int_equal(nn_parity_run(&cs_nn_cpu_ops, emu, 1), 0);
+}
+
+/* ------------------------------------------------------------------ cuDNN */
+
+/* the module again with CSREG_CUDNN = cudnn (NULL: unset); its name */
+static const cs_nn_ops *reinit(const char *cudnn, char *name, size_t len)
+{
+    const cs_nn_cuda_module *m = cs_nn_cuda_module_get();
+    m->shutdown();
+    if (cudnn)
+        assert_int_equal(setenv("CSREG_CUDNN", cudnn, 1), 0);
+    else
+        assert_int_equal(unsetenv("CSREG_CUDNN"), 0);
+    char why[256];
+    assert_int_equal(m->init(0, 1, why, sizeof why), 0);
+    m->name(name, len);
+    print_message("device: %s\n", name);
+    return m->ops;
+}
+
+/* the convolution rows (conv_*, convk_*: every shape of the cnn and of
+ * resnet20, incl. its strided 3x3, the 5x5 and 1x1) against the CPU
+ * within their tolerance; how many cuDNN convolutions they ran */
+static long conv_rows(const cs_nn_ops *dev)
+{
+    long before = cs_emu_cudnn_convs();
+    assert_int_equal(nn_parity_ops(&cs_nn_cpu_ops, dev, "conv", NN_PARITY_VERBOSE), 0);
+    return cs_emu_cudnn_convs() - before;
+}
+
+/* a file with text (folders made) */
+static void put_file(const char *path, const char *text)
+{
+    char d[CUDNN_PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    for (char *q = strchr(d + 1, '/'); q; q = strchr(q + 1, '/')) {
+        *q = '\0';
+        mkdir(d, 0700);
+        *q = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void rm_tree(const char *dir)
+{
+    assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* The convolutions through the emulator's cuDNN (tests/emu/cudnn_emu.cc)
+ * equal the CPU's within the rows' tolerance: forward, data and filter
+ * gradients (36 cuDNN calls); CSREG_CUDNN=off, a library that does not
+ * load and a cudnnCreate that fails all run the built-in kernels (no
+ * cuDNN call), and the device's name says which. */
+static void test_cudnn_conv(void **state)
+{
+    (void)state;
+    char name[CUDNN_PATH_MAX + 512];
+    emu = reinit(NULL, name, sizeof name);
+    assert_non_null(strstr(name, ", cuDNN 9.0.0 from the emulator"));
+    long n = conv_rows(emu);
+    print_message("cuDNN: the conv rows ran %ld cuDNN convolutions\n", n);
+    assert_int_equal(n, 36);
+
+    emu = reinit("off", name, sizeof name);
+    assert_non_null(strstr(name, "cuDNN off (CSREG_CUDNN=off): built-in kernels"));
+    assert_int_equal(conv_rows(emu), 0);
+
+    char dir[] = "/tmp/csreg_cudnn_XXXXXX", lib[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(lib, sizeof lib, "%s/libcudnn.so.9", dir);
+    put_file(lib, "not a library\n");
+    emu = reinit(dir, name, sizeof name);   /* a folder: its libcudnn.so.9 */
+    assert_non_null(strstr(name, "no cuDNN (CSREG_CUDNN="));
+    assert_non_null(strstr(name, lib));
+    assert_non_null(strstr(name, "): built-in kernels"));
+    assert_int_equal(conv_rows(emu), 0);
+    rm_tree(dir);
+    emu = reinit(lib, name, sizeof name);   /* gone */
+    assert_non_null(strstr(name, "cannot open shared object file"));
+    assert_int_equal(conv_rows(emu), 0);
+
+    cs_emu_cudnn_fail_create(1);
+    emu = reinit(NULL, name, sizeof name);
+    assert_non_null(strstr(name, "cudnnCreate failed (CUDNN_STATUS_NOT_INITIALIZED): built-in"));
+    assert_int_equal(conv_rows(emu), 0);
+    cs_emu_cudnn_fail_create(0);
+    emu = reinit(NULL, name, sizeof name);   /* as test_init left it */
+    assert_non_null(strstr(name, "cuDNN 9.0.0"));
+}
+
+/* Where the module looks for cuDNN, in a tree of fake files: the soname,
+ * $CUDA_HOME, /usr/local/cuda, PyTorch's wheels under the system's, the
+ * virtual environment's and ~/.local's Python (a folder linked to another
+ * counted once); CSREG_CUDNN's file, or its folder's libcudnn.so.9, alone. */
+static void test_cudnn_search(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/csreg_cudnn_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    static const char *const files[] = {
+        "/cuda/lib64/libcudnn.so.9",
+        "/usr/local/cuda/lib64/libcudnn.so.9",
+        "/usr/lib/python3.11/dist-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/usr/local/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/venv/lib/python3.10/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+        "/home/.local/lib/python3.9/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+    };
+    enum { NF = sizeof files / sizeof *files };
+    char want[NF + 1][CUDNN_PATH_MAX], p[CUDNN_PATH_MAX], q[CUDNN_PATH_MAX];
+    snprintf(want[0], sizeof want[0], "libcudnn.so.9");
+    for (int i = 0; i < NF; i++) {
+        snprintf(want[i + 1], sizeof want[i + 1], "%s%s", root, files[i]);
+        put_file(want[i + 1], "");
+    }
+    snprintf(p, sizeof p, "%s/usr/local/lib/python3.12/site-packages", root);
+    snprintf(q, sizeof q, "%s/usr/local/lib/python3.12/dist-packages", root);
+    assert_int_equal(symlink(p, q), 0);
+    char cuda[256], venv[256], home[256];
+    snprintf(cuda, sizeof cuda, "%s/cuda", root);
+    snprintf(venv, sizeof venv, "%s/venv", root);
+    snprintf(home, sizeof home, "%s/home", root);
+    static char got[CUDNN_MAX_CANDIDATES][CUDNN_PATH_MAX];
+    cudnn_env e = {NULL, cuda, venv, home, root};
+    int n = cudnn_candidates(&e, got, CUDNN_MAX_CANDIDATES);
+    for (int i = 0; i < n; i++)
+        print_message("cuDNN candidate %d: %s\n", i + 1, got[i]);
+    assert_int_equal(n, NF + 1);
+    for (int i = 0; i <= NF; i++)
+        assert_string_equal(got[i], want[i]);
+
+    e.cudnn = cuda;   /* a folder */
+    assert_int_equal(cudnn_candidates(&e, got, CUDNN_MAX_CANDIDATES), 1);
+    snprintf(p, sizeof p, "%s/libcudnn.so.9", cuda);
+    assert_string_equal(got[0], p);
+    e.cudnn = want[3];   /* a file */
+    assert_int_equal(cudnn_candidates(&e, got, CUDNN_MAX_CANDIDATES), 1);
+    assert_string_equal(got[0], want[3]);
+    assert_int_equal(cudnn_candidates(&e, got, 0), 0);   /* no room */
+
+    rm_tree(root);   /* nothing there: the soname alone */
+    cudnn_env none = {NULL, cuda, venv, home, root};
+    assert_int_equal(cudnn_candidates(&none, got, CUDNN_MAX_CANDIDATES), 1);
+    assert_string_equal(got[0], "libcudnn.so.9");
 }
 
 /* overlapping copies, the first error kept and handed over once */
@@ -95,7 +255,8 @@ static void test_alloc_failure_and_leaks(void **state)
  * block's sums. A trial is equal when its success and starts are the
  * CPU's; at most `max_differ` of a kind may differ (a borderline trial
  * that rounding tips), and at least 9 in 10 take the same iterations.
- * One line per kind: "sweep kernel kind=K: T trials equal to the CPU". */
+ * One line per kind: "sweep kernel kind=K: T trials equal to the CPU";
+ * per method (by_method): "sweep kernel method=M: ...". */
 typedef struct kernel_case {
     cs_kind kind;
     int gkind;                /* enum cs_sweep_cuda_kind */
@@ -107,15 +268,66 @@ typedef struct kernel_case {
     long maxit;
     int max_differ;
     int same_pct;             /* at least this share (%) with the same iterations */
+    cs_stop stop;             /* the start's rule (0: oracle) */
+    double tol;               /* its tolerance (0: 1e-8) */
+    int by_method;            /* the line names the method (and the rule) */
 } kernel_case;
 
 enum { KT = 6 };
+
+/* a method's regularizer as sweep_gpu.c maps it (enum cs_sweep_cuda_reg) */
+static int kernel_fn_of(const cs_reg_info *info)
+{
+    static const struct {
+        cs_reg_kernel k;
+        int fn;
+    } kernels[] = {{CS_REG_KERNEL_OSB, CS_SWEEP_CUDA_REG_OSB},
+                   {CS_REG_KERNEL_TER, CS_SWEEP_CUDA_REG_TER},
+                   {CS_REG_KERNEL_BBIN, CS_SWEEP_CUDA_REG_BBIN},
+                   {CS_REG_KERNEL_BINEXP, CS_SWEEP_CUDA_REG_BINEXP},
+                   {CS_REG_KERNEL_L2L1, CS_SWEEP_CUDA_REG_L2L1},
+                   {CS_REG_KERNEL_L2L1H, CS_SWEEP_CUDA_REG_L2L1H},
+                   {CS_REG_KERNEL_FIXED, CS_SWEEP_CUDA_REG_FIXED}};
+    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
+        if (info->kernel == kernels[k].k)
+            return kernels[k].fn;
+    if (info->form == CS_FORM_HOLDER)
+        return CS_SWEEP_CUDA_REG_HOLDER;
+    if (info->form == CS_FORM_SI)
+        return CS_SWEEP_CUDA_REG_SI;
+    return strcmp(info->name, "beta") ? CS_SWEEP_CUDA_REG_BIN : CS_SWEEP_CUDA_REG_BETA;
+}
+
+/* the parameters a test's method text gives, over the CPU's defaults */
+static void kernel_params(const cs_method *m, cs_sweep_cuda_job *job)
+{
+    cs_param ps[CS_METHOD_MAX_PARAMS];
+    size_t n = cs_method_params(m, ps, CS_METHOD_MAX_PARAMS);
+    job->r = job->alpha = job->beta = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        double v = strtod(ps[i].text, NULL);
+        if (!strcmp(ps[i].key, "r"))
+            job->r = v;
+        else if (!strcmp(ps[i].key, "eps"))
+            job->eps = v;
+        else if (!strcmp(ps[i].key, "alpha"))
+            job->alpha = v;
+        else if (!strcmp(ps[i].key, "base"))
+            job->base = !strcmp(ps[i].text, "osb")   ? CS_SWEEP_CUDA_REG_OSB
+                        : !strcmp(ps[i].text, "ter") ? CS_SWEEP_CUDA_REG_TER
+                                                     : CS_SWEEP_CUDA_REG_BIN;
+        else if (!strcmp(ps[i].key, "beta") && !(job->learn_beta = !strcmp(ps[i].text, "learn")))
+            job->beta = v;
+    }
+}
 
 /* method i of c's job as sweep_gpu.c builds it */
 static void kernel_job(const kernel_case *c, const cs_method *m, cs_sweep_cuda_job *job)
 {
     const cs_reg_info *info = m->info;
     job->kind = c->gkind;
+    job->stop = (int)c->stop;
+    job->tol = c->tol > 0 ? c->tol : 1e-8;
     if (c->kind == CS_PROB_2BIT) {
         job->method = CS_SWEEP_CUDA_FISTA_2BIT;
         job->max_starts = 2;
@@ -125,12 +337,11 @@ static void kernel_job(const kernel_case *c, const cs_method *m, cs_sweep_cuda_j
     int dr = info->prox != CS_REG_PROX_NONE;
     job->method = dr ? CS_SWEEP_CUDA_DR : CS_SWEEP_CUDA_FISTA;
     job->fn = dr ? (info->prox == CS_REG_PROX_L1 ? CS_SWEEP_CUDA_PROX_L1 : CS_SWEEP_CUDA_PROX_LINF)
-                 : info->kernel == CS_REG_KERNEL_OSB ? CS_SWEEP_CUDA_REG_OSB
-                 : info->kernel == CS_REG_KERNEL_TER ? CS_SWEEP_CUDA_REG_TER
-                                                     : CS_SWEEP_CUDA_REG_BIN;
+                 : kernel_fn_of(info);
     job->dr_t = info->prox == CS_REG_PROX_L1 ? 1.0 : 10.0;
     job->max_starts = dr ? 1 : 2;
     job->first_start_raw = c->kind == CS_PROB_OSB || c->kind == CS_PROB_TER;
+    kernel_params(m, job);
 }
 
 static void kernel_trials(const kernel_case *c)
@@ -153,7 +364,7 @@ static void kernel_trials(const kernel_case *c)
             cs_sweep_cuda_job job = {
                 .N = (int)c->N, .M = (int)M, .K = (int)K, .trials = KT, .seed = 7,
                 .problem_stream = ps, .method_stream = ms,
-                .maxit = c->maxit, .oracle_stop = 1, .success_tol = 1e-2,
+                .maxit = c->maxit, .success_tol = 1e-2,
                 .success = succ, .iters = iters, .starts = starts};
             kernel_job(c, &mv[mi], &job);
             char why[256];
@@ -163,7 +374,8 @@ static void kernel_trials(const kernel_case *c)
                 cs_problem_spec sp = {.kind = c->kind, .N = c->N, .M = M, .K = K};
                 cs_problem *p;
                 assert_int_equal(cs_problem_new(&p, &sp, 7, ps[t], &err), 0);
-                cs_solve_opts so = {.maxit = c->maxit, .restarts = 2};
+                cs_solve_opts so = {.maxit = c->maxit, .restarts = 2, .stop = c->stop,
+                                    .tol = c->tol};
                 cs_solver *s;
                 assert_int_equal(cs_solver_new(&s, p, &mv[mi], &so, 7, ms[t], &err), 0);
                 cs_solve_result r;
@@ -182,13 +394,23 @@ static void kernel_trials(const kernel_case *c)
                 cs_problem_free(p);
             }
         }
-    print_message("sweep kernel kind=%s: %d trials equal to the CPU (of %d: %s%s%s at "
-                  "N=%zu, %d successes, %d restarted; %d differ by rounding, at most %d "
-                  "allowed; %d with the same iterations)\n", cs_problem_kind_name(c->kind),
-                  equal, total, c->methods[0], c->nm > 1 ? " and " : "",
-                  c->nm > 1 ? c->methods[1] : "", c->N, won, restarted, total - equal,
-                  c->max_differ, same_iters);
-    assert_true(won > 0 && won < total);   /* a sample that tells success from failure */
+    char what[128];
+    if (c->by_method && c->stop != CS_STOP_ORACLE)
+        snprintf(what, sizeof what, "method=%s stop=%s", c->methods[0], cs_stop_name(c->stop));
+    else if (c->by_method)
+        snprintf(what, sizeof what, "method=%s", c->methods[0]);
+    else
+        snprintf(what, sizeof what, "kind=%s", cs_problem_kind_name(c->kind));
+    char at[64];   /* a method's line names its kind too */
+    snprintf(at, sizeof at, c->by_method ? "N=%zu, kind %s" : "N=%zu", c->N,
+             cs_problem_kind_name(c->kind));
+    print_message("sweep kernel %s: %d trials equal to the CPU (of %d: %s%s%s at %s, %d "
+                  "successes, %d restarted; %d differ by rounding, at most %d allowed; %d with "
+                  "the same iterations)\n", what, equal, total, c->methods[0],
+                  c->nm > 1 ? " and " : "", c->nm > 1 ? c->methods[1] : "", at, won, restarted,
+                  total - equal, c->max_differ, same_iters);
+    /* a sample that tells success from failure (a method's: that succeeds) */
+    assert_true(won > 0 && (won < total || c->by_method));
     assert_true(total - equal <= c->max_differ);
     assert_true(same_iters * 100 >= total * c->same_pct);
 }
@@ -198,15 +420,50 @@ static void test_sweep_trials(void **state)
     (void)state;
     assert_int_equal(cs_sweep_cuda_module_get()->abi, CS_SWEEP_CUDA_ABI);
     const kernel_case cases[] = {
-        {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {"bin", "linf"}, 2, 24, {11, 19}, {0, 0}, 2, 200, 0, 90},
-        {CS_PROB_OSB, CS_SWEEP_CUDA_OSB, {"osb", "l1"}, 2, 24, {16, 14}, {0, 6}, 2, 120, 0, 90},
-        {CS_PROB_TER, CS_SWEEP_CUDA_TER, {"ter", "l1"}, 2, 24, {16, 14}, {0, 6}, 2, 120, 0, 90},
+        {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {"bin", "linf"}, 2, 24, {11, 19}, {0, 0}, 2, 200, 0, 90,
+         0, 0, 0},
+        {CS_PROB_OSB, CS_SWEEP_CUDA_OSB, {"osb", "l1"}, 2, 24, {16, 14}, {0, 6}, 2, 120, 0, 90,
+         0, 0, 0},
+        {CS_PROB_TER, CS_SWEEP_CUDA_TER, {"ter", "l1"}, 2, 24, {16, 14}, {0, 6}, 2, 120, 0, 90,
+         0, 0, 0},
         /* 2bit has no projection to damp rounding: b = Ax* rounds differently
          * (BLAS's dgemv on the CPU), and Barzilai–Borwein steps amplify it.
          * On the CPU alone, b one ulp larger changes 7 of 60 trials at
          * M = 10, 8 (maxit 300, two starts); here at most 2 of 12 may. */
-        {CS_PROB_2BIT, CS_SWEEP_CUDA_2BIT, {"equ"}, 1, 10, {10, 9}, {0, 0}, 2, 300, 2, 75},
+        {CS_PROB_2BIT, CS_SWEEP_CUDA_2BIT, {"equ"}, 1, 10, {10, 9}, {0, 0}, 2, 300, 2, 75,
+         0, 0, 0},
     };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        kernel_trials(&cases[k]);
+}
+
+/* every other method the kernel takes (binary-variants.csr and
+ * binary-baselines.csr, their parameters, the bases of holder and si on
+ * osb and ter), and the residual stopping rules, trial by trial */
+static void test_sweep_methods(void **state)
+{
+    (void)state;
+#define BIN_M(m, M) {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {m}, 1, 24, {M}, {0}, 1, 80, 0, 90, 0, 0, 1}
+#define RULE(m, st, tol, pct) \
+    {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {m}, 1, 24, {16}, {0}, 1, 300, 0, pct, st, tol, 1}
+    /* M where most trials succeed (a failure costs the emulator most);
+     * the residual rules run a start to convergence: rounding (and the
+     * restarts it tips) moves where they fire by a few iterations */
+    const kernel_case cases[] = {
+        BIN_M("holder", 16), BIN_M("si", 16), BIN_M("l2l1", 20), BIN_M("l2l1h", 20),
+        BIN_M("binexp", 19), BIN_M("bbin", 19), BIN_M("fixed:alpha=1", 16),
+        BIN_M("beta:beta=1", 16), BIN_M("beta:beta=learn", 16), BIN_M("holder:r=1.5", 16),
+        BIN_M("si:r=2:eps=0.01", 16),
+        {CS_PROB_OSB, CS_SWEEP_CUDA_OSB, {"holder:base=osb"}, 1, 24, {16}, {0}, 1, 80, 0, 90,
+         0, 0, 1},
+        {CS_PROB_TER, CS_SWEEP_CUDA_TER, {"si:base=ter"}, 1, 24, {20}, {6}, 1, 80, 0, 90, 0, 0,
+         1},
+        RULE("bin", CS_STOP_HYBRID, 1e-4, 50), RULE("bin", CS_STOP_RATIO, 1e-4, 50),
+        RULE("beta:beta=learn", CS_STOP_NORMALIZED, 1e-4, 50),
+        RULE("linf", CS_STOP_RESIDUAL, 1e-4, 50),
+    };
+#undef BIN_M
+#undef RULE
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         kernel_trials(&cases[k]);
 }
@@ -233,7 +490,7 @@ static char *csv_of(const cs_sweep_result *r)
  * compared, at most one trial's outcome different. */
 typedef struct engine_case {
     cs_kind kind;
-    const char *methods[2];
+    const char *methods[6];
     size_t nm, N;
     cs_axis axis;
     double values[2];         /* γ or K */
@@ -245,7 +502,7 @@ typedef struct engine_case {
 
 static void sweep_engine_kind(const engine_case *c)
 {
-    cs_method mv[2];
+    cs_method mv[6];
     methods_of(c->methods, c->nm, mv);
     cs_sweep_spec sp = {.kind = c->kind, .N = c->N, .axis = c->axis, .values = c->values,
                         .nvalues = 2, .M = 12, .K = c->K, .methods = mv, .nmethods = c->nm,
@@ -262,8 +519,12 @@ static void sweep_engine_kind(const engine_case *c)
     size_t won = 0, n = cpu.n * cpu.nm;
     for (size_t k = 0; k < n; k++)
         won += cpu.success[k];
-    print_message("sweep device=cuda kind=%s: the CSV of %zu rows %s the CPU's (%zu of %zu "
-                  "solves succeeded)\n", cs_problem_kind_name(c->kind), cpu.res->nrows,
+    char what[160] = "";   /* several methods: named */
+    for (size_t m = 0; c->nm > 2 && m < c->nm; m++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? "," : " methods=",
+                 c->methods[m]);
+    print_message("sweep device=cuda kind=%s%s: the CSV of %zu rows %s the CPU's (%zu of %zu "
+                  "solves succeeded)\n", cs_problem_kind_name(c->kind), what, cpu.res->nrows,
                   strcmp(a, b) ? "differs from" : "equals", won, n);
     if (c->exact) {
         assert_true(ss == 1.0 && si == 1.0);
@@ -288,34 +549,41 @@ static void test_sweep_engine(void **state)
         {CS_PROB_OSB, {"osb", "l1"}, 2, 20, CS_AXIS_GAMMA, {0.5, 0.8}, 5, 2, 150, 3, 1},
         {CS_PROB_TER, {"ter", "l1"}, 2, 20, CS_AXIS_K, {4, 8}, 0, 2, 150, 3, 1},
         {CS_PROB_2BIT, {"equ"}, 1, 10, CS_AXIS_GAMMA, {1.0, 0.9}, 0, 2, 300, 2, 0},
+        /* sessions/binary-variants.csr and binary-baselines.csr, small */
+        {CS_PROB_BIN, {"bin", "holder", "si", "l2l1", "binexp", "linf"}, 6, 20, CS_AXIS_GAMMA,
+         {0.6, 0.8}, 0, 2, 100, 3, 1},
+        {CS_PROB_BIN, {"bin", "beta:beta=1", "beta:beta=learn", "linf"}, 4, 20, CS_AXIS_GAMMA,
+         {0.6, 0.8}, 0, 2, 100, 3, 1},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         sweep_engine_kind(&cases[k]);
-    /* what the GPU does not take is refused with what it does */
-    const char *methods[] = {"bin", "holder"};
+    /* what the GPU does not take is refused with what it does: holder
+     * other than at p = q = 2 (the library's rescaled path) */
+    const char *methods[] = {"bin", "holder:p=4:q=1.3333333333333333"};
     cs_method mv[2];
     methods_of(methods, 2, mv);
     const double gammas[] = {0.5};
-    cs_sweep_spec sp = {.kind = CS_PROB_EIG, .N = 20, .axis = CS_AXIS_GAMMA, .values = gammas,
-                        .nvalues = 1, .methods = mv, .nmethods = 1, .trials = 1, .threads = 1,
+    cs_sweep_spec sp = {.kind = CS_PROB_TER, .N = 20, .axis = CS_AXIS_GAMMA, .values = gammas,
+                        .nvalues = 1, .methods = mv, .nmethods = 2, .trials = 1, .threads = 1,
                         .seed = 3, .device = CS_DEVICE_CUDA};
     const char *takes = "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods "
-                        "bin, osb, ter (FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit "
-                        "with method equ";
+                        "bin, osb, ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, "
+                        "q=2), beta (FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with "
+                        "method equ";
     cs_sweep_result *res;
     cs_err err;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, takes));
-    assert_non_null(strstr(err.msg, "not kind=eig"));
-    sp.kind = CS_PROB_TER;
-    sp.nmethods = 2;
-    assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
-    assert_non_null(strstr(err.msg, takes));
-    assert_non_null(strstr(err.msg, "not holder"));
+    assert_non_null(strstr(err.msg, "not holder:p=4"));
     sp.kind = CS_PROB_2BIT;   /* 2bit takes its own method only */
     sp.nmethods = 1;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "not bin"));
+    sp.methods = mv + 1;   /* a rule but oracle and maxit: not on 2bit */
+    cs_kind_method(CS_PROB_2BIT, &mv[1]);
+    sp.solve.stop = CS_STOP_HYBRID;
+    assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "stop=oracle or stop=maxit on kind 2bit, not stop=hybrid"));
     cs_sweep_gpu_use_module(NULL);
 }
 
@@ -325,9 +593,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init),
         cmocka_unit_test(test_parity),
+        cmocka_unit_test(test_cudnn_conv),
+        cmocka_unit_test(test_cudnn_search),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_alloc_failure_and_leaks),
         cmocka_unit_test(test_sweep_trials),
+        cmocka_unit_test(test_sweep_methods),
         cmocka_unit_test(test_sweep_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

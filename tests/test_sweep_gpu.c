@@ -37,8 +37,10 @@ static void test_refused(void **state)
 {
     (void)state;
     const double g[] = {0.5};
-    const char *holder_text[] = {"bin", "holder"};
-    cs_method holder[2], beta[1] = {method_of("beta")};
+    /* holder and si at p = q = 2 only (the CPU's fused kernels) */
+    const char *holder_text[] = {"bin", "holder:p=4:q=1.3333333333333333"};
+    cs_method holder[2], fixed[1] = {method_of("fixed:alpha=1e100")};
+    cs_method equ[1] = {method_of("equ")};
     methods_of(holder_text, 2, holder);
     fig1a_like(g, 1, 2);   /* parses two */
     struct {
@@ -49,9 +51,10 @@ static void test_refused(void **state)
         const char *want;
     } cases[] = {
         {CS_PROB_EIG, two, 2, CS_STOP_ORACLE, "not bin on kind=eig"},
-        {CS_PROB_BIN, holder, 2, CS_STOP_ORACLE, "not holder"},
-        {CS_PROB_BIN, beta, 1, CS_STOP_ORACLE, "not beta"},
-        {CS_PROB_BIN, two, 2, CS_STOP_HYBRID, "stop=oracle or stop=maxit, not stop=hybrid"},
+        {CS_PROB_BIN, holder, 2, CS_STOP_ORACLE, "not holder:p=4"},
+        {CS_PROB_BIN, fixed, 1, CS_STOP_ORACLE, "not fixed:alpha=1e100"},   /* α⁴ overflows */
+        {CS_PROB_2BIT, equ, 1, CS_STOP_HYBRID,
+         "stop=oracle or stop=maxit on kind 2bit, not stop=hybrid"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cs_sweep_spec sp = fig1a_like(g, 1, 2);
@@ -80,19 +83,15 @@ static void test_refused(void **state)
     assert_non_null(strstr(err.msg, "device=auto: a sweep runs on cpu or cuda"));
 }
 
-/* fig1a's sweep at a few γ around the transition, where trials are
- * borderline: per trial the same success for >= 99% of trials, and the
- * success rates within sampling error */
-static void test_gpu_against_cpu(void **state)
+/* sp on the GPU against the CPU at γ around the transition, where trials
+ * are borderline: per trial the same success for >= 99% of trials, and
+ * the success rates within sampling error */
+static void gpu_against_cpu(const cs_sweep_spec *spec, long trials)
 {
-    (void)state;
-    const char *env = getenv("CSREG_GPU_SWEEP_TRIALS");
-    long trials = env && atol(env) > 0 ? atol(env) : 50;
-    const double g[] = {0.36, 0.44, 0.5, 0.56, 0.64, 0.8};
-    cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
+    cs_sweep_spec s = *spec, *sp = &s;
     sweep_trials gpu, cpu;
     cs_err err;
-    int rc = sweep_trials_run(&sp, CS_DEVICE_CUDA, &gpu, &err);
+    int rc = sweep_trials_run(sp, CS_DEVICE_CUDA, &gpu, &err);
     if (rc == CS_EUNSUPPORTED && (strstr(err.msg, "no NVIDIA driver/GPU") ||
                                   strstr(err.msg, "without CUDA") ||
                                   strstr(err.msg, "CUDA module"))) {
@@ -101,21 +100,67 @@ static void test_gpu_against_cpu(void **state)
         skip();
     }
     assert_int_equal(rc, 0);
-    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CPU, &cpu, &err), 0);
-    print_message("%ld trials at %zu γ, methods bin and linf: GPU %.2f s, CPU %.2f s\n", trials,
-                  sp.nvalues, gpu.seconds, cpu.seconds);
+    assert_int_equal(sweep_trials_run(sp, CS_DEVICE_CPU, &cpu, &err), 0);
+    char names[512] = "";
+    for (size_t m = 0, used = 0; m < sp->nmethods; m++) {
+        size_t k = strlen(sp->methods[m].text);
+        if (used + k + 2 > sizeof names)
+            break;
+        if (m)
+            names[used++] = ',';
+        memcpy(names + used, sp->methods[m].text, k + 1);
+        used += k;
+    }
+    print_message("%ld trials at %zu γ, methods %s: GPU %.2f s, CPU %.2f s\n", trials,
+                  sp->nvalues, names, gpu.seconds, cpu.seconds);
     double ss, si;
     sweep_trials_compare(&cpu, &gpu, 1, &ss, &si);
     assert_true(ss >= 0.99);
     for (size_t r = 0; r < cpu.res->nrows; r++) {
         const cs_sweep_row *a = &cpu.res->rows[r], *b = &gpu.res->rows[r];
         double se = a->stderr_ > b->stderr_ ? a->stderr_ : b->stderr_;
-        print_message("%-4s gamma=%.2f success cpu %.3f gpu %.3f\n", a->method, a->gamma,
+        print_message("%-15s gamma=%.2f success cpu %.3f gpu %.3f\n", a->method, a->gamma,
                       a->success, b->success);
         assert_true(fabs(a->success - b->success) <= 3 * se + 1.0 / (double)trials);
     }
     sweep_trials_free(&cpu);
     sweep_trials_free(&gpu);
+}
+
+static long env_trials(void)
+{
+    const char *env = getenv("CSREG_GPU_SWEEP_TRIALS");
+    return env && atol(env) > 0 ? atol(env) : 50;
+}
+
+/* fig1a's sweep (bin and linf) */
+static void test_gpu_against_cpu(void **state)
+{
+    (void)state;
+    long trials = env_trials();
+    const double g[] = {0.36, 0.44, 0.5, 0.56, 0.64, 0.8};
+    cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
+    gpu_against_cpu(&sp, trials);
+}
+
+/* the methods of sessions/binary-variants.csr and binary-baselines.csr
+ * (less the ones above), and a residual stopping rule */
+static void test_gpu_methods(void **state)
+{
+    (void)state;
+    long trials = env_trials();
+    const double g[] = {0.44, 0.56, 0.8};
+    const char *texts[] = {"holder", "si", "l2l1", "binexp", "beta:beta=1", "beta:beta=learn"};
+    cs_method mv[6];
+    methods_of(texts, 6, mv);
+    cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
+    sp.methods = mv;
+    sp.nmethods = 6;
+    gpu_against_cpu(&sp, trials);
+    cs_sweep_spec rule = fig1a_like(g, sizeof g / sizeof *g, trials);
+    rule.solve.stop = CS_STOP_HYBRID;
+    rule.solve.tol = 1e-5;
+    gpu_against_cpu(&rule, trials);
 }
 
 int main(void)
@@ -124,6 +169,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_gpu_against_cpu),
+        cmocka_unit_test(test_gpu_methods),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

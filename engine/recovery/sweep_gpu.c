@@ -16,13 +16,57 @@ void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 
 /* What the kernels run (cuda/sweep_cuda.h), in every message that refuses. */
 #define TAKES "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods bin, osb, " \
-              "ter (FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with method equ"
+              "ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, q=2), beta (FISTA) " \
+              "and linf, l1 (Douglas-Rachford), and kind 2bit with method equ"
 
-/* the GPU's method for m on kind, its regularizer or prox into *fn, or
- * -1: on bin, osb and ter the kernels of bin, osb and ter (cs_reg_fast.h's
- * fused ones) and the prox of linf and l1, without parameters; on 2bit
- * its own method (equ) */
-static int gpu_method(cs_kind kind, const cs_method *m, int *fn)
+/* The parameters of m's instance as the CPU makes it (cs_reg_describe's
+ * `NAME key=value ...`, numbers to 17 digits: exact) into the job j:
+ * holder's and si's base, r, eps (p and q into *p, *q), fixed's alpha,
+ * beta's beta or learn. */
+static int gpu_params(const cs_method *m, cs_sweep_cuda_job *j, double *p, double *q)
+{
+    cs_reg *reg;
+    cs_err err;
+    if (cs_method_reg_new(&reg, m, NULL, 0, &err))
+        return -1;
+    char text[512];
+    cs_reg_describe(reg, text, sizeof text);
+    cs_reg_free(reg);
+    *p = *q = 2.0;
+    for (char *w = text, *end; *w; w = end) {
+        end = w + strcspn(w, " ");
+        if (*end)
+            *end++ = '\0';
+        char *v = strchr(w, '=');
+        if (!v)
+            continue;
+        *v++ = '\0';
+        double x = strtod(v, NULL);
+        if (!strcmp(w, "base"))
+            j->base = !strcmp(v, "osb") ? CS_SWEEP_CUDA_REG_OSB
+                      : !strcmp(v, "ter") ? CS_SWEEP_CUDA_REG_TER : CS_SWEEP_CUDA_REG_BIN;
+        else if (!strcmp(w, "p"))
+            *p = x;
+        else if (!strcmp(w, "q"))
+            *q = x;
+        else if (!strcmp(w, "r"))
+            j->r = x;
+        else if (!strcmp(w, "eps"))
+            j->eps = x;
+        else if (!strcmp(w, "alpha"))
+            j->alpha = x;
+        else if (!strcmp(w, "beta") && !(j->learn_beta = !strcmp(v, "learn")))
+            j->beta = x;
+    }
+    return 0;
+}
+
+/* the GPU's method for m on kind, its regularizer or prox into *fn and
+ * its parameters into par (may be NULL), or -1: on bin, osb and ter the
+ * solver's fused kernels of bin, osb, ter, bbin, binexp, l2l1, l2l1h,
+ * fixed, holder and si at p = q = 2 (cs_reg_fast.h), beta, and the prox
+ * of linf and l1; on 2bit its own method (equ) */
+static int gpu_method(cs_kind kind, const cs_method *m, int *fn, cs_sweep_cuda_job *par)
 {
     *fn = 0;
     if (kind == CS_PROB_2BIT) {
@@ -30,23 +74,43 @@ static int gpu_method(cs_kind kind, const cs_method *m, int *fn)
         cs_kind_method(kind, &own);
         return cs_method_same(m, &own) ? CS_SWEEP_CUDA_FISTA_2BIT : -1;
     }
-    if (!m->info || m->nparams)
+    const cs_reg_info *info = m->info;
+    if (!info || cs_reg_info_defined(info))
         return -1;
-    switch (m->info->kernel) {
-    case CS_REG_KERNEL_BIN: *fn = CS_SWEEP_CUDA_REG_BIN; return CS_SWEEP_CUDA_FISTA;
-    case CS_REG_KERNEL_OSB: *fn = CS_SWEEP_CUDA_REG_OSB; return CS_SWEEP_CUDA_FISTA;
-    case CS_REG_KERNEL_TER: *fn = CS_SWEEP_CUDA_REG_TER; return CS_SWEEP_CUDA_FISTA;
-    default: break;
+    if (info->prox != CS_REG_PROX_NONE) {
+        *fn = info->prox == CS_REG_PROX_L1 ? CS_SWEEP_CUDA_PROX_L1 : CS_SWEEP_CUDA_PROX_LINF;
+        return m->nparams ? -1 : CS_SWEEP_CUDA_DR;
     }
-    if (m->info->prox == CS_REG_PROX_LINF) {
-        *fn = CS_SWEEP_CUDA_PROX_LINF;
-        return CS_SWEEP_CUDA_DR;
+    switch (info->kernel) {
+    case CS_REG_KERNEL_BIN: *fn = CS_SWEEP_CUDA_REG_BIN; break;
+    case CS_REG_KERNEL_OSB: *fn = CS_SWEEP_CUDA_REG_OSB; break;
+    case CS_REG_KERNEL_TER: *fn = CS_SWEEP_CUDA_REG_TER; break;
+    case CS_REG_KERNEL_BBIN: *fn = CS_SWEEP_CUDA_REG_BBIN; break;
+    case CS_REG_KERNEL_BINEXP: *fn = CS_SWEEP_CUDA_REG_BINEXP; break;
+    case CS_REG_KERNEL_L2L1: *fn = CS_SWEEP_CUDA_REG_L2L1; break;
+    case CS_REG_KERNEL_L2L1H: *fn = CS_SWEEP_CUDA_REG_L2L1H; break;
+    case CS_REG_KERNEL_FIXED: *fn = CS_SWEEP_CUDA_REG_FIXED; break;
+    default:
+        if (info->form == CS_FORM_HOLDER)
+            *fn = CS_SWEEP_CUDA_REG_HOLDER;
+        else if (info->form == CS_FORM_SI)
+            *fn = CS_SWEEP_CUDA_REG_SI;
+        else if (!strcmp(info->name, "beta"))
+            *fn = CS_SWEEP_CUDA_REG_BETA;
+        else
+            return -1;
     }
-    if (m->info->prox == CS_REG_PROX_L1) {
-        *fn = CS_SWEEP_CUDA_PROX_L1;
-        return CS_SWEEP_CUDA_DR;
-    }
-    return -1;
+    cs_sweep_cuda_job own = {.r = 1.0, .alpha = 1.0, .beta = 1.0};
+    double p, q;
+    if (!par)
+        par = &own;
+    if (gpu_params(m, par, &p, &q))
+        return -1;
+    /* the fused kernels' Hölder forms are those at p = q = 2 (others: the
+     * library's rescaled path); fixed's α⁴ must be finite (reg_fast_flat.c) */
+    if (p != 2.0 || q != 2.0 || !isfinite(par->alpha * par->alpha * par->alpha * par->alpha))
+        return -1;
+    return CS_SWEEP_CUDA_FISTA;
 }
 
 /* the GPU's draw of kind, or -1 */
@@ -70,15 +134,18 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
         return cs_fail(err, CS_EUNSUPPORTED, "%s, not kind=%s (use device=cpu)", takes,
                        cs_problem_kind_name(sp->kind));
     for (size_t m = 0; m < sp->nmethods; m++) {
-        int fn, g = gpu_method(sp->kind, &sp->methods[m], &fn);
+        int fn, g = gpu_method(sp->kind, &sp->methods[m], &fn, NULL);
         cs_algo want = g == CS_SWEEP_CUDA_DR ? CS_ALGO_DR : CS_ALGO_FISTA;
         if (g < 0 || (sp->solve.algo != CS_ALGO_AUTO && sp->solve.algo != want))
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
                            sp->methods[m].text);
     }
-    if (sp->solve.stop != CS_STOP_ORACLE && sp->solve.stop != CS_STOP_MAXIT)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit, not stop=%s",
-                       takes, cs_stop_name(sp->solve.stop));
+    /* every rule on bin, osb and ter (a start's own criterion); 2bit's
+     * adaptive steps stop on the oracle or at maxit */
+    if (sp->kind == CS_PROB_2BIT && sp->solve.stop != CS_STOP_ORACLE &&
+        sp->solve.stop != CS_STOP_MAXIT)
+        return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit on kind 2bit, not "
+                       "stop=%s", takes, cs_stop_name(sp->solve.stop));
     cs_mode mode = cs_kind_defaults_of(sp->kind)->mode;
     if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != mode)
         return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (%s), not mode=%s",
@@ -150,7 +217,11 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
         h->ps[i] = cs_sweep_trial_stream(sp->N, M, K, t);
         h->ms[i] = cs_sweep_method_stream(h->ps[i], &sp->methods[m]);
     }
-    int fn = 0, method = gpu_method(sp->kind, &sp->methods[m], &fn);
+    _Static_assert(CS_SWEEP_CUDA_STOP_HYBRID == (int)CS_STOP_HYBRID &&
+                   CS_SWEEP_CUDA_STOP_MAXIT == (int)CS_STOP_MAXIT &&
+                   CS_SWEEP_CUDA_STOP_RATIO == (int)CS_STOP_RATIO, "the job's stop is a cs_stop");
+    cs_sweep_cuda_job par = {.r = 1.0, .alpha = 1.0, .beta = 1.0};
+    int fn = 0, method = gpu_method(sp->kind, &sp->methods[m], &fn, &par);
     const cs_kind_defaults *kd = cs_kind_defaults_of(sp->kind);
     /* as cs_dr_opts_default: t = 1 for ℓ1, 10 for ℓ∞ */
     double dr_t = fn == CS_SWEEP_CUDA_PROX_L1 ? 1.0 : 10.0;
@@ -170,8 +241,16 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
                       : sp->solve.restarts > 0 ? sp->solve.restarts : kd->starts,
         /* solver_start.c: the first start of osb and ter is not projected */
         .first_start_raw = sp->kind == CS_PROB_OSB || sp->kind == CS_PROB_TER,
-        .oracle_stop = sp->solve.stop == CS_STOP_ORACLE,
+        .stop = (int)sp->solve.stop,
+        /* solver.c: the residual rules' tolerance */
+        .tol = sp->solve.tol > 0 ? sp->solve.tol : 1e-8,
         .success_tol = sp->solve.success_tol > 0 ? sp->solve.success_tol : 1e-2,
+        .base = par.base,
+        .learn_beta = par.learn_beta,
+        .r = par.r,
+        .eps = par.eps,
+        .alpha = par.alpha,
+        .beta = par.beta,
         .dr_t = sp->solve.dr_t > 0 ? sp->solve.dr_t : dr_t,
         /* solver.c: the kind's λ unless lambda= is given */
         .lambda = !isnan(kd->lambda) && sp->solve.lambda > 0 ? sp->solve.lambda : kd->lambda,

@@ -10,12 +10,16 @@
  * and Marsaglia's polar method, ported) as cs_problem_new draws it, then
  * solved as the CPU solves it:
  *   FISTA  projected FISTA with backtracking (cs_fista.h, the accelerated
- *          mode with restart, window 10, 20 halvings) on ℓbin, ℓosb or ℓter
- *          (reg_fast.c's kernels); x0 = P(randn), except the first start
+ *          mode with restart, window 10, 20 halvings) on ℓbin, ℓosb, ℓter
+ *          (reg_fast.c's kernels), the FLAT kernels bbin, binexp, l2l1,
+ *          fixed (reg_fast_flat.c), the Hölder forms holder, si at
+ *          p = q = 2 and l2l1h (reg_fast_holder.c), or beta (reg_baseline.c;
+ *          beta=learn: β is one more coordinate, free of the projection,
+ *          started at mean(randn²)); x0 = P(randn), except the first start
  *          of osb and ter: randn, unprojected (first_start_raw); up to
- *          max_starts starts;
+ *          max_starts starts, each ended by the stopping rule `stop`;
  *   DR     Douglas–Rachford for min ‖x‖∞ or ‖x‖1 s.t. Ax = b (cs_dr.h),
- *          t = dr_t, x0 = randn, z0 = 0, one start;
+ *          t = dr_t, x0 = randn, z0 = 0, one start ended by `stop`;
  *   FISTA_2BIT  kind 2bit (x* = y1 + y2, y1 ∈ {±1}^N, y2 ∈ {±2}^N):
  *          ‖A(y1 + y2) − b‖² + λℓequ(y) by FISTA's adaptive mode
  *          (Barzilai–Borwein steps, backtracking ×0.2, no projection),
@@ -42,9 +46,19 @@ enum cs_sweep_cuda_method { CS_SWEEP_CUDA_FISTA = 0, CS_SWEEP_CUDA_DR = 1,
 /* the problem's kind (cs_problem.h's draw) */
 enum cs_sweep_cuda_kind { CS_SWEEP_CUDA_BIN = 0, CS_SWEEP_CUDA_OSB = 1, CS_SWEEP_CUDA_TER = 2,
                           CS_SWEEP_CUDA_2BIT = 3 };
-/* FISTA's regularizer (fn, with method FISTA): reg_fast.c's kernels */
+/* FISTA's regularizer (fn, with method FISTA): the solver's fused kernels
+ * (reg_fast*.c) and beta; BIN, OSB, TER also name holder's and si's base */
 enum cs_sweep_cuda_reg { CS_SWEEP_CUDA_REG_BIN = 0, CS_SWEEP_CUDA_REG_OSB = 1,
-                         CS_SWEEP_CUDA_REG_TER = 2 };
+                         CS_SWEEP_CUDA_REG_TER = 2, CS_SWEEP_CUDA_REG_BBIN = 3,
+                         CS_SWEEP_CUDA_REG_BINEXP = 4, CS_SWEEP_CUDA_REG_L2L1 = 5,
+                         CS_SWEEP_CUDA_REG_FIXED = 6, CS_SWEEP_CUDA_REG_HOLDER = 7,
+                         CS_SWEEP_CUDA_REG_SI = 8, CS_SWEEP_CUDA_REG_L2L1H = 9,
+                         CS_SWEEP_CUDA_REG_BETA = 10, CS_SWEEP_CUDA_REG_COUNT = 11 };
+/* a start's stopping rule, with cs_stop's values (cs_fista.h; fista.c's
+ * and dr.c's cs_stop_fires); FISTA_2BIT takes ORACLE and MAXIT only */
+enum cs_sweep_cuda_stop { CS_SWEEP_CUDA_STOP_ORACLE = 0, CS_SWEEP_CUDA_STOP_HYBRID = 1,
+                          CS_SWEEP_CUDA_STOP_RESIDUAL = 2, CS_SWEEP_CUDA_STOP_NORMALIZED = 3,
+                          CS_SWEEP_CUDA_STOP_MAXIT = 4, CS_SWEEP_CUDA_STOP_RATIO = 5 };
 /* Douglas–Rachford's prox (fn, with method DR) */
 enum cs_sweep_cuda_prox { CS_SWEEP_CUDA_PROX_LINF = 0, CS_SWEEP_CUDA_PROX_L1 = 1 };
 
@@ -64,8 +78,16 @@ typedef struct cs_sweep_cuda_job {
     long maxit;
     int max_starts;                 /* FISTA; DR: 1 */
     int first_start_raw;            /* FISTA: the first start unprojected (osb, ter) */
-    int oracle_stop;                /* 1: a start ends when ‖x − x*‖/‖x*‖ < success_tol */
+    int stop;                       /* enum cs_sweep_cuda_stop; ORACLE: a start ends
+                                       when ‖x − x*‖/‖x*‖ < success_tol */
+    double tol;                     /* the residual rules' tolerance (1e-8) */
     double success_tol;             /* 1e-2 */
+    /* the regularizer's parameters (FISTA), as the CPU's instance has them */
+    int base;                       /* holder, si: enum cs_sweep_cuda_reg BIN, OSB or TER */
+    int learn_beta;                 /* beta=learn: β is coordinate N (N + 1 in all) */
+    double r, eps;                  /* holder, si: the power r > 0; si's ε >= 0 */
+    double alpha;                   /* fixed: the scale α */
+    double beta;                    /* beta: β (without learn_beta) */
     double dr_t;                    /* DR's t (10 for ℓ∞, 1 for ℓ1) */
     double lambda;                  /* FISTA_2BIT: ℓequ's weight λ (1e-5) */
     /* out, per trial, host memory */
@@ -74,7 +96,7 @@ typedef struct cs_sweep_cuda_job {
     int *starts;                    /* starts used */
 } cs_sweep_cuda_job;
 
-#define CS_SWEEP_CUDA_ABI 3
+#define CS_SWEEP_CUDA_ABI 4
 #define CS_SWEEP_CUDA_SYM "cs_sweep_cuda_module_get"
 typedef struct cs_sweep_cuda_module {
     int abi;

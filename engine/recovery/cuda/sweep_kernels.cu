@@ -4,11 +4,15 @@
  * vectors in registers. Every scalar the algorithms branch on comes from a
  * block reduction that all threads read in the same order, so control flow
  * is uniform. The arithmetic follows engine/opt/fista.c, engine/opt/dr.c,
- * engine/opt/proj.c (cs_linf_threshold), engine/reg/reg_fast.c (ℓbin,
- * ℓosb, ℓter), engine/recovery/problem.c (the draws) and
- * engine/base/cs_rng.c step by step; built with --fmad=false like the rest
- * of the module. One FISTA with the regularizer as a switch (f_reg), one
- * Douglas–Rachford with the prox as a switch, and 2bit's objective with
+ * engine/opt/proj.c (cs_linf_threshold), engine/reg/reg_fast*.c (ℓbin,
+ * ℓosb, ℓter; bbin, binexp, l2l1, fixed; holder, si, l2l1h),
+ * engine/reg/reg_baseline.c (beta), engine/recovery/problem.c (the draws)
+ * and engine/base/cs_rng.c step by step; built with --fmad=false like the
+ * rest of the module. One FISTA templated on the regularizer's family
+ * (fam_poly, fam_flat, fam_holder, fam_beta: a kernel each, so that bin
+ * keeps its registers) with the family's regularizers as a switch, one
+ * Douglas–Rachford with the prox as a switch (in bin's kernel), each
+ * start ended by the job's stopping rule, and 2bit's objective with
  * FISTA's adaptive mode (its own kernel, sweep_2bit). */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -26,6 +30,8 @@
 #endif
 
 #define MAX_WARPS (CS_SWEEP_CUDA_MAX_N / 32)
+/* the most values one block reduction sums (FISTA's candidate) */
+#define RED_MAX 8
 #define FISTA_WINDOW 10
 #define FISTA_MAX_BACKTRACKS 20
 
@@ -130,7 +136,7 @@ struct block_t {
     double *c;             /* M: Q x = c for every x with Ax = b */
     double *t;             /* M: scratch of a projection */
     double *v;             /* n: a vector every thread reads (broadcast) */
-    double (*red)[MAX_WARPS][8];   /* [2][warp][value]: reductions, double-buffered */
+    double (*red)[MAX_WARPS][RED_MAX];   /* [2][warp][value]: reductions, double-buffered */
     int parity;
 };
 
@@ -141,7 +147,7 @@ __device__ static void bsum(block_t *b, double *v, int k)
     for (int j = 0; j < k; j++)
         for (int o = 16; o > 0; o >>= 1)
             v[j] += __shfl_xor_sync(0xffffffffu, v[j], o);
-    double (*r)[8] = b->red[b->parity];
+    double (*r)[RED_MAX] = b->red[b->parity];
     if (lane == 0)
         for (int j = 0; j < k; j++)
             r[warp][j] = v[j];
@@ -157,14 +163,17 @@ __device__ static void bsum(block_t *b, double *v, int k)
 
 /* FISTA's first step: 2/(10 L), L the gradient's change between two random
  * points r1, r2 (gradients ga, gb; 1 when either is not finite), summed over
- * the block (on: this thread holds an entry). */
+ * the block (on: this thread holds an entry) with an extra coordinate's
+ * squares edg2, edx2 (0 without one). */
 __device__ static double first_step(block_t *b, int on, int finite, double r1, double r2,
-                                    double ga, double gb)
+                                    double ga, double gb, double edg2 = 0.0, double edx2 = 0.0)
 {
     double L = 1.0;
     if (finite) {
         double v[2] = {on ? (ga - gb) * (ga - gb) : 0.0, on ? (r2 - r1) * (r2 - r1) : 0.0};
         bsum(b, v, 2);
+        v[0] += edg2;
+        v[1] += edx2;
         L = sqrt(v[0]) / sqrt(v[1]);
         if (!(L >= 1e-6) || !isfinite(L))
             L = isfinite(L) ? 1e-6 : 1.0;
@@ -213,14 +222,17 @@ __device__ static double project(block_t *b, double x, int shift)
     return x - dot4(b->Q + b->tid, b->ld, b->t, 1, b->m);
 }
 
-/* N normals of r (thread 0 draws, in the CPU's order) into this thread's entry */
-__device__ static double draw_normal(block_t *b, rng_t *r)
+/* N normals of r (thread 0 draws, in the CPU's order) into this thread's
+ * entry; with extra, one more after them into *xe (every thread) */
+__device__ static double draw_normal(block_t *b, rng_t *r, int extra = 0, double *xe = NULL)
 {
     __syncthreads();   /* v may still be read */
     if (b->tid == 0)
-        for (int i = 0; i < b->n; i++)
+        for (int i = 0; i < b->n + extra; i++)
             b->v[i] = rng_normal(r);
     __syncthreads();
+    if (extra)
+        *xe = b->v[b->n];
     return b->tid < b->n ? b->v[b->tid] : 0.0;
 }
 
@@ -400,14 +412,287 @@ __device__ static double f_reg(block_t *b, int reg, double x, const double *m, d
     return f;
 }
 
+/* ------------------------------------ the other regularizers (reg_fast_flat.c, reg_fast_holder.c,
+ *                                       reg_baseline.c) */
+
+/* e^(−x²) below this exponent is 0 (reg_gh4.h's NEGSQ_MIN) */
+#define NEGSQ_MIN -708.25
+
+__device__ static double sgn(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+
+/* FISTA's objective by family, a kernel each (so that bin keeps its
+ * registers). A family gives the sums of x its ℓ needs before the value
+ * (NM moments: summed with the candidate's statistics, one reduction
+ * less), the value from their block sums (value: this entry's gradient
+ * into *g, g may be NULL; *gbad: g·0, the gradient's check, summed by
+ * the caller where pend), and how the candidate's statistics are summed:
+ * st[0..5), then (slot) the pending check of ∇f(x0) in st[5], then the
+ * moments, at most RED_MAX in all (without slot the check is summed at
+ * once). EXTRA: the variable may have one coordinate more than x
+ * (beta=learn): xe, its gradient *ge, the same in every thread. */
+typedef cs_sweep_cuda_job job_t;
+
+/* bin, osb, ter (above) */
+struct fam_poly {
+    enum { NM = 2, EXTRA = 0 };
+    __device__ static int pend(const job_t *j) { return j->fn != CS_SWEEP_CUDA_REG_BIN; }
+    __device__ static int slot(const job_t *j) { return pend(j); }
+    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+                                   double *m)
+    {
+        (void)xe;
+        reg_moments(b, j->fn, x, m);
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { bsum_moments(b, j->fn, m); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        if (j->fn == CS_SWEEP_CUDA_REG_BIN)   /* constant counts: st in registers */
+            bsum(b, st, 6);
+        else
+            bsum(b, st, 8);
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        (void)xe;
+        (void)ge;
+        return f_reg(b, j->fn, x, m, g, gbad, finite);
+    }
+};
+
+/* The CS form with h = 1 (reg_fast_flat.c): bbin, binexp, l2l1 and fixed
+ * (g = x², the constant pair (α², 1) joins g and h): ℓ = ΣR²/‖h‖²,
+ * R = fma(‖h‖², g, −Σg), ∂ℓ/∂x = 2g'R. */
+struct fam_flat {
+    enum { NM = 1, EXTRA = 0 };
+    /* g and g' (reg_builtins.def's expressions) */
+    __device__ static double gfun(int fn, double x, double *dg)
+    {
+        switch (fn) {
+        case CS_SWEEP_CUDA_REG_BBIN: {
+            double g = 1.0 / (1.0 + x * x);
+            *dg = -2.0 * x * g * g;
+            return g;
+        }
+        case CS_SWEEP_CUDA_REG_BINEXP: {
+            double e = -x * x, g = e < NEGSQ_MIN ? 0.0 : exp(e);
+            *dg = -2.0 * x * g;
+            return g;
+        }
+        case CS_SWEEP_CUDA_REG_L2L1:
+            *dg = sgn(x);
+            return fabs(x);
+        default:   /* fixed */
+            *dg = 2.0 * x;
+            return x * x;
+        }
+    }
+    __device__ static int pend(const job_t *j) { return (void)j, 1; }
+    __device__ static int slot(const job_t *j) { return (void)j, 1; }
+    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+                                   double *m)
+    {
+        (void)xe;
+        double dg, g = gfun(j->fn, x, &dg);
+        m[0] = b->tid < b->n ? g : 0.0;
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, 1); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        (void)j, bsum(b, st, 7);
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        (void)xe;
+        (void)ge;
+        int on = b->tid < b->n, tail = j->fn == CS_SWEEP_CUDA_REG_FIXED;
+        double a2 = j->alpha * j->alpha, hh = (double)b->n, gh = m[0];
+        if (tail) {
+            hh += 1.0;
+            gh += a2;
+        }
+        double dg, gv = gfun(j->fn, x, &dg);
+        double R = on ? fma(hh, gv, -gh) : 0.0;
+        double RR = bsum1(b, R * R);
+        if (tail) {
+            double Rt = hh * a2 - gh;
+            RR += Rt * Rt;
+        }
+        double f = hh > 0.0 ? RR / hh : 0.0;
+        *finite = isfinite(f);
+        *gbad = 0.0;
+        if (g) {
+            double gi = 2.0 * dg * R;
+            *g = on ? gi : 0.0;
+            *gbad = on ? gi * 0.0 : 0.0;
+        }
+        return f;
+    }
+};
+
+/* The Hölder forms at p = q = 2 (reg_fast_holder.c, reg_holder.c): holder
+ * D = P − Q and si D/(Q + ε), P = (‖g‖‖h‖)^r, Q = |⟨g,h⟩|^r, D from the
+ * Lemma-1 residual ‖h‖²‖g − βh‖²; g, h of base bin, osb, ter, or |x|, 1
+ * (l2l1h: holder at r = 1). Moments: Σg², Σgh, Σh² (the CPU's Σ|h|² is
+ * Σh², summed alike). */
+#define BASE_ABS 3
+struct fam_holder {
+    enum { NM = 3, EXTRA = 0 };
+    __device__ static int base(const job_t *j)
+    {
+        return j->fn == CS_SWEEP_CUDA_REG_L2L1H ? BASE_ABS : j->base;
+    }
+    /* g, g', h, h' of the base (reg_builtins.def) */
+    __device__ static void gh(int bs, double x, double *g, double *dg, double *h, double *dh)
+    {
+        switch (bs) {
+        case CS_SWEEP_CUDA_REG_OSB: *g = x * x, *dg = 2.0 * x, *h = x, *dh = 1.0; break;
+        case CS_SWEEP_CUDA_REG_TER: *g = x * x * x, *dg = 3.0 * x * x, *h = x, *dh = 1.0; break;
+        case BASE_ABS: *g = fabs(x), *dg = sgn(x), *h = 1.0, *dh = 0.0; break;
+        default: *g = x * x, *dg = 2.0 * x, *h = 1.0, *dh = 0.0; break;
+        }
+    }
+    __device__ static int pend(const job_t *j) { return (void)j, 1; }
+    /* h = 1: two moments (Σh² = N), so the check fits the candidate's sum */
+    __device__ static int slot(const job_t *j)
+    {
+        return base(j) == CS_SWEEP_CUDA_REG_BIN || base(j) == BASE_ABS;
+    }
+    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+                                   double *m)
+    {
+        (void)xe;
+        int on = b->tid < b->n;
+        double g, dg, h, dh;
+        gh(base(j), x, &g, &dg, &h, &dh);
+        double wg = fabs(g);
+        m[0] = on ? wg * wg : 0.0;
+        m[1] = on ? g * h : 0.0;
+        m[2] = on ? h * h : 0.0;
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, 3); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        (void)j, bsum(b, st, 8);
+    }
+    /* a^r − b^r for a ≥ b ≥ 0 from d = a − b (reg_holder.c's pow_diff) */
+    __device__ static double pow_diff(double a, double bb, double d, double r)
+    {
+        if (r == 1.0)
+            return d;
+        if (d > bb)
+            return pow(a, r) - pow(bb, r);
+        return pow(bb, r) * expm1(r * log1p(d / bb));
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        (void)xe;
+        (void)ge;
+        int on = b->tid < b->n, bs = base(j), si = j->fn == CS_SWEEP_CUDA_REG_SI;
+        int flat = bs == CS_SWEEP_CUDA_REG_BIN || bs == BASE_ABS;   /* h = 1 */
+        double r = j->fn == CS_SWEEP_CUDA_REG_L2L1H ? 1.0 : j->r, nn = (double)b->n;
+        double sg = m[0], c = m[1], hh = flat ? nn : m[2], sh = hh;
+        /* cs_holder_norms at p = q = 2 */
+        double A = sqrt(sg), B = sqrt(sh), aa = A * B, bq = fabs(c);
+        double P = r == 1.0 ? aa : pow(aa, r), Q = r == 1.0 ? bq : pow(bq, r);
+        double gv, dg, hv, dh, D;
+        gh(bs, x, &gv, &dg, &hv, &dh);
+        if (hh > 0.0) {   /* cs_holder_lemma1 */
+            double beta = c / hh, e = on ? gv - beta * hv : 0.0;
+            double d2 = hh * bsum1(b, e * e);
+            D = r == 2.0 ? d2 : pow_diff(aa, bq, aa + bq == 0.0 ? 0.0 : d2 / (aa + bq), r);
+        } else {
+            D = P > Q ? P - Q : 0.0;
+        }
+        double f = D, kp = 1.0, kq = 1.0;
+        *gbad = 0.0;
+        if (si) {
+            double den = Q + j->eps;
+            if (!(den > 0.0)) {   /* ⟨g,h⟩ = 0 and ε = 0: not finite */
+                *finite = 0;
+                if (g)
+                    *g = 0.0;
+                return NAN;
+            }
+            f = D / den;
+            kp = 1.0 / den;
+            kq = (1.0 + f) / den;
+        }
+        *finite = isfinite(f);
+        if (g) {   /* cs_holder_coefs, holder_lane1 */
+            double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
+            double cq = c != 0.0 ? kq * r * Q / c : 0.0;
+            double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
+            double d = 0.0;
+            if (cg != 0.0 && gv != 0.0)
+                d += cg * (fabs(gv) * iA) * sgn(gv) * dg;
+            if (ch != 0.0 && hv != 0.0)
+                d += ch * (fabs(hv) * iB) * sgn(hv) * dh;
+            d -= cq * (dg * hv + gv * dh);
+            *g = on ? d : 0.0;
+            *gbad = on ? d * 0.0 : 0.0;
+        }
+        return f;
+    }
+};
+
+/* beta (reg_baseline.c): Σ(x² − β)², β fixed or (learn_beta) the extra
+ * coordinate xe, ∂/∂β = −2Σ(x² − β). Moments: Σ(x² − β)², Σ(x² − β). */
+struct fam_beta {
+    enum { NM = 2, EXTRA = 1 };
+    __device__ static double beta(const job_t *j, double xe)
+    {
+        return j->learn_beta ? xe : j->beta;
+    }
+    __device__ static int pend(const job_t *j) { return (void)j, 1; }
+    __device__ static int slot(const job_t *j) { return (void)j, 1; }
+    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+                                   double *m)
+    {
+        int on = b->tid < b->n;
+        double t = x * x - beta(j, xe);
+        m[0] = on ? t * t : 0.0;
+        m[1] = on ? t : 0.0;
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, 2); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        (void)j, bsum(b, st, 8);
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        int on = b->tid < b->n;
+        double f = m[0];
+        *finite = isfinite(f);
+        *gbad = 0.0;
+        if (g) {
+            double gi = 4.0 * x * (x * x - beta(j, xe));
+            *g = on ? gi : 0.0;
+            *gbad = on ? gi * 0.0 : 0.0;
+            *ge = j->learn_beta ? -2.0 * m[1] : 0.0;
+            *finite = *finite && isfinite(*ge);
+        }
+        return f;
+    }
+};
+
 /* ℓ at x with its moments summed here; *finite covers the gradient too */
-__device__ static double f_reg_x(block_t *b, int reg, double x, double *g, int *finite)
+template <class F>
+__device__ static double f_at(block_t *b, const job_t *j, double x, double xe, double *g,
+                              double *ge, int *finite)
 {
-    double m[2], gbad;
-    reg_moments(b, reg, x, m);
-    bsum_moments(b, reg, m);
-    double f = f_reg(b, reg, x, m, g, &gbad, finite);
-    if (g && reg != CS_SWEEP_CUDA_REG_BIN)
+    double m[F::NM], gbad;
+    F::moments(b, j, x, xe, m);
+    F::sum(b, j, m);
+    double f = F::value(b, j, x, xe, m, g, ge, &gbad, finite);
+    if (g && F::pend(j))
         *finite = bsum1(b, gbad) == 0.0 && *finite;
     return f;
 }
@@ -419,41 +704,72 @@ struct outcome_t {
     long iters;
 };
 
-/* One start from x0: the FISTA stepper's accelerated mode with restart
- * and backtracking on ℓ (reg). An infeasible x0's first step starts from
- * P(x0), as the stepper's. Returns the best iterate's relative error. */
-__device__ static double fista_start(block_t *b, int reg, double x0, int feasible, double xs,
-                                     double xs_norm, rng_t *r, long maxit, int oracle_stop,
-                                     double tol, long *iters)
+/* cs_stop_fires: whether the start's stopping rule ends it here */
+__device__ static int stop_fires(int stop, int hit, double resid, double max_resid, double nres,
+                                 double tol)
 {
+    switch (stop) {
+    case CS_SWEEP_CUDA_STOP_ORACLE: return hit;
+    case CS_SWEEP_CUDA_STOP_HYBRID: return resid / (max_resid + 1e-8) < tol || nres < tol;
+    case CS_SWEEP_CUDA_STOP_RATIO: return resid / (max_resid + 1e-8) < tol;
+    case CS_SWEEP_CUDA_STOP_RESIDUAL: return resid < tol;
+    case CS_SWEEP_CUDA_STOP_NORMALIZED: return nres < tol;
+    default: return 0;
+    }
+}
+
+/* the rules that normalize by ‖∇f(x0)‖ (a reduction more per iteration) */
+__device__ static int needs_gnorm(int stop)
+{
+    return stop == CS_SWEEP_CUDA_STOP_NORMALIZED || stop == CS_SWEEP_CUDA_STOP_HYBRID;
+}
+
+/* One start from x0 (xe: the extra coordinate, F::EXTRA): the FISTA
+ * stepper's accelerated mode with restart and backtracking on ℓ. An
+ * infeasible x0's first step starts from P(x0), as the stepper's; the
+ * extra coordinate is free (P leaves it, its direction is its gradient).
+ * Returns the best iterate's relative error (x alone). */
+template <class F>
+__device__ static double fista_start(block_t *b, const job_t *j, double x0, double x0e,
+                                     int feasible, double xs, double xs_norm, rng_t *r,
+                                     long *iters)
+{
+    enum { NST = 5 + 1 + F::NM };   /* the statistics, the pending check, the moments */
     int on = b->tid < b->n;
-    /* L at two random points (thread 0 draws r1 then r2) */
-    double r1 = draw_normal(b, r), r2 = draw_normal(b, r);
-    double ga, gb;
+    const int lrn = F::EXTRA && j->learn_beta;
+    const int gn = needs_gnorm(j->stop), slot = F::slot(j);
+    /* L at two random points (thread 0 draws r1 then r2, each n + extra) */
+    double r1e = 0.0, r2e = 0.0;
+    double r1 = draw_normal(b, r, lrn, &r1e), r2 = draw_normal(b, r, lrn, &r2e);
+    double ga, gb, gae = 0.0, gbe = 0.0;
     int fa, fb;
-    f_reg_x(b, reg, r1, &ga, &fa);
-    f_reg_x(b, reg, r2, &gb, &fb);
-    double tau = first_step(b, on, fa && fb, r1, r2, ga, gb);
-    double g0, m0[2], gpend;   /* gpend: g0's check g·0, summed with the next candidate */
+    f_at<F>(b, j, r1, r1e, &ga, &gae, &fa);
+    f_at<F>(b, j, r2, r2e, &gb, &gbe, &fb);
+    double tau = first_step(b, on, fa && fb, r1, r2, ga, gb, (gae - gbe) * (gae - gbe),
+                            (r2e - r1e) * (r2e - r1e));
+    /* gpend: g0's check g·0, summed with the next candidate (slot) */
+    double g0, g0e = 0.0, m0[F::NM], gpend;
     int fin;
-    reg_moments(b, reg, x0, m0);
-    bsum_moments(b, reg, m0);
-    double f_start = f_reg(b, reg, x0, m0, &g0, &gpend, &fin);
-    double xa1 = x0, best = x0, x1 = x0;
-    double alpha = 1.0, best_obj = INFINITY;
+    F::moments(b, j, x0, x0e, m0);
+    F::sum(b, j, m0);
+    double f_start = F::value(b, j, x0, x0e, m0, &g0, &g0e, &gpend, &fin);
+    double g0norm = gn ? sqrt(bsum1(b, on ? g0 * g0 : 0.0) + g0e * g0e) : 0.0;
+    double xa1 = x0, best = x0, x1 = x0, xa1e = x0e, beste = x0e, x1e = x0e;
+    double alpha = 1.0, best_obj = INFINITY, max_resid = -INFINITY;
     double fwin[FISTA_WINDOW];
     long it = 0;
-    int diverged = 0;
-    for (;;) {
+    /* without a slot, ∇f(x0)'s check at once */
+    int diverged = !slot && F::pend(j) && bsum1(b, gpend) != 0.0;
+    (void)beste;
+    while (!diverged) {
         long i = it + 1;
         double d = project(b, g0, 0);
         /* the step starts from P(x0) while x0 is infeasible (the first) */
         double base = feasible ? x0 : project(b, x0, 1);
         feasible = 1;
-        /* the candidate x1 = base − τd and its statistics st[0..5), ℓ's
-         * moments of x1 (st[5], st[6]) and, for osb/ter, g0's pending
-         * check (st[7]) */
-        double st[8], f1;
+        /* the candidate x1 = base − τd and its statistics st[0..5), g0's
+         * pending check (st[5], slot) and ℓ's moments of x1 (after it) */
+        double st[NST], f1;
         for (int bt = 0;; bt++) {
             x1 = base - tau * d;
             double dx = x1 - x0, h = dx + tau * g0, e = x1 - xs;
@@ -462,19 +778,32 @@ __device__ static double fista_start(block_t *b, int reg, double x0, int feasibl
             st[2] = on ? h * h : 0.0;
             st[3] = on ? -dx * (x1 - xa1) : 0.0;
             st[4] = on ? e * e : 0.0;
-            reg_moments(b, reg, x1, st + 5);   /* ℓ's sums of x1: one reduction less */
-            st[7] = bt == 0 ? gpend : 0.0;
-            if (reg == CS_SWEEP_CUDA_REG_BIN)   /* constant counts: st in registers */
-                bsum(b, st, 6);
-            else
-                bsum(b, st, 8);
-            if (st[7] != 0.0) {   /* ∇f(x0) was not finite: diverged before this step */
+            if (lrn)
+                x1e = x0e - tau * g0e;
+            /* ℓ's sums of x1: one reduction less (constant offsets: st
+             * stays in registers) */
+            if (slot) {
+                st[5] = bt == 0 ? gpend : 0.0;
+                F::moments(b, j, x1, x1e, st + 6);
+            } else {
+                F::moments(b, j, x1, x1e, st + 5);
+            }
+            F::sum_st(b, j, st);
+            if (lrn) {   /* the extra coordinate's terms, after the block's */
+                double dxe = x1e - x0e, he = dxe + tau * g0e;
+                st[0] += dxe * g0e;
+                st[1] += dxe * dxe;
+                st[2] += he * he;
+                st[3] -= dxe * (x1e - xa1e);
+            }
+            if (slot && st[5] != 0.0) {   /* ∇f(x0) was not finite: diverged before this step */
                 diverged = 1;
                 break;
             }
             int ok;
             double gbad;
-            f1 = f_reg(b, reg, x1, st + 5, NULL, &gbad, &ok);
+            f1 = slot ? F::value(b, j, x1, x1e, st + 6, NULL, NULL, &gbad, &ok)
+                      : F::value(b, j, x1, x1e, st + 5, NULL, NULL, &gbad, &ok);
             if (!ok)
                 f1 = INFINITY;
             double Mx = window_max(fwin, i, f_start);
@@ -489,44 +818,65 @@ __device__ static double fista_start(block_t *b, int reg, double x0, int feasibl
         if (f1 < best_obj) {
             best_obj = f1;
             best = x1;
+            if (lrn)
+                beste = x1e;
         }
         double metric = sqrt(st[4]) / xs_norm;
-        int hit = metric < tol;
+        int hit = metric < j->success_tol;
+        /* the residual rules: ‖Δx‖/τ, its largest so far, and normalized
+         * by max(‖∇f(x0)‖, ‖x1 − (x0 − τ∇f(x0))‖/τ) */
+        double resid = sqrt(st[1]) / tau;
+        if (resid > max_resid)
+            max_resid = resid;
+        double nres = gn ? resid / (fmax(g0norm, sqrt(st[2]) / tau) + 1e-8) : 0.0;
         it = i;
-        if (!isfinite(f1) || (oracle_stop && hit) || i >= maxit)
+        if (!isfinite(f1) || stop_fires(j->stop, hit, resid, max_resid, nres, j->tol) ||
+            i >= j->maxit)
             break;
         /* accelerate: xa0 ← xa1, xa1 ← x1, y = x1 + c(x1 − xa0) */
         double alpha0 = st[3] > 0.0 ? 1.0 : alpha;
         double alpha1 = (1.0 + sqrt(1.0 + 4.0 * alpha0 * alpha0)) / 2.0;
         double cc = (alpha0 - 1.0) / alpha1;
-        double y = x1 + cc * (x1 - xa1);
+        double y = x1 + cc * (x1 - xa1), ye = 0.0;
         xa1 = x1;
+        if (lrn) {
+            ye = x1e + cc * (x1e - xa1e);
+            xa1e = x1e;
+        }
         alpha = alpha1;
-        double my[2];
-        reg_moments(b, reg, y, my);
-        bsum_moments(b, reg, my);
-        double fy = f_reg(b, reg, y, my, &g0, &gpend, &fin);
-        if (!fin)
+        double my[F::NM];
+        F::moments(b, j, y, ye, my);
+        F::sum(b, j, my);
+        double fy = F::value(b, j, y, ye, my, &g0, &g0e, &gpend, &fin);
+        if (!fin || (!slot && F::pend(j) && bsum1(b, gpend) != 0.0))
             break;   /* diverged */
+        if (gn)
+            g0norm = sqrt(bsum1(b, on ? g0 * g0 : 0.0) + g0e * g0e);
         fwin[(i - 1) % FISTA_WINDOW] = fy;
         x0 = y;
+        x0e = ye;
     }
     *iters += it;
     double e = best - xs;
     return sqrt(bsum1(b, on ? e * e : 0.0)) / xs_norm;
 }
 
+template <class F>
 __device__ static void fista_trial(block_t *b, double xs, double xs_norm, rng_t *r,
-                                   const cs_sweep_cuda_job *j, outcome_t *out)
+                                   const job_t *j, outcome_t *out)
 {
+    const int lrn = F::EXTRA && j->learn_beta;
+    int on = b->tid < b->n;
     for (int s = 1; s <= j->max_starts; s++) {
-        double x0 = draw_normal(b, r);
+        double x0 = draw_normal(b, r, 0, NULL), x0e = 0.0;
+        /* solver_start.c: the extra coordinate at mean(x0²) before the projection */
+        if (lrn)
+            x0e = bsum1(b, on ? x0 * x0 : 0.0) / (double)b->n;
         int feasible = !(s == 1 && j->first_start_raw);
         if (feasible)
             x0 = project(b, x0, 1);
         out->starts = s;
-        double err = fista_start(b, j->fn, x0, feasible, xs, xs_norm, r, j->maxit,
-                                 j->oracle_stop, j->success_tol, &out->iters);
+        double err = fista_start<F>(b, j, x0, x0e, feasible, xs, xs_norm, r, &out->iters);
         if (err <= j->success_tol) {
             out->success = 1;
             return;
@@ -590,19 +940,26 @@ __device__ static void dr_trial(block_t *b, double xs, double xs_norm, rng_t *r,
                                 const cs_sweep_cuda_job *j, outcome_t *out)
 {
     int on = b->tid < b->n;
-    double x = draw_normal(b, r), z = 0.0, theta = 0.0, metric = INFINITY;
+    double x = draw_normal(b, r), z = 0.0, theta = 0.0, metric = INFINITY, max_resid = 0.0;
     long it = 0;
     out->starts = 1;
     for (;;) {
         double w = 2.0 * x - z;
         double y = dr_prox(b, j->fn, w, j->dr_t, &theta);
-        z += y - x;
+        double dz = y - x;
+        z += dz;
         x = project(b, z, 1);
-        double e = x - xs, v[2] = {on ? x * x : 0.0, on ? e * e : 0.0};
-        bsum(b, v, 2);
+        double e = x - xs, v[3] = {on ? x * x : 0.0, on ? e * e : 0.0, on ? dz * dz : 0.0};
+        bsum(b, v, 3);
         metric = sqrt(v[1]) / xs_norm;
         it++;
-        if (!isfinite(v[0]) || (j->oracle_stop && metric < j->success_tol) || it >= j->maxit)
+        /* the rules on the fixed-point residual ‖z⁺ − z‖ (dr.c) */
+        double resid = sqrt(v[2]), nres = resid / (sqrt(v[0]) + 1e-8);
+        if (resid > max_resid)
+            max_resid = resid;
+        if (!isfinite(v[0]) ||
+            stop_fires(j->stop, metric < j->success_tol, resid, max_resid, nres, j->tol) ||
+            it >= j->maxit)
             break;
     }
     out->iters = it;
@@ -732,7 +1089,7 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
         }
         int hit = rel_err_2bit(b, x1, xs, xs_norm) < j->success_tol;
         it = i;
-        if (!isfinite(f1) || (j->oracle_stop && hit) || i >= j->maxit)
+        if (!isfinite(f1) || (j->stop == CS_SWEEP_CUDA_STOP_ORACLE && hit) || i >= j->maxit)
             break;
         /* Barzilai–Borwein: Δx = x1 − x0, Δg = ∇f(x1) − ∇f(x0) */
         double dx = x1 - x0, dg = g1 - g0;
@@ -776,11 +1133,16 @@ struct dev_job {
     unsigned long long *next;         /* the queue: the next trial to take */
 };
 
-/* TWO: kind 2bit (its own kernel, so that the others keep their registers) */
-template <bool TWO> __device__ static void sweep_trials(const dev_job &dj)
+/* A kernel per family (so that bin and the others keep their registers):
+ * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, BETA (above), and
+ * kind 2bit. */
+enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_BETA, FAM_2BIT };
+
+template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
 {
+    const bool TWO = FAM == FAM_2BIT;
     DYN_SHARED(double, smem);
-    __shared__ double red[2][MAX_WARPS][8];
+    __shared__ double red[2][MAX_WARPS][RED_MAX];
     __shared__ long long take;
     const cs_sweep_cuda_job *j = &dj.j;
     block_t b;
@@ -792,7 +1154,7 @@ template <bool TWO> __device__ static void sweep_trials(const dev_job &dj)
     b.Q = smem;
     b.c = b.Q + (size_t)b.m * b.ld;
     b.t = b.c + b.m;
-    b.v = b.t + b.m;
+    b.v = b.t + b.m;   /* n + 1: beta=learn draws one more */
     b.red = red;
     b.parity = 0;
     for (;;) {
@@ -814,10 +1176,16 @@ template <bool TWO> __device__ static void sweep_trials(const dev_job &dj)
         outcome_t out = {0, 0, 0};
         if (TWO)
             bb_trial(&b, xs, xs_norm, &r, j, &out);
-        else if (j->method == CS_SWEEP_CUDA_DR)
+        else if (FAM == FAM_POLY && j->method == CS_SWEEP_CUDA_DR)
             dr_trial(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_POLY)
+            fista_trial<fam_poly>(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_FLAT)
+            fista_trial<fam_flat>(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_HOLDER)
+            fista_trial<fam_holder>(&b, xs, xs_norm, &r, j, &out);
         else
-            fista_trial(&b, xs, xs_norm, &r, j, &out);
+            fista_trial<fam_beta>(&b, xs, xs_norm, &r, j, &out);
         if (b.tid == 0) {
             dj.success[t] = (unsigned char)out.success;
             dj.iters[t] = out.iters;
@@ -827,32 +1195,58 @@ template <bool TWO> __device__ static void sweep_trials(const dev_job &dj)
     }
 }
 
-/* The kernel: for N <= 128 (up to four warps) with up to 128 registers a
- * thread, four blocks a multiprocessor (on an H100, capping registers for
- * six or eight blocks spilled and ran fig1a 7% and 25% slower); for
- * larger N, up to 1024 threads. */
-__global__ void __launch_bounds__(128, 4) sweep_small(dev_job dj)
+/* The kernels, per family: for N <= 128 (up to four warps) with up to
+ * 128 registers a thread, four blocks a multiprocessor (on an H100,
+ * capping registers for six or eight blocks spilled and ran fig1a 7% and
+ * 25% slower); for larger N, up to 1024 threads. */
+template <int FAM> __global__ void __launch_bounds__(128, 4) sweep_small(dev_job dj)
 {
-    sweep_trials<false>(dj);
+    sweep_trials<FAM>(dj);
 }
+template <int FAM>
 __global__ void __launch_bounds__(CS_SWEEP_CUDA_MAX_N, 1) sweep_any(dev_job dj)
 {
-    sweep_trials<false>(dj);
+    sweep_trials<FAM>(dj);
 }
 __global__ void __launch_bounds__(CS_SWEEP_CUDA_MAX_N, 1) sweep_2bit(dev_job dj)
 {
-    sweep_trials<true>(dj);
+    sweep_trials<FAM_2BIT>(dj);
 }
 
 typedef void (*kernel_fn)(dev_job);
 
 static int entries(const cs_sweep_cuda_job *j);
 
-static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
+/* the family of a FISTA job's regularizer (DR: POLY's kernel) */
+static int family(const cs_sweep_cuda_job *j)
 {
     if (j->kind == CS_SWEEP_CUDA_2BIT)
-        return sweep_2bit;
-    return entries(j) > 128 ? sweep_any : sweep_small;
+        return FAM_2BIT;
+    if (j->method != CS_SWEEP_CUDA_FISTA)
+        return FAM_POLY;
+    switch (j->fn) {
+    case CS_SWEEP_CUDA_REG_BBIN:
+    case CS_SWEEP_CUDA_REG_BINEXP:
+    case CS_SWEEP_CUDA_REG_L2L1:
+    case CS_SWEEP_CUDA_REG_FIXED: return FAM_FLAT;
+    case CS_SWEEP_CUDA_REG_HOLDER:
+    case CS_SWEEP_CUDA_REG_SI:
+    case CS_SWEEP_CUDA_REG_L2L1H: return FAM_HOLDER;
+    case CS_SWEEP_CUDA_REG_BETA: return FAM_BETA;
+    default: return FAM_POLY;
+    }
+}
+
+static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
+{
+    int big = entries(j) > 128;
+    switch (family(j)) {
+    case FAM_2BIT: return sweep_2bit;
+    case FAM_FLAT: return big ? sweep_any<FAM_FLAT> : sweep_small<FAM_FLAT>;
+    case FAM_HOLDER: return big ? sweep_any<FAM_HOLDER> : sweep_small<FAM_HOLDER>;
+    case FAM_BETA: return big ? sweep_any<FAM_BETA> : sweep_small<FAM_BETA>;
+    default: return big ? sweep_any<FAM_POLY> : sweep_small<FAM_POLY>;
+    }
 }
 
 /* ------------------------------------------------------------------ the host side */
@@ -866,7 +1260,7 @@ static int entries(const cs_sweep_cuda_job *j)
 static size_t smem_bytes(const cs_sweep_cuda_job *j)
 {
     size_t ld = (size_t)(j->N | 1);
-    return ((size_t)j->M * ld + 2 * (size_t)j->M + (size_t)entries(j)) * sizeof(double);
+    return ((size_t)j->M * ld + 2 * (size_t)j->M + (size_t)entries(j) + 1) * sizeof(double);
 }
 
 static int fail(char *why, size_t len, const char *step, cudaError_t e)
@@ -894,7 +1288,7 @@ static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
                  "entries)", j->N, j->M, j->K, j->trials, CS_SWEEP_CUDA_MAX_N);
         return -1;
     }
-    int fns = j->method == CS_SWEEP_CUDA_FISTA        ? CS_SWEEP_CUDA_REG_TER + 1
+    int fns = j->method == CS_SWEEP_CUDA_FISTA        ? CS_SWEEP_CUDA_REG_COUNT
               : j->method == CS_SWEEP_CUDA_DR         ? CS_SWEEP_CUDA_PROX_L1 + 1
               : j->method == CS_SWEEP_CUDA_FISTA_2BIT ? 1
                                                       : 0;
@@ -904,6 +1298,19 @@ static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
         is2 != (j->method == CS_SWEEP_CUDA_FISTA_2BIT)) {
         snprintf(why, len, "GPU sweep: method %d, fn %d, kind %d, K=%d: not a job this module "
                  "runs", j->method, j->fn, j->kind, j->K);
+        return -1;
+    }
+    int form = j->method == CS_SWEEP_CUDA_FISTA &&
+               (j->fn == CS_SWEEP_CUDA_REG_HOLDER || j->fn == CS_SWEEP_CUDA_REG_SI);
+    int beta = j->method == CS_SWEEP_CUDA_FISTA && j->fn == CS_SWEEP_CUDA_REG_BETA;
+    if (j->stop < CS_SWEEP_CUDA_STOP_ORACLE || j->stop > CS_SWEEP_CUDA_STOP_RATIO ||
+        (is2 && j->stop != CS_SWEEP_CUDA_STOP_ORACLE && j->stop != CS_SWEEP_CUDA_STOP_MAXIT) ||
+        !(j->tol >= 0.0) ||
+        (form && (j->base < CS_SWEEP_CUDA_REG_BIN || j->base > CS_SWEEP_CUDA_REG_TER ||
+                  !(j->r > 0.0) || !(j->eps >= 0.0))) ||
+        (j->learn_beta && !beta)) {
+        snprintf(why, len, "GPU sweep: stop %d, base %d, r=%g, eps=%g, learn_beta %d: not a job "
+                 "this module runs", j->stop, j->base, j->r, j->eps, j->learn_beta);
         return -1;
     }
     return 0;
@@ -969,12 +1376,12 @@ static int launch_all(const cs_sweep_cuda_job *jobs, size_t njobs, job_bufs *buf
                  (size_t)prop->sharedMemPerBlockOptin / 1024);
         return -1;
     }
-    kernel_fn kernel = pick_kernel(&jobs[0]);
-    if ((e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)smax)) != cudaSuccess)
-        return fail(why, len, "cudaFuncSetAttribute", e);
     for (size_t k = 0; k < njobs; k++) {
         const cs_sweep_cuda_job *j = &jobs[k];
+        kernel_fn kernel = pick_kernel(j);
+        if ((e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)smax)) != cudaSuccess)
+            return fail(why, len, "cudaFuncSetAttribute", e);
         size_t smem = smem_bytes(j);
         unsigned threads = (unsigned)((entries(j) + 31) / 32 * 32);
         int per_sm = 0;
