@@ -9,10 +9,10 @@
 #include "cs_sweep.h"
 
 /* Whether the GPU runs this sweep: kinds bin, osb and ter (dense or K
- * nonzeros) with methods bin, osb, ter (FISTA) and linf, l1 (Douglas–
- * Rachford) without parameters, kind 2bit with its method equ; stop oracle
- * or maxit, the kind's default FISTA mode; else an error that says what it
- * takes. */
+ * nonzeros) with the CS regularizers and their variants (FISTA) and linf,
+ * l1 (Douglas–Rachford), every stop rule; kind 2bit with its method equ;
+ * kinds eig and orth (handed to sweep_gpu_matrix.c); the kind's default
+ * FISTA mode; else an error that says what it takes. */
 int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err);
 
 /* Called after each item's methods all finished (in item order within a
