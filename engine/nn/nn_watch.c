@@ -17,18 +17,22 @@ typedef struct watch_layer {
     int regularized;
     uint32_t *bits;     /* device: the signs at the previous frame */
     int primed;         /* bits hold a frame's signs */
+    size_t at;          /* its numbers in the frame buffer (below) */
 } watch_layer;
+
+/* A frame's numbers, every layer's in one buffer of 4-byte words so that a
+ * frame is one download (on a GPU each is a synchronization): per layer
+ * α[rows], τ[rows], near[rows] (uint32) and the sign flips (uint32). */
+#define FRAME_WORDS(rows) (3 * (rows) + 1)
 
 struct cs_nn_watch {
     cs_nn *nn;
     int ternary, use_quant;
     watch_layer l[NN_MAX_WL];
-    /* device scratch */
-    uint32_t *counts, *near, *flips;
-    float *alpha, *tau;
-    /* host copies */
-    uint32_t *hnear;
-    float *halpha, *htau;
+    uint32_t *counts;   /* device: a histogram */
+    uint32_t *frame;    /* device: the frame buffer */
+    uint32_t *hframe;   /* its host copy */
+    size_t frame_words;
 };
 
 void cs_nn_watch_free(cs_nn_watch *w)
@@ -39,13 +43,8 @@ void cs_nn_watch_free(cs_nn_watch *w)
     for (int i = 0; i < w->nn->nwl; i++)
         o->release(w->l[i].bits);
     o->release(w->counts);
-    o->release(w->near);
-    o->release(w->flips);
-    o->release(w->alpha);
-    o->release(w->tau);
-    free(w->hnear);
-    free(w->halpha);
-    free(w->htau);
+    o->release(w->frame);
+    free(w->hframe);
     free(w);
 }
 
@@ -84,18 +83,16 @@ int cs_nn_watch_new(cs_nn_watch **out, cs_nn *nn, int ternary, cs_nn_exclude exc
     w->ternary = ternary;
     w->use_quant = use_quant;
     const cs_nn_ops *o = nn->ops;
+    for (int i = 0; i < nn->nwl; i++) {
+        w->l[i].at = w->frame_words;
+        w->frame_words += FRAME_WORDS(nn->wl[i].rows);
+    }
     w->counts = o->alloc(CS_NN_WATCH_BINS * sizeof(uint32_t));
-    w->near = o->alloc(nn->maxrows * sizeof(uint32_t));
-    w->flips = o->alloc(sizeof(uint32_t));
-    w->alpha = o->alloc(nn->maxrows * sizeof(float));
-    w->tau = o->alloc(nn->maxrows * sizeof(float));
-    w->hnear = malloc(nn->maxrows * sizeof *w->hnear);
-    w->halpha = malloc(nn->maxrows * sizeof *w->halpha);
-    w->htau = malloc(nn->maxrows * sizeof *w->htau);
+    w->frame = o->alloc(w->frame_words * sizeof(uint32_t));
+    w->hframe = malloc(w->frame_words * sizeof *w->hframe);
     uint32_t *buckets = malloc(65536 * sizeof *buckets);
     int rc = CS_OK;
-    if (!w->counts || !w->near || !w->flips || !w->alpha || !w->tau || !w->hnear ||
-        !w->halpha || !w->htau || !buckets)
+    if (!w->counts || !w->frame || !w->hframe || !buckets)
         rc = cs_fail(err, CS_ENOMEM, "out of memory (%s) for watching", nn->device);
     for (int i = 0; i < nn->nwl && !rc; i++) {
         const nn_wlayer *l = &nn->wl[i];
@@ -128,43 +125,75 @@ static int fetch(cs_nn *nn, void *dst, const void *src, size_t bytes, cs_err *er
     return CS_OK;
 }
 
-/* α_r of every row into w->halpha (and w->htau when ternary): the trained
- * scales of a quantized layer, else those of quantizing it now. Returns
- * the device array of α the near counts use. */
-static int layer_scales(cs_nn_watch *w, int i, cs_nn_watch_layer *f, const float **dalpha,
-                        cs_err *err)
+/* The frame buffer's parts of layer i: α, τ, near (4-byte words) and the
+ * flips, on the device (base w->frame) or the host (w->hframe). */
+static float *part_alpha(uint32_t *base, const watch_layer *s)
+{
+    return (float *)(void *)(base + s->at);
+}
+
+static size_t part_rows(const cs_nn_watch *w, int i) { return w->nn->wl[i].rows; }
+
+/* Layer i's kernels into the frame buffer: α_r of every row (the trained
+ * scales of a quantized layer, else those of quantizing it now; τ_r too
+ * when ternary), the weights near a level per row, the sign flips. */
+static void layer_launch(cs_nn_watch *w, int i, int *levels, int *quantized)
 {
     cs_nn *nn = w->nn;
+    const cs_nn_ops *o = nn->ops;
     const nn_wlayer *l = &nn->wl[i];
+    watch_layer *s = &w->l[i];
     const float *W = nn->params + nn->t[l->tw].off;
-    int rows = (int)l->rows, cols = (int)l->cols;
-    f->quantized = w->use_quant && l->quant;
-    f->levels = (f->quantized ? l->quant == 2 : w->ternary) ? 3 : 2;
+    size_t rows = part_rows(w, i), n = l->rows * l->cols;
+    float *alpha = part_alpha(w->frame, s), *tau = alpha + rows;
+    uint32_t *near = w->frame + s->at + 2 * rows, *flips = near + rows;
+    *quantized = w->use_quant && l->quant;
+    *levels = (*quantized ? l->quant == 2 : w->ternary) ? 3 : 2;
+    if (*quantized)
+        o->copy(alpha, nn->params + nn->t[l->talpha].off, rows * sizeof(float));
+    else if (*levels == 2)
+        o->watch->row_abs_mean(alpha, W, (int)rows, (int)l->cols);
+    else
+        o->watch->row_ternary(alpha, tau, W, (int)rows, (int)l->cols);
+    o->watch->near_count(near, W, alpha, (int)rows, (int)l->cols, *levels == 3);
+    o->watch->sign_flips(flips, s->bits, W, n);
+}
+
+/* Layer i's numbers from the frame buffer's host copy. */
+static void layer_read(cs_nn_watch *w, int i, int levels, int quantized, cs_nn_watch_layer *f)
+{
+    const nn_wlayer *l = &w->nn->wl[i];
+    watch_layer *s = &w->l[i];
+    size_t rows = part_rows(w, i), n = l->rows * l->cols;
+    const float *alpha = part_alpha(w->hframe, s), *tau = alpha + rows;
+    const uint32_t *near = w->hframe + s->at + 2 * rows;
+    f->quantized = quantized;
+    f->levels = levels;
     f->tau_mean = NAN;
-    if (f->quantized) {
-        *dalpha = nn->params + nn->t[l->talpha].off;
-        return fetch(nn, w->halpha, *dalpha, l->rows * sizeof(float), err);
+    if (!quantized && levels == 3) {
+        double st = 0;
+        size_t nt = 0;
+        for (size_t r = 0; r < rows; r++)
+            if (isfinite(tau[r])) {   /* a row of zeros has no threshold */
+                st += tau[r];
+                nt++;
+            }
+        f->tau_mean = nt ? st / (double)nt : NAN;
     }
-    *dalpha = w->alpha;
-    if (f->levels == 2) {
-        nn->ops->watch->row_abs_mean(w->alpha, W, rows, cols);
-        return fetch(nn, w->halpha, w->alpha, l->rows * sizeof(float), err);
+    size_t nr = 0;
+    double as = 0, amin = INFINITY, amax = -INFINITY;
+    for (size_t r = 0; r < rows; r++) {
+        nr += near[r];
+        as += alpha[r];
+        amin = fmin(amin, alpha[r]);
+        amax = fmax(amax, alpha[r]);
     }
-    nn->ops->watch->row_ternary(w->alpha, w->tau, W, rows, cols);
-    int rc = fetch(nn, w->halpha, w->alpha, l->rows * sizeof(float), err);
-    if (!rc)
-        rc = fetch(nn, w->htau, w->tau, l->rows * sizeof(float), err);
-    if (rc)
-        return rc;
-    double st = 0;
-    size_t nt = 0;
-    for (size_t r = 0; r < l->rows; r++)
-        if (isfinite(w->htau[r])) {   /* a row of zeros has no threshold */
-            st += w->htau[r];
-            nt++;
-        }
-    f->tau_mean = nt ? st / (double)nt : NAN;
-    return CS_OK;
+    f->near = (double)nr / (double)n;
+    f->alpha_mean = as / (double)rows;
+    f->alpha_min = amin;
+    f->alpha_max = amax;
+    f->flips = s->primed ? (double)near[rows] / (double)n : NAN;
+    s->primed = 1;
 }
 
 /* The histogram of layer i over its range; when more than 1% of the
@@ -197,62 +226,35 @@ static int layer_hist(cs_nn_watch *w, int i, int bins, cs_nn_watch_layer *f, cs_
     }
 }
 
-static int layer_frame(cs_nn_watch *w, int i, int bins, cs_nn_watch_layer *f, cs_err *err)
-{
-    cs_nn *nn = w->nn;
-    const cs_nn_ops *o = nn->ops;
-    const nn_wlayer *l = &nn->wl[i];
-    watch_layer *s = &w->l[i];
-    const float *W = nn->params + nn->t[l->tw].off;
-    size_t n = l->rows * l->cols;
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", l->name);
-    f->rows = l->rows;
-    f->cols = l->cols;
-    f->regularized = s->regularized;
-    f->lo = s->lo;
-    f->hi = s->hi;
-    int rc = bins > 0 ? layer_hist(w, i, bins, f, err) : CS_OK;
-    const float *dalpha;
-    if (rc || (rc = layer_scales(w, i, f, &dalpha, err)))
-        return rc;
-    o->watch->near_count(w->near, W, dalpha, (int)l->rows, (int)l->cols, f->levels == 3);
-    if ((rc = fetch(nn, w->hnear, w->near, l->rows * sizeof(uint32_t), err)))
-        return rc;
-    size_t near = 0;
-    double as = 0, amin = INFINITY, amax = -INFINITY;
-    for (size_t r = 0; r < l->rows; r++) {
-        near += w->hnear[r];
-        as += w->halpha[r];
-        amin = fmin(amin, w->halpha[r]);
-        amax = fmax(amax, w->halpha[r]);
-    }
-    f->near = (double)near / (double)n;
-    f->alpha_mean = as / (double)l->rows;
-    f->alpha_min = amin;
-    f->alpha_max = amax;
-    uint32_t flips;
-    o->watch->sign_flips(w->flips, s->bits, W, n);
-    if ((rc = fetch(nn, &flips, w->flips, sizeof flips, err)))
-        return rc;
-    f->flips = s->primed ? (double)flips / (double)n : NAN;
-    s->primed = 1;
-    return CS_OK;
-}
-
 int cs_nn_watch_frame(cs_nn_watch *w, int bins, int hist_layer, cs_nn_watch_layer *layers,
                       cs_err *err)
 {
     if (bins < 1 || bins > CS_NN_WATCH_BINS)
         return cs_fail(err, CS_EINVAL, "watch: %d bins out of range 1..%d", bins,
                        CS_NN_WATCH_BINS);
-    for (int i = 0; i < w->nn->nwl; i++) {
-        int b = hist_layer < 0 || hist_layer == i ? bins : 0;
-        int rc = layer_frame(w, i, b, &layers[i], err);
-        if (rc)
-            return rc;
+    cs_nn *nn = w->nn;
+    int levels[NN_MAX_WL], quantized[NN_MAX_WL];
+    for (int i = 0; i < nn->nwl; i++) {
+        const nn_wlayer *l = &nn->wl[i];
+        cs_nn_watch_layer *f = &layers[i];
+        memset(f, 0, sizeof *f);
+        snprintf(f->name, sizeof f->name, "%s", l->name);
+        f->rows = l->rows;
+        f->cols = l->cols;
+        f->regularized = w->l[i].regularized;
+        f->lo = w->l[i].lo;
+        f->hi = w->l[i].hi;
+        if (hist_layer < 0 || hist_layer == i) {
+            int rc = layer_hist(w, i, bins, f, err);
+            if (rc)
+                return rc;
+        }
+        layer_launch(w, i, &levels[i], &quantized[i]);
     }
-    return CS_OK;
+    int rc = fetch(nn, w->hframe, w->frame, w->frame_words * sizeof(uint32_t), err);
+    for (int i = 0; i < nn->nwl && !rc; i++)
+        layer_read(w, i, levels[i], quantized[i], &layers[i]);
+    return rc;
 }
 
 int cs_nn_watch_hist(cs_nn_watch *w, size_t layer, int bins, cs_nn_watch_layer *out,
