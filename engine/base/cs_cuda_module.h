@@ -23,6 +23,14 @@ int cs_cuda_env_sync(const char *value);
  * candidate that exists (else the first candidate) to path. */
 void cs_cuda_module_path(char *path, size_t len);
 
+/* The table that the module's symbol `name` (a function of no arguments)
+ * returns, when it is the one this csreg was built with: every table
+ * begins with `int abi; size_t size;` (its ABI number, the size of its
+ * job or op struct as the module was built), checked against abi and
+ * size. NULL with the reason in why: built without CUDA, no module, a
+ * CUDA library missing, a module of another build. */
+const void *cs_cuda_module_table(const char *name, int abi, size_t size, char *why, size_t len);
+
 #ifdef CSREG_HAVE_CUDA
 /* The module's exported symbol `name` (the module opened on the first
  * call and kept): 0, or <0 with the reason in why (not there, cannot be

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,3 +129,40 @@ int cs_cuda_module_sym(const char *name, void **sym, char *why, size_t len)
     return 0;
 }
 #endif
+
+/* how every table the module exports begins (cs_cuda_module.h) */
+typedef struct table_head {
+    int abi;
+    size_t size;
+} table_head;
+
+const void *cs_cuda_module_table(const char *name, int abi, size_t size, char *why, size_t len)
+{
+#ifdef CSREG_HAVE_CUDA
+    void *sym;
+    if (cs_cuda_module_sym(name, &sym, why, len))
+        return NULL;
+    const void *(*get)(void);
+    memcpy(&get, &sym, sizeof get);   /* ISO C: no cast from void * to a function */
+    const void *t = get();
+    int a = 0;
+    size_t n = 0;
+    if (t) {   /* read as bytes: the table is the layer's own type */
+        memcpy(&a, (const char *)t + offsetof(table_head, abi), sizeof a);
+        memcpy(&n, (const char *)t + offsetof(table_head, size), sizeof n);
+    }
+    if (!t || a != abi || n != size) {
+        char path[4096];
+        cs_cuda_module_path(path, sizeof path);
+        snprintf(why, len, "the CUDA module %s does not fit this csreg (rebuild both)", path);
+        return NULL;
+    }
+    return t;
+#else
+    (void)name;
+    (void)abi;
+    (void)size;
+    snprintf(why, len, "this csreg was built without CUDA (build with nvcc, CUDA=1)");
+    return NULL;
+#endif
+}

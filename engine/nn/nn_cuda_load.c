@@ -28,18 +28,10 @@ static int load(char *why, size_t len)
 {
     if (g_mod)
         return 0;
-    void *sym;
-    if (cs_cuda_module_sym(CS_NN_CUDA_MODULE_SYM, &sym, why, len))
+    const cs_nn_cuda_module *m = cs_cuda_module_table(CS_NN_CUDA_MODULE_SYM, CS_NN_CUDA_ABI,
+                                                      sizeof(cs_nn_ops), why, len);
+    if (!m)
         return -1;
-    cs_nn_cuda_module_fn get;
-    memcpy(&get, &sym, sizeof get);   /* ISO C: no cast from void * to a function */
-    const cs_nn_cuda_module *m = get();
-    if (!m || m->abi != CS_NN_CUDA_ABI || m->ops_size != sizeof(cs_nn_ops)) {
-        char path[4096];
-        cs_cuda_module_path(path, sizeof path);
-        snprintf(why, len, "the CUDA module %s does not fit this csreg (rebuild both)", path);
-        return -1;
-    }
     g_mod = m;
     return 0;
 }
