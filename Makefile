@@ -481,6 +481,10 @@ $(BUILD)/tests/test_cuda_emu: $(BUILD)/tests/test_cuda_emu.o $(EMU_OBJ) $(TEST_U
                               $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"
 	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++ -ldl
+$(BUILD)/tests/test_cuda_emu_expr: $(BUILD)/tests/test_cuda_emu_expr.o $(EMU_OBJ) \
+                                   $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
+	@echo "  LD $(VARIANT) $@"
+	@$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^ $(LIBS) $(CMOCKA_LIBS) -lstdc++ -ldl
 $(BUILD)/tests/test_cuda_emu_matrix: $(BUILD)/tests/test_cuda_emu_matrix.o $(EMU_OBJ) \
                                      $(TEST_UTIL_OBJ) $(APP_OBJ) $(LIBCSREG)
 	@echo "  LD $(VARIANT) $@"

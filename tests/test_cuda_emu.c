@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cs_blas.h"
+#include "cs_expr_export.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
 #include "cs_solver.h"
@@ -278,6 +279,8 @@ enum { KT = 6 };
 /* a method's regularizer as sweep_gpu.c maps it (enum cs_sweep_cuda_reg) */
 static int kernel_fn_of(const cs_reg_info *info)
 {
+    if (cs_reg_info_defined(info))
+        return CS_SWEEP_CUDA_REG_DEFINED;
     static const struct {
         cs_reg_kernel k;
         int fn;
@@ -342,6 +345,12 @@ static void kernel_job(const kernel_case *c, const cs_method *m, cs_sweep_cuda_j
     job->max_starts = dr ? 1 : 2;
     job->first_start_raw = c->kind == CS_PROB_OSB || c->kind == CS_PROB_TER;
     kernel_params(m, job);
+    if (job->fn == CS_SWEEP_CUDA_REG_DEFINED && !dr) {   /* the job holds it while it runs */
+        static cs_expr_reg_code code;
+        cs_err err;
+        assert_int_equal(cs_reg_export(info, &code, &err), 0);
+        job->defined = &code;
+    }
 }
 
 static void kernel_trials(const kernel_case *c)
@@ -568,8 +577,8 @@ static void test_sweep_engine(void **state)
                         .seed = 3, .device = CS_DEVICE_CUDA};
     const char *takes = "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods "
                         "bin, osb, ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, "
-                        "q=2), beta (FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with "
-                        "method equ";
+                        "q=2), beta, those made by reg define (form=holder|si at p=2, q=2) "
+                        "(FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with method equ";
     cs_sweep_result *res;
     cs_err err;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
@@ -587,6 +596,92 @@ static void test_sweep_engine(void **state)
     cs_sweep_gpu_use_module(NULL);
 }
 
+/* regularizers made by reg define, g and h by the device's interpreter
+ * (sweep_expr.cuh) from the exported bytecode: the tour's `four` (g = x⁴ +
+ * 9, h = 10x², zero at the levels ±1, ±3 among others) and a
+ * transcendental one (g = e^(−x²), h = 1: binexp's pair, by expressions),
+ * and si's form (g = x², h = 1: si on bin at r = 0.5, ε = 0.01), trial by
+ * trial on kind bin; then through the engine (sweep_gpu.c exports
+ * the code into the job) */
+static void test_sweep_defined(void **state)
+{
+    (void)state;
+    static const char *const defs[][3] = {{"four", "x^4 + 9", "10*x^2"},
+                                          {"gaussd", "exp(-x^2)", "1"},
+                                          {"sqh", "x^2", "1"}};
+    for (size_t k = 0; k < 3; k++) {
+        cs_reg_def_spec s;
+        cs_reg_def_spec_init(&s);
+        s.name = defs[k][0];
+        s.g = defs[k][1];
+        s.h = defs[k][2];
+        if (k == 2) {   /* the Hölder form: si at r = 0.5, eps = 0.01 */
+            s.form = CS_FORM_SI;
+            s.r = 0.5;
+            s.eps = 0.01;
+        }
+        cs_err err;
+        assert_int_equal(cs_reg_define(&s, NULL, NULL, &err), 0);
+    }
+    const kernel_case cases[] = {
+        {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {"four"}, 1, 24, {11, 19}, {0, 0}, 2, 200, 0, 90, 0, 0, 1},
+        {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {"gaussd"}, 1, 24, {11, 19}, {0, 0}, 2, 200, 0, 90, 0, 0,
+         1},
+        {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {"sqh"}, 1, 24, {11, 19}, {0, 0}, 2, 200, 0, 90, 0, 0, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        kernel_trials(&cases[k]);
+    /* the module checks the code before a launch (the interpreter trusts it) */
+    uint64_t ps[1] = {1}, ms[1] = {2};
+    unsigned char succ[1];
+    long iters[1];
+    int starts[1];
+    cs_sweep_cuda_job job = {.method = CS_SWEEP_CUDA_FISTA, .fn = CS_SWEEP_CUDA_REG_DEFINED,
+                             .kind = CS_SWEEP_CUDA_BIN, .N = 8, .M = 4, .trials = 1, .seed = 7,
+                             .problem_stream = ps, .method_stream = ms, .maxit = 10,
+                             .max_starts = 1, .tol = 1e-8, .success_tol = 1e-2,
+                             .success = succ, .iters = iters, .starts = starts};
+    char why[256];
+    const cs_sweep_cuda_module *mod = cs_sweep_cuda_module_get();
+    assert_int_equal(mod->run(0, &job, 1, why, sizeof why), -1);
+    assert_string_equal(why, "GPU sweep: the defined regularizer's code is missing");
+    cs_expr_reg_code bad;
+    cs_err xerr;
+    assert_int_equal(cs_reg_export(cs_reg_lookup("four"), &bad, &xerr), 0);
+    bad.g.ins[1].s = (int16_t)bad.g.nslots;   /* a slot outside those used */
+    job.defined = &bad;
+    assert_int_equal(mod->run(0, &job, 1, why, sizeof why), -1);
+    assert_string_equal(why, "GPU sweep: the defined regularizer's code is malformed");
+    cs_sweep_gpu_use_module(cs_sweep_cuda_module_get());
+    const engine_case ec = {CS_PROB_BIN, {"four", "gaussd", "sqh"}, 3, 20, CS_AXIS_GAMMA,
+                            {0.5, 0.8}, 0, 3, 150, 2, 0};
+    sweep_engine_kind(&ec);
+    /* what the device's interpreter does not take is refused with why */
+    cs_reg_def_spec s;
+    cs_reg_def_spec_init(&s);
+    s.name = "sqh3";
+    s.g = "x^2";
+    s.h = "1";
+    s.form = CS_FORM_HOLDER;
+    s.p = 3.0;
+    s.q = 1.5;
+    cs_err err;
+    assert_int_equal(cs_reg_define(&s, NULL, NULL, &err), 0);
+    const char *methods[] = {"sqh3"};
+    cs_method mv[1];
+    methods_of(methods, 1, mv);
+    const double gammas[] = {0.5};
+    cs_sweep_spec sp = {.kind = CS_PROB_BIN, .N = 20, .axis = CS_AXIS_GAMMA, .values = gammas,
+                        .nvalues = 1, .methods = mv, .nmethods = 1, .trials = 1, .threads = 1,
+                        .seed = 3, .device = CS_DEVICE_CUDA};
+    cs_sweep_result *res;
+    assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "(FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit "
+                                    "with method equ, not sqh3: sqh3: the GPU evaluates "
+                                    "form=holder at p = q = 2 only (not p=3, q=1.5)"));
+    cs_sweep_gpu_use_module(NULL);
+}
+
 int main(void)
 {
     cs_blas_set_threads(1);
@@ -600,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_sweep_trials),
         cmocka_unit_test(test_sweep_methods),
         cmocka_unit_test(test_sweep_engine),
+        cmocka_unit_test(test_sweep_defined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

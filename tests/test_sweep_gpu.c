@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cs_blas.h"
+#include "cs_reg.h"
 #include "cs_sweep.h"
 #include "method_util.h"
 #include "sweep_util.h"
@@ -161,6 +162,26 @@ static void test_gpu_methods(void **state)
     rule.solve.stop = CS_STOP_HYBRID;
     rule.solve.tol = 1e-5;
     gpu_against_cpu(&rule, trials);
+    /* regularizers of `reg define`, the device's interpreter: the tour's
+     * four and binexp's pair written as expressions */
+    static const char *const defs[][3] = {{"four", "x^4 + 9", "10*x^2"},
+                                          {"gaussd", "exp(-x^2)", "1"}};
+    for (size_t k = 0; k < 2; k++) {
+        cs_reg_def_spec d;
+        cs_reg_def_spec_init(&d);
+        d.name = defs[k][0];
+        d.g = defs[k][1];
+        d.h = defs[k][2];
+        cs_err err;
+        assert_int_equal(cs_reg_define(&d, NULL, NULL, &err), 0);
+    }
+    const char *dtexts[] = {"four", "gaussd"};
+    cs_method dv[2];
+    methods_of(dtexts, 2, dv);
+    cs_sweep_spec def = fig1a_like(g, sizeof g / sizeof *g, trials);
+    def.methods = dv;
+    def.nmethods = 2;
+    gpu_against_cpu(&def, trials);
 }
 
 int main(void)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cs_cuda_module.h"
+#include "cs_expr_export.h"
 #include "cuda/sweep_cuda.h"
 #include "sweep_gpu_matrix.h"
 
@@ -16,8 +17,9 @@ void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 
 /* What the kernels run (cuda/sweep_cuda.h), in every message that refuses. */
 #define TAKES "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods bin, osb, " \
-              "ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, q=2), beta (FISTA) " \
-              "and linf, l1 (Douglas-Rachford), and kind 2bit with method equ"
+              "ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, q=2), beta, those " \
+              "made by reg define (form=holder|si at p=2, q=2) (FISTA) and linf, l1 " \
+              "(Douglas-Rachford), and kind 2bit with method equ"
 
 /* The parameters of m's instance as the CPU makes it (cs_reg_describe's
  * `NAME key=value ...`, numbers to 17 digits: exact) into the job j:
@@ -64,8 +66,9 @@ static int gpu_params(const cs_method *m, cs_sweep_cuda_job *j, double *p, doubl
 /* the GPU's method for m on kind, its regularizer or prox into *fn and
  * its parameters into par (may be NULL), or -1: on bin, osb and ter the
  * solver's fused kernels of bin, osb, ter, bbin, binexp, l2l1, l2l1h,
- * fixed, holder and si at p = q = 2 (cs_reg_fast.h), beta, and the prox
- * of linf and l1; on 2bit its own method (equ) */
+ * fixed, holder and si at p = q = 2 (cs_reg_fast.h), beta, those made by
+ * reg define whose g and h the device takes (cs_expr_export.h), and the
+ * prox of linf and l1; on 2bit its own method (equ) */
 static int gpu_method(cs_kind kind, const cs_method *m, int *fn, cs_sweep_cuda_job *par)
 {
     *fn = 0;
@@ -75,8 +78,16 @@ static int gpu_method(cs_kind kind, const cs_method *m, int *fn, cs_sweep_cuda_j
         return cs_method_same(m, &own) ? CS_SWEEP_CUDA_FISTA_2BIT : -1;
     }
     const cs_reg_info *info = m->info;
-    if (!info || cs_reg_info_defined(info))
+    if (!info)
         return -1;
+    if (cs_reg_info_defined(info)) {   /* g and h by the device's interpreter */
+        cs_expr_reg_code code;
+        cs_err err;
+        if (m->nparams || cs_reg_export(info, &code, &err))
+            return -1;
+        *fn = CS_SWEEP_CUDA_REG_DEFINED;
+        return CS_SWEEP_CUDA_FISTA;
+    }
     if (info->prox != CS_REG_PROX_NONE) {
         *fn = info->prox == CS_REG_PROX_L1 ? CS_SWEEP_CUDA_PROX_L1 : CS_SWEEP_CUDA_PROX_LINF;
         return m->nparams ? -1 : CS_SWEEP_CUDA_DR;
@@ -136,6 +147,12 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
     for (size_t m = 0; m < sp->nmethods; m++) {
         int fn, g = gpu_method(sp->kind, &sp->methods[m], &fn, NULL);
         cs_algo want = g == CS_SWEEP_CUDA_DR ? CS_ALGO_DR : CS_ALGO_FISTA;
+        const cs_reg_info *info = sp->methods[m].info;
+        cs_expr_reg_code code;
+        cs_err why;
+        if (g < 0 && info && cs_reg_info_defined(info) && cs_reg_export(info, &code, &why))
+            return cs_fail(err, CS_EUNSUPPORTED, "%s, not %s: %s", takes, sp->methods[m].text,
+                           why.msg);
         if (g < 0 || (sp->solve.algo != CS_ALGO_AUTO && sp->solve.algo != want))
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
                            sp->methods[m].text);
@@ -188,6 +205,7 @@ typedef struct host_job {
     unsigned char *s;
     long *it;
     int *st;
+    cs_expr_reg_code *code;   /* a method made by reg define: its g, h, form */
 } host_job;
 
 static void host_job_free(host_job *h)
@@ -197,6 +215,7 @@ static void host_job_free(host_job *h)
     free(h->s);
     free(h->it);
     free(h->st);
+    free(h->code);
 }
 
 static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t K, size_t m,
@@ -222,6 +241,13 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
                    CS_SWEEP_CUDA_STOP_RATIO == (int)CS_STOP_RATIO, "the job's stop is a cs_stop");
     cs_sweep_cuda_job par = {.r = 1.0, .alpha = 1.0, .beta = 1.0};
     int fn = 0, method = gpu_method(sp->kind, &sp->methods[m], &fn, &par);
+    if (method == CS_SWEEP_CUDA_FISTA && fn == CS_SWEEP_CUDA_REG_DEFINED) {
+        if (!(h->code = malloc(sizeof *h->code)))
+            return cs_fail(err, CS_ENOMEM, "out of memory for a GPU job");
+        int rc = cs_reg_export(sp->methods[m].info, h->code, err);
+        if (rc)
+            return rc;
+    }
     const cs_kind_defaults *kd = cs_kind_defaults_of(sp->kind);
     /* as cs_dr_opts_default: t = 1 for ℓ1, 10 for ℓ∞ */
     double dr_t = fn == CS_SWEEP_CUDA_PROX_L1 ? 1.0 : 10.0;
@@ -254,6 +280,7 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
         .dr_t = sp->solve.dr_t > 0 ? sp->solve.dr_t : dr_t,
         /* solver.c: the kind's λ unless lambda= is given */
         .lambda = !isnan(kd->lambda) && sp->solve.lambda > 0 ? sp->solve.lambda : kd->lambda,
+        .defined = h->code,
         .success = h->s,
         .iters = h->it,
         .starts = h->st,

@@ -153,6 +153,10 @@ int cs_reg_info_defined(const cs_reg_info *info);
  * NULL for other entries. */
 const cs_expr *cs_reg_info_g(const cs_reg_info *info);
 const cs_expr *cs_reg_info_h(const cs_reg_info *info);
+/* A defined entry's form parameters p, q, r, eps (the CS form keeps
+ * cs_reg_def_spec_init's); 0 for other entries (nothing written). */
+int cs_reg_info_form_params(const cs_reg_info *info, double *p, double *q, double *r,
+                            double *eps);
 
 /* Create an instance. Unknown keys, malformed values and missing required
  * keys are errors naming the key. `seed` drives C=random. */

@@ -332,6 +332,16 @@ const cs_expr *cs_reg_info_h(const cs_reg_info *info)
     return cs_reg_info_defined(info) ? ((const cs_reg_def *)info)->he : NULL;
 }
 
+int cs_reg_info_form_params(const cs_reg_info *info, double *p, double *q, double *r,
+                            double *eps)
+{
+    if (!cs_reg_info_defined(info))
+        return 0;
+    const cs_reg_def *d = (const cs_reg_def *)info;
+    *p = d->p, *q = d->q, *r = d->r, *eps = d->eps;
+    return 1;
+}
+
 int cs_reg_def_instance(cs_reg *reg, cs_err *err)
 {
     const cs_reg_def *d = (const cs_reg_def *)reg->info;

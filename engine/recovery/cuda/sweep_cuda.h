@@ -13,9 +13,12 @@
  *          mode with restart, window 10, 20 halvings) on ℓbin, ℓosb, ℓter
  *          (reg_fast.c's kernels), the FLAT kernels bbin, binexp, l2l1,
  *          fixed (reg_fast_flat.c), the Hölder forms holder, si at
- *          p = q = 2 and l2l1h (reg_fast_holder.c), or beta (reg_baseline.c;
+ *          p = q = 2 and l2l1h (reg_fast_holder.c), beta (reg_baseline.c;
  *          beta=learn: β is one more coordinate, free of the projection,
- *          started at mean(randn²)); x0 = P(randn), except the first start
+ *          started at mean(randn²)), or a regularizer made by reg define
+ *          (the CS form, holder and si at p = q = 2: g and h by an
+ *          interpreter of the exported bytecode, sweep_expr.cuh);
+ *          x0 = P(randn), except the first start
  *          of osb and ter: randn, unprojected (first_start_raw); up to
  *          max_starts starts, each ended by the stopping rule `stop`;
  *   DR     Douglas–Rachford for min ‖x‖∞ or ‖x‖1 s.t. Ax = b (cs_dr.h),
@@ -37,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_expr_code.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,7 +58,8 @@ enum cs_sweep_cuda_reg { CS_SWEEP_CUDA_REG_BIN = 0, CS_SWEEP_CUDA_REG_OSB = 1,
                          CS_SWEEP_CUDA_REG_BINEXP = 4, CS_SWEEP_CUDA_REG_L2L1 = 5,
                          CS_SWEEP_CUDA_REG_FIXED = 6, CS_SWEEP_CUDA_REG_HOLDER = 7,
                          CS_SWEEP_CUDA_REG_SI = 8, CS_SWEEP_CUDA_REG_L2L1H = 9,
-                         CS_SWEEP_CUDA_REG_BETA = 10, CS_SWEEP_CUDA_REG_COUNT = 11 };
+                         CS_SWEEP_CUDA_REG_BETA = 10, CS_SWEEP_CUDA_REG_DEFINED = 11,
+                         CS_SWEEP_CUDA_REG_COUNT = 12 };
 /* a start's stopping rule, with cs_stop's values (cs_fista.h; fista.c's
  * and dr.c's cs_stop_fires); FISTA_2BIT takes ORACLE and MAXIT only */
 enum cs_sweep_cuda_stop { CS_SWEEP_CUDA_STOP_ORACLE = 0, CS_SWEEP_CUDA_STOP_HYBRID = 1,
@@ -90,13 +96,17 @@ typedef struct cs_sweep_cuda_job {
     double beta;                    /* beta: β (without learn_beta) */
     double dr_t;                    /* DR's t (10 for ℓ∞, 1 for ℓ1) */
     double lambda;                  /* FISTA_2BIT: ℓequ's weight λ (1e-5) */
+    /* DEFINED: a regularizer made by reg define, its g, h and form
+     * (cs_expr_export.h: the CS form, holder and si at p = q = 2), host
+     * memory; evaluated by the device's interpreter (sweep_expr.cuh) */
+    const cs_expr_reg_code *defined;
     /* out, per trial, host memory */
     unsigned char *success;
     long *iters;                    /* iterations over all starts */
     int *starts;                    /* starts used */
 } cs_sweep_cuda_job;
 
-#define CS_SWEEP_CUDA_ABI 4
+#define CS_SWEEP_CUDA_ABI 5
 #define CS_SWEEP_CUDA_SYM "cs_sweep_cuda_module_get"
 typedef struct cs_sweep_cuda_module {
     int abi;

@@ -9,8 +9,9 @@
  * engine/reg/reg_baseline.c (beta), engine/recovery/problem.c (the draws)
  * and engine/base/cs_rng.c step by step; built with --fmad=false like the
  * rest of the module. One FISTA templated on the regularizer's family
- * (fam_poly, fam_flat, fam_holder, fam_beta: a kernel each, so that bin
- * keeps its registers) with the family's regularizers as a switch, one
+ * (fam_poly, fam_flat, fam_holder, fam_beta, fam_defined: a kernel each,
+ * so that bin keeps its registers) with the family's regularizers as a
+ * switch (fam_defined: reg define's g and h by sweep_expr.cuh), one
  * Douglas–Rachford with the prox as a switch (in bin's kernel), each
  * start ended by the job's stopping rule, and 2bit's objective with
  * FISTA's adaptive mode (its own kernel, sweep_2bit). */
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "sweep_cuda.h"
+#include "sweep_expr.cuh"
 
 #ifdef CS_CUDA_EMU
 #define DYN_SHARED(T, name) T *name = (T *)cs_emu_dynamic_shared()
@@ -683,6 +685,54 @@ struct fam_beta {
     }
 };
 
+/* A regularizer made by reg define (sweep_expr.cuh): g and h by the
+ * interpreter from the job's code (device memory), the CS form or holder,
+ * si at p = q = 2, as the CPU's solver path computes them. Moments: Σh²,
+ * Σgh, Σg²; g and h are evaluated again for the value (the interpreter's
+ * slots are the registers a cache would take). */
+struct fam_defined {
+    enum { NM = CS_DX_NM, EXTRA = 0 };
+    struct block_sum {   /* sweep_expr.cuh's SUM: the block's reduction */
+        block_t *b;
+        __device__ void operator()(double *v, int k) { bsum(b, v, k); }
+    };
+    __device__ static int pend(const job_t *j) { return (void)j, 1; }
+    /* three moments: the candidate's sum has no room for the check */
+    __device__ static int slot(const job_t *j) { return (void)j, 0; }
+    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+                                   double *m)
+    {
+        (void)xe;
+        cs_dx_gh e;
+        cs_dx_fill(j->defined, x, 0, &e);
+        cs_dx_moments(&e, b->tid < b->n, m);
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, NM); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        (void)j, bsum(b, st, 5 + NM);
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        (void)xe;
+        (void)ge;
+        int on = b->tid < b->n;
+        cs_dx_gh e;
+        cs_dx_fill(j->defined, x, g != NULL, &e);
+        block_sum s = {b};
+        double gi = 0.0;
+        double f = cs_dx_value(j->defined, s, &e, on, m, g ? &gi : NULL, finite);
+        *gbad = 0.0;
+        if (g) {
+            *g = gi;
+            *gbad = on ? gi * 0.0 : 0.0;
+        }
+        return f;
+    }
+};
+
 /* ℓ at x with its moments summed here; *finite covers the gradient too */
 template <class F>
 __device__ static double f_at(block_t *b, const job_t *j, double x, double xe, double *g,
@@ -1134,9 +1184,9 @@ struct dev_job {
 };
 
 /* A kernel per family (so that bin and the others keep their registers):
- * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, BETA (above), and
- * kind 2bit. */
-enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_BETA, FAM_2BIT };
+ * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, BETA, DEFINED
+ * (above), and kind 2bit. */
+enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_BETA, FAM_DEFINED, FAM_2BIT };
 
 template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
 {
@@ -1184,6 +1234,8 @@ template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
             fista_trial<fam_flat>(&b, xs, xs_norm, &r, j, &out);
         else if (FAM == FAM_HOLDER)
             fista_trial<fam_holder>(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_DEFINED)
+            fista_trial<fam_defined>(&b, xs, xs_norm, &r, j, &out);
         else
             fista_trial<fam_beta>(&b, xs, xs_norm, &r, j, &out);
         if (b.tid == 0) {
@@ -1233,6 +1285,7 @@ static int family(const cs_sweep_cuda_job *j)
     case CS_SWEEP_CUDA_REG_SI:
     case CS_SWEEP_CUDA_REG_L2L1H: return FAM_HOLDER;
     case CS_SWEEP_CUDA_REG_BETA: return FAM_BETA;
+    case CS_SWEEP_CUDA_REG_DEFINED: return FAM_DEFINED;
     default: return FAM_POLY;
     }
 }
@@ -1245,6 +1298,7 @@ static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
     case FAM_FLAT: return big ? sweep_any<FAM_FLAT> : sweep_small<FAM_FLAT>;
     case FAM_HOLDER: return big ? sweep_any<FAM_HOLDER> : sweep_small<FAM_HOLDER>;
     case FAM_BETA: return big ? sweep_any<FAM_BETA> : sweep_small<FAM_BETA>;
+    case FAM_DEFINED: return big ? sweep_any<FAM_DEFINED> : sweep_small<FAM_DEFINED>;
     default: return big ? sweep_any<FAM_POLY> : sweep_small<FAM_POLY>;
     }
 }
@@ -1277,6 +1331,7 @@ struct job_bufs {
     long long *iters;
     int *starts;
     unsigned long long *next;
+    cs_expr_reg_code *defined;   /* the job's, DEFINED */
     cudaStream_t stream;
 };
 
@@ -1313,6 +1368,13 @@ static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
                  "this module runs", j->stop, j->base, j->r, j->eps, j->learn_beta);
         return -1;
     }
+    /* the interpreter trusts its code: checked here */
+    if (j->method == CS_SWEEP_CUDA_FISTA && j->fn == CS_SWEEP_CUDA_REG_DEFINED &&
+        (!j->defined || !cs_dx_reg_valid(j->defined))) {
+        snprintf(why, len, "GPU sweep: the defined regularizer's code is %s",
+                 j->defined ? "malformed" : "missing");
+        return -1;
+    }
     return 0;
 }
 
@@ -1325,6 +1387,10 @@ static cudaError_t upload_job(const cs_sweep_cuda_job *j, job_bufs *b)
         (e = cudaMalloc(&b->starts, T * sizeof *b->starts)) ||
         (e = cudaMalloc(&b->next, sizeof *b->next)) ||
         (e = cudaStreamCreate(&b->stream)))
+        return e;
+    if (j->method == CS_SWEEP_CUDA_FISTA && j->fn == CS_SWEEP_CUDA_REG_DEFINED &&
+        ((e = cudaMalloc(&b->defined, sizeof *b->defined)) ||
+         (e = cudaMemcpy(b->defined, j->defined, sizeof *b->defined, cudaMemcpyHostToDevice))))
         return e;
     if ((e = cudaMemcpy(b->ps, j->problem_stream, T * sizeof *b->ps, cudaMemcpyHostToDevice)) ||
         (e = cudaMemcpy(b->ms, j->method_stream, T * sizeof *b->ms, cudaMemcpyHostToDevice)))
@@ -1356,6 +1422,7 @@ static void free_job(job_bufs *b)
     cudaFree(b->iters);
     cudaFree(b->starts);
     cudaFree(b->next);
+    cudaFree(b->defined);
     if (b->stream)
         cudaStreamDestroy(b->stream);
 }
@@ -1400,6 +1467,7 @@ static int launch_all(const cs_sweep_cuda_job *jobs, size_t njobs, job_bufs *buf
         dj.iters = bufs[k].iters;
         dj.starts = bufs[k].starts;
         dj.next = bufs[k].next;
+        dj.j.defined = bufs[k].defined;   /* the device's copy */
         kernel<<<(unsigned)blocks, threads, smem, bufs[k].stream>>>(dj);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return fail(why, len, "launching the sweep kernel", e);

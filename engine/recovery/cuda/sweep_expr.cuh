@@ -1,0 +1,287 @@
+/* cuda/sweep_expr.cuh — a defined regularizer (reg define NAME g=EXPR
+ * h=EXPR [form=...]) on the device: its g and h by an interpreter of the
+ * exported bytecode (cs_expr_code.h), then the form's value and this
+ * entry's gradient from block sums, for a thread that holds one entry of x.
+ *
+ * The interpreter is cs_expr_step1 (engine/reg/expr_eval.c) op for op, the
+ * same operations in the same order, so everything but the transcendentals
+ * gives the CPU's bits (+ − * / and sqrt are correctly rounded on both;
+ * nvcc builds with --fmad=false). exp log pow sin cos tan tanh are CUDA's
+ * (libm's on the emulator), the CPU's SLEEF's u10: each within a few ulp
+ * of the other (CUDA: 1 ulp exp log tanh, 2 ulp pow sin cos tan; SLEEF
+ * 1 ulp), so those terms agree to rounding (tests/test_cuda_emu_expr.c).
+ * The slots live in the thread's local memory (CS_EXPR_CODE_MAX_SLOTS
+ * values and derivatives); every thread runs the same instruction at a
+ * time, so the dispatch never diverges.
+ *
+ * The forms follow the solver's CPU path: the CS form as
+ * reg_fast_defined.c (ℓ = ΣR²/‖h‖², R = fma(‖h‖², g, −⟨g,h⟩h),
+ * ∂ℓ/∂x = 2(g'R + h'·fma(‖g‖², h, −⟨g,h⟩g))), holder and si at p = q = 2
+ * as reg_holder.c's plain path (cs_reg_eval_fast: no rescaling; the
+ * Lemma-1 residual; cs_holder_coefs and holder_lane1's gradient). The sums
+ * over the entries are the caller's (a block reduction: SUM below), so
+ * their order, and only that, differs from the CPU's 4-wide order. */
+#ifndef CS_SWEEP_EXPR_CUH
+#define CS_SWEEP_EXPR_CUH
+
+#include <math.h>
+
+#include "cs_expr_code.h"
+
+/* The host's check of a code before a launch (the interpreter trusts it):
+ * counts within the limits, known opcodes, every operand slot inside the
+ * slots used; the form known, r > 0 and ε >= 0 for the Hölder forms. */
+static inline int cs_dx_code_valid(const cs_expr_code *c)
+{
+    if (c->n < 1 || c->n > CS_EXPR_CODE_MAX_INS || c->nslots < 1 ||
+        c->nslots > CS_EXPR_CODE_MAX_SLOTS)
+        return 0;
+    for (int i = 0; i < c->n; i++) {
+        int op = c->ins[i].op, s = c->ins[i].s;
+        int two = (op >= CS_EXPR_OP_ADD && op <= CS_EXPR_OP_DIV) || op == CS_EXPR_OP_POW ||
+                  op == CS_EXPR_OP_MIN || op == CS_EXPR_OP_MAX;
+        if (op < 0 || op >= CS_EXPR_OP_COUNT || s < 0 || s + two >= c->nslots)
+            return 0;
+    }
+    return 1;
+}
+
+static inline int cs_dx_reg_valid(const cs_expr_reg_code *rc)
+{
+    return cs_dx_code_valid(&rc->g) && cs_dx_code_valid(&rc->h) &&
+           (rc->form == CS_EXPR_REG_CS ||
+            ((rc->form == CS_EXPR_REG_HOLDER || rc->form == CS_EXPR_REG_SI) && rc->r > 0.0 &&
+             rc->eps >= 0.0));
+}
+
+/* a^(|k|−1) by squaring (expr_eval.c's s_powk: the same products) */
+__device__ static inline double cs_dx_powk(double a, int k)
+{
+    unsigned u = (unsigned)(k < 0 ? -k : k) - 1;
+    double r = 1.0, b = a;
+    while (u) {
+        if (u & 1)
+            r *= b;
+        u >>= 1;
+        if (u)
+            b *= b;
+    }
+    return r;
+}
+
+/* One copy of the interpreter, called (its slots in its own frame), rather
+ * than one inlined at each call of FISTA's kernel, whose registers it would
+ * take */
+#ifdef CS_CUDA_EMU
+#define CS_DX_NOINLINE
+#else
+#define CS_DX_NOINLINE __noinline__
+#endif
+
+/* e at x; with df, its derivative into *df (without, the derivative's
+ * extra work is skipped: the value's bits are the same) */
+__device__ static CS_DX_NOINLINE double cs_dx_eval(const cs_expr_code *e, double x, double *df)
+{
+    double V[CS_EXPR_CODE_MAX_SLOTS], D[CS_EXPR_CODE_MAX_SLOTS];
+    const int n = e->n, nd = df != NULL;
+    for (int pc = 0; pc < n; pc++) {
+        const cs_expr_code_ins *in = &e->ins[pc];
+        const int s = in->s, op = in->op;
+        const double c = in->c;
+        double v, d = 0.0;
+        if (op == CS_EXPR_OP_X) {
+            V[s] = x;
+            D[s] = 1.0;
+            continue;
+        }
+        if (op == CS_EXPR_OP_C) {
+            V[s] = c;
+            D[s] = 0.0;
+            continue;
+        }
+        const double a = V[s], da = D[s];
+        switch (op) {
+        case CS_EXPR_OP_NEG: v = -a, d = -da; break;
+        case CS_EXPR_OP_ADD: v = a + V[s + 1], d = da + D[s + 1]; break;
+        case CS_EXPR_OP_SUB: v = a - V[s + 1], d = da - D[s + 1]; break;
+        case CS_EXPR_OP_MUL: {
+            double b = V[s + 1];
+            v = a * b;
+            d = da * b + a * D[s + 1];
+            break;
+        }
+        case CS_EXPR_OP_DIV: {
+            double b = V[s + 1];
+            v = a / b;
+            d = (da - v * D[s + 1]) / b;
+            break;
+        }
+        case CS_EXPR_OP_ADDC: v = a + c, d = da; break;
+        case CS_EXPR_OP_RSUBC: v = c - a, d = -da; break;
+        case CS_EXPR_OP_MULC: v = c * a, d = c * da; break;
+        case CS_EXPR_OP_DIVC: v = a / c, d = da / c; break;
+        case CS_EXPR_OP_RDIVC: v = c / a, d = -(v / a) * da; break;
+        case CS_EXPR_OP_POWK: {
+            const int k = in->k;
+            double p = cs_dx_powk(a, k), pa = p * a;
+            if (k > 0) {
+                v = pa;
+                d = (k * p) * da;
+            } else {
+                v = 1.0 / pa;
+                d = k * da / (pa * a);
+            }
+            break;
+        }
+        case CS_EXPR_OP_POWC:
+            v = pow(a, c);
+            if (nd)
+                d = c * pow(a, in->c2) * da;
+            break;
+        case CS_EXPR_OP_CPOW: v = pow(c, a), d = v * in->c2 * da; break;
+        case CS_EXPR_OP_POW: {
+            double b = V[s + 1];
+            v = pow(a, b);
+            if (nd)
+                d = v * (D[s + 1] * log(a) + b * da / a);
+            break;
+        }
+        case CS_EXPR_OP_EXP: v = exp(a), d = v * da; break;
+        case CS_EXPR_OP_LOG: v = log(a), d = da / a; break;
+        case CS_EXPR_OP_SQRT: v = sqrt(a), d = da / (v + v); break;
+        case CS_EXPR_OP_ABS: v = fabs(a), d = a > 0 ? da : (a < 0 ? -da : 0.0); break;
+        case CS_EXPR_OP_SIN:
+            v = sin(a);
+            if (nd)
+                d = cos(a) * da;
+            break;
+        case CS_EXPR_OP_COS:
+            v = cos(a);
+            if (nd)
+                d = -sin(a) * da;
+            break;
+        case CS_EXPR_OP_TAN: v = tan(a), d = (1.0 + v * v) * da; break;
+        case CS_EXPR_OP_TANH: v = tanh(a), d = (1.0 - v * v) * da; break;
+        case CS_EXPR_OP_SIGN: v = a > 0 ? 1.0 : (a < 0 ? -1.0 : a + a), d = 0.0; break;
+        case CS_EXPR_OP_MIN:
+        case CS_EXPR_OP_MAX: {
+            double b = V[s + 1];
+            int first = op == CS_EXPR_OP_MIN ? a <= b : a >= b;
+            v = (isnan(a) || isnan(b)) ? a + b : (first ? a : b);
+            d = first ? da : D[s + 1];
+            break;
+        }
+        default: v = d = NAN; break;
+        }
+        V[s] = v;
+        D[s] = d;
+    }
+    if (df)
+        *df = D[0];
+    return V[0];
+}
+
+/* one entry's g, g', h, h' (the derivatives with nd; h' = 0 for a
+ * constant h, as the CPU's flat_h) */
+struct cs_dx_gh {
+    double g, dg, h, dh;
+};
+
+__device__ static inline void cs_dx_fill(const cs_expr_reg_code *rc, double x, int nd,
+                                         cs_dx_gh *o)
+{
+    o->dg = o->dh = 0.0;
+    o->g = cs_dx_eval(&rc->g, x, nd ? &o->dg : NULL);
+    o->h = cs_dx_eval(&rc->h, x, nd && !rc->flat ? &o->dh : NULL);
+}
+
+/* The sums every form needs first, this entry's terms (0 when !on):
+ * m[0] = h², m[1] = g·h, m[2] = g² (at p = q = 2 the Hölder forms' Σ|h|²
+ * is Σh², the same bits) */
+#define CS_DX_NM 3
+__device__ static inline void cs_dx_moments(const cs_dx_gh *e, int on, double *m)
+{
+    m[0] = on ? e->h * e->h : 0.0;
+    m[1] = on ? e->g * e->h : 0.0;
+    m[2] = on ? e->g * e->g : 0.0;
+}
+
+__device__ static inline double cs_dx_sgn(double v) { return (double)((v > 0.0) - (v < 0.0)); }
+
+/* a^r − b^r for a ≥ b ≥ 0 from d = a − b (reg_holder.c's pow_diff) */
+__device__ static inline double cs_dx_pow_diff(double a, double b, double d, double r)
+{
+    if (r == 1.0)
+        return d;
+    if (d > b)
+        return pow(a, r) - pow(b, r);
+    return pow(b, r) * expm1(r * log1p(d / b));
+}
+
+/* ℓ from the moments' block sums m (cs_dx_moments) and this entry's
+ * gradient into *grad (NULL: the value alone; e's derivatives are read
+ * only with grad). sum(v, k) sums v[0..k) over the block, in place, in
+ * every thread (called once, by every thread: uniform). *finite: ℓ is
+ * finite (and for si: Q + ε > 0; then ℓ is NaN); the gradient's entries
+ * are the caller's to check. */
+template <class SUM>
+__device__ static inline double cs_dx_value(const cs_expr_reg_code *rc, SUM &sum,
+                                            const cs_dx_gh *e, int on, const double *m,
+                                            double *grad, int *finite)
+{
+    const double hh = m[0], c = m[1], gg = m[2];
+    if (rc->form == CS_EXPR_REG_CS) {
+        double R = on ? fma(hh, e->g, -(c * e->h)) : 0.0, RR = R * R;
+        sum(&RR, 1);
+        double f = hh == 0.0 ? 0.0 : RR / hh;
+        *finite = isfinite(f);
+        if (grad) {
+            double t = e->dg * R;
+            if (!rc->flat)
+                t = fma(e->dh, fma(gg, e->h, -(c * e->g)), t);
+            *grad = on ? 2.0 * t : 0.0;
+        }
+        return f;
+    }
+    /* holder, si at p = q = 2: cs_holder_norms, cs_holder_lemma1 */
+    const double r = rc->r;
+    double A = sqrt(gg), B = sqrt(hh), aa = A * B, bq = fabs(c);
+    double P = r == 1.0 ? aa : pow(aa, r), Q = r == 1.0 ? bq : pow(bq, r), D;
+    double beta = hh > 0.0 ? c / hh : 0.0, res = on ? e->g - beta * e->h : 0.0, e2 = res * res;
+    sum(&e2, 1);   /* by every thread, also where hh = 0: uniform */
+    if (hh > 0.0) {
+        double d2 = hh * e2;
+        D = r == 2.0 ? d2 : cs_dx_pow_diff(aa, bq, aa + bq == 0.0 ? 0.0 : d2 / (aa + bq), r);
+    } else {
+        D = P > Q ? P - Q : 0.0;
+    }
+    double f = D, kp = 1.0, kq = 1.0;
+    if (rc->form == CS_EXPR_REG_SI) {
+        double den = Q + rc->eps;
+        if (!(den > 0.0)) {   /* ⟨g,h⟩ = 0 and ε = 0: undefined */
+            *finite = 0;
+            if (grad)
+                *grad = 0.0;
+            return NAN;
+        }
+        f = D / den;
+        kp = 1.0 / den;
+        kq = (1.0 + f) / den;
+    }
+    *finite = isfinite(f);
+    if (grad) {   /* cs_holder_coefs, holder_lane1 */
+        double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
+        double cq = c != 0.0 ? kq * r * Q / c : 0.0;
+        double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
+        double d = 0.0;
+        if (cg != 0.0 && e->g != 0.0)
+            d += cg * (fabs(e->g) * iA) * cs_dx_sgn(e->g) * e->dg;
+        if (ch != 0.0 && e->h != 0.0)
+            d += ch * (fabs(e->h) * iB) * cs_dx_sgn(e->h) * e->dh;
+        d -= cq * (e->dg * e->h + e->g * e->dh);
+        *grad = on ? d : 0.0;
+    }
+    return f;
+}
+
+#endif
