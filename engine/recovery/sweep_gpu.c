@@ -176,24 +176,9 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
 
 static const cs_sweep_cuda_module *module(char *why, size_t len)
 {
-    if (g_injected)
-        return g_injected;
-#ifdef CSREG_HAVE_CUDA
-    void *sym;
-    if (cs_cuda_module_sym(CS_SWEEP_CUDA_SYM, &sym, why, len))
-        return NULL;
-    cs_sweep_cuda_module_fn get;
-    memcpy(&get, &sym, sizeof get);   /* ISO C: no cast from void * to a function */
-    const cs_sweep_cuda_module *m = get();
-    if (!m || m->abi != CS_SWEEP_CUDA_ABI || m->job_size != sizeof(cs_sweep_cuda_job)) {
-        snprintf(why, len, "the CUDA module does not fit this csreg (rebuild both)");
-        return NULL;
-    }
-    return m;
-#else
-    snprintf(why, len, "this csreg was built without CUDA (build with nvcc, CUDA=1)");
-    return NULL;
-#endif
+    return g_injected ? g_injected
+                      : cs_cuda_module_table(CS_SWEEP_CUDA_SYM, CS_SWEEP_CUDA_ABI,
+                                             sizeof(cs_sweep_cuda_job), why, len);
 }
 
 /* A job's host arrays: the trials items[0..n) of one grid point (M), one

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sweep_device.cuh"
+
 #include "sweep_cuda.h"
 #include "sweep_expr.cuh"
 
@@ -1319,9 +1321,7 @@ static size_t smem_bytes(const cs_sweep_cuda_job *j)
 
 static int fail(char *why, size_t len, const char *step, cudaError_t e)
 {
-    snprintf(why, len, "GPU sweep: %s: %s", step, cudaGetErrorString(e));
-    cudaGetLastError();
-    return -1;
+    return sweep_cuda_fail("GPU sweep", why, len, step, e);
 }
 
 /* one job's device side */
@@ -1482,24 +1482,10 @@ static int run(int device, const cs_sweep_cuda_job *jobs, size_t njobs, char *wh
     for (size_t k = 0; k < njobs; k++)
         if (check_job(&jobs[k], why, len))
             return -1;
-    cudaError_t e;
-    int ndev = 0;
-    if ((e = cudaGetDeviceCount(&ndev)) != cudaSuccess || ndev == 0) {
-        snprintf(why, len, "no NVIDIA driver/GPU found (cudaGetDeviceCount: %s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-        cudaGetLastError();
-        return -1;
-    }
-    if (device < 0 || device >= ndev) {
-        snprintf(why, len, "CSREG_CUDA_DEVICE=%d is out of range: %d CUDA device%s", device,
-                 ndev, ndev == 1 ? "" : "s");
-        return -1;
-    }
     cudaDeviceProp prop;
-    if ((e = cudaSetDevice(device)) != cudaSuccess)
-        return fail(why, len, "cudaSetDevice", e);
-    if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
-        return fail(why, len, "cudaGetDeviceProperties", e);
+    if (sweep_cuda_open("GPU sweep", device, &prop, why, len))
+        return -1;
+    cudaError_t e;
     job_bufs *bufs = (job_bufs *)calloc(njobs ? njobs : 1, sizeof *bufs);
     if (!bufs) {
         snprintf(why, len, "GPU sweep: out of memory");

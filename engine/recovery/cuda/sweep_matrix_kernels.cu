@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sweep_device.cuh"
+
 #include "sweep_matrix_cuda.h"
 
 #define MX_THREADS 256
@@ -494,9 +496,7 @@ __global__ void __launch_bounds__(MX_THREADS) sweep_matrix(mdev_job dj)
 
 static int mfail(char *why, size_t len, const char *step, cudaError_t e)
 {
-    snprintf(why, len, "GPU sweep (eig/orth): %s: %s", step, cudaGetErrorString(e));
-    cudaGetLastError();
-    return -1;
+    return sweep_cuda_fail("GPU sweep (eig/orth)", why, len, step, e);
 }
 
 static int mcheck_job(const cs_sweep_matrix_cuda_job *j, char *why, size_t len)
@@ -624,24 +624,9 @@ static int mrun(int device, const cs_sweep_matrix_cuda_job *jobs, size_t njobs, 
     for (size_t k = 0; k < njobs; k++)
         if (mcheck_job(&jobs[k], why, len))
             return -1;
-    cudaError_t e;
-    int ndev = 0;
-    if ((e = cudaGetDeviceCount(&ndev)) != cudaSuccess || ndev == 0) {
-        snprintf(why, len, "no NVIDIA driver/GPU found (cudaGetDeviceCount: %s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-        cudaGetLastError();
-        return -1;
-    }
-    if (device < 0 || device >= ndev) {
-        snprintf(why, len, "CSREG_CUDA_DEVICE=%d is out of range: %d CUDA device%s", device,
-                 ndev, ndev == 1 ? "" : "s");
-        return -1;
-    }
     cudaDeviceProp prop;
-    if ((e = cudaSetDevice(device)) != cudaSuccess)
-        return mfail(why, len, "cudaSetDevice", e);
-    if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
-        return mfail(why, len, "cudaGetDeviceProperties", e);
+    if (sweep_cuda_open("GPU sweep (eig/orth)", device, &prop, why, len))
+        return -1;
     for (size_t k = 0; k < njobs; k++)
         if (mrun_job(&jobs[k], &prop, why, len))
             return -1;
