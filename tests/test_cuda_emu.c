@@ -307,10 +307,15 @@ static void kernel_params(const cs_method *m, cs_sweep_cuda_job *job)
     cs_param ps[CS_METHOD_MAX_PARAMS];
     size_t n = cs_method_params(m, ps, CS_METHOD_MAX_PARAMS);
     job->r = job->alpha = job->beta = 1.0;
+    job->p = job->q = 2.0;
     for (size_t i = 0; i < n; i++) {
         double v = strtod(ps[i].text, NULL);
         if (!strcmp(ps[i].key, "r"))
             job->r = v;
+        else if (!strcmp(ps[i].key, "p"))
+            job->p = v;
+        else if (!strcmp(ps[i].key, "q"))
+            job->q = v;
         else if (!strcmp(ps[i].key, "eps"))
             job->eps = v;
         else if (!strcmp(ps[i].key, "alpha"))
@@ -377,7 +382,10 @@ static void kernel_trials(const kernel_case *c)
                 .success = succ, .iters = iters, .starts = starts};
             kernel_job(c, &mv[mi], &job);
             char why[256];
-            assert_int_equal(mod->run(0, &job, 1, why, sizeof why), 0);
+            int rc = mod->run(0, &job, 1, why, sizeof why);
+            if (rc)
+                print_message("%s: %s\n", c->methods[mi], why);
+            assert_int_equal(rc, 0);
             for (long t = 0; t < KT; t++) {
                 cs_err err;
                 cs_problem_spec sp = {.kind = c->kind, .N = c->N, .M = M, .K = K};
@@ -408,6 +416,9 @@ static void kernel_trials(const kernel_case *c)
         snprintf(what, sizeof what, "method=%s stop=%s", c->methods[0], cs_stop_name(c->stop));
     else if (c->by_method)
         snprintf(what, sizeof what, "method=%s", c->methods[0]);
+    else if (c->stop != CS_STOP_ORACLE)
+        snprintf(what, sizeof what, "kind=%s stop=%s", cs_problem_kind_name(c->kind),
+                 cs_stop_name(c->stop));
     else
         snprintf(what, sizeof what, "kind=%s", cs_problem_kind_name(c->kind));
     char at[64];   /* a method's line names its kind too */
@@ -455,6 +466,8 @@ static void test_sweep_methods(void **state)
 #define BIN_M(m, M) {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {m}, 1, 24, {M}, {0}, 1, 80, 0, 90, 0, 0, 1}
 #define RULE(m, st, tol, pct) \
     {CS_PROB_BIN, CS_SWEEP_CUDA_BIN, {m}, 1, 24, {16}, {0}, 1, 300, 0, pct, st, tol, 1}
+#define RULE2BIT(st, tol) \
+    {CS_PROB_2BIT, CS_SWEEP_CUDA_2BIT, {"equ"}, 1, 10, {10}, {0}, 1, 300, 1, 0, st, tol, 0}
     /* M where most trials succeed (a failure costs the emulator most);
      * the residual rules run a start to convergence: rounding (and the
      * restarts it tips) moves where they fire by a few iterations */
@@ -463,6 +476,12 @@ static void test_sweep_methods(void **state)
         BIN_M("binexp", 19), BIN_M("bbin", 19), BIN_M("fixed:alpha=1", 16),
         BIN_M("beta:beta=1", 16), BIN_M("beta:beta=learn", 16), BIN_M("holder:r=1.5", 16),
         BIN_M("si:r=2:eps=0.01", 16),
+        /* other p, q: reg_holder.c's rescaled path (its own kernel) */
+        BIN_M("holder:p=3:q=1.5", 16), BIN_M("si:p=4:q=1.3333333333333333:eps=0.01", 16),
+        {CS_PROB_OSB, CS_SWEEP_CUDA_OSB, {"holder:p=1.5:q=3:base=osb"}, 1, 24, {22}, {0}, 1,
+         80, 0, 90, 0, 0, 1},
+        {CS_PROB_TER, CS_SWEEP_CUDA_TER, {"si:p=1.25:q=5:r=0.5:base=ter"}, 1, 24, {20}, {6}, 1,
+         80, 0, 90, 0, 0, 1},
         {CS_PROB_OSB, CS_SWEEP_CUDA_OSB, {"holder:base=osb"}, 1, 24, {16}, {0}, 1, 80, 0, 90,
          0, 0, 1},
         {CS_PROB_TER, CS_SWEEP_CUDA_TER, {"si:base=ter"}, 1, 24, {20}, {6}, 1, 80, 0, 90, 0, 0,
@@ -470,9 +489,17 @@ static void test_sweep_methods(void **state)
         RULE("bin", CS_STOP_HYBRID, 1e-4, 50), RULE("bin", CS_STOP_RATIO, 1e-4, 50),
         RULE("beta:beta=learn", CS_STOP_NORMALIZED, 1e-4, 50),
         RULE("linf", CS_STOP_RESIDUAL, 1e-4, 50),
+        /* 2bit's adaptive steps: rounding tips its trials (above), and a
+         * start run long to a residual rule moves by some iterations (at
+         * ratio 1e-2, 1e-3 every start ends at the CPU's iteration, 21 to
+         * 56, all failing); with Δx = −τ∇f, ‖Δx‖/τ is ‖∇f‖ and the
+         * normalized residual about 1 */
+        RULE2BIT(CS_STOP_RATIO, 1e-4), RULE2BIT(CS_STOP_RESIDUAL, 1e-2),
+        RULE2BIT(CS_STOP_NORMALIZED, 1e-4), RULE2BIT(CS_STOP_HYBRID, 1e-4),
     };
 #undef BIN_M
 #undef RULE
+#undef RULE2BIT
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         kernel_trials(&cases[k]);
 }
@@ -566,9 +593,9 @@ static void test_sweep_engine(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         sweep_engine_kind(&cases[k]);
-    /* what the GPU does not take is refused with what it does: holder
-     * other than at p = q = 2 (the library's rescaled path) */
-    const char *methods[] = {"bin", "holder:p=4:q=1.3333333333333333"};
+    /* what the GPU does not take is refused with what it does: fixed
+     * whose α⁴ overflows (reg_fast_flat.c) */
+    const char *methods[] = {"bin", "fixed:alpha=1e100"};
     cs_method mv[2];
     methods_of(methods, 2, mv);
     const double gammas[] = {0.5};
@@ -576,23 +603,23 @@ static void test_sweep_engine(void **state)
                         .nvalues = 1, .methods = mv, .nmethods = 2, .trials = 1, .threads = 1,
                         .seed = 3, .device = CS_DEVICE_CUDA};
     const char *takes = "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods "
-                        "bin, osb, ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, "
-                        "q=2), beta, those made by reg define (form=holder|si at p=2, q=2) "
-                        "(FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit with method equ";
+                        "bin, osb, ter, bbin, binexp, l2l1, l2l1h, fixed, holder, si, beta, "
+                        "those made by reg define (form=holder|si at p=2, q=2) (FISTA) and "
+                        "linf, l1 (Douglas-Rachford), and kind 2bit with method equ";
     cs_sweep_result *res;
     cs_err err;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, takes));
-    assert_non_null(strstr(err.msg, "not holder:p=4"));
+    assert_non_null(strstr(err.msg, "not fixed:alpha=1e100"));
     sp.kind = CS_PROB_2BIT;   /* 2bit takes its own method only */
     sp.nmethods = 1;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "not bin"));
-    sp.methods = mv + 1;   /* a rule but oracle and maxit: not on 2bit */
+    sp.methods = mv + 1;   /* FISTA's default mode only (2bit: adaptive) */
     cs_kind_method(CS_PROB_2BIT, &mv[1]);
-    sp.solve.stop = CS_STOP_HYBRID;
+    sp.solve.mode = CS_MODE_ACCEL;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
-    assert_non_null(strstr(err.msg, "stop=oracle or stop=maxit on kind 2bit, not stop=hybrid"));
+    assert_non_null(strstr(err.msg, "FISTA's default mode (adaptive), not mode=accel"));
     cs_sweep_gpu_use_module(NULL);
 }
 

@@ -38,11 +38,10 @@ static void test_refused(void **state)
 {
     (void)state;
     const double g[] = {0.5};
-    /* holder and si at p = q = 2 only (the CPU's fused kernels) */
-    const char *holder_text[] = {"bin", "holder:p=4:q=1.3333333333333333"};
-    cs_method holder[2], fixed[1] = {method_of("fixed:alpha=1e100")};
-    cs_method equ[1] = {method_of("equ")};
-    methods_of(holder_text, 2, holder);
+    /* a method without a kernel: 2bit's equ on bin */
+    const char *equ_text[] = {"bin", "equ"};
+    cs_method on_bin[2], fixed[1] = {method_of("fixed:alpha=1e100")};
+    methods_of(equ_text, 2, on_bin);
     fig1a_like(g, 1, 2);   /* parses two */
     struct {
         cs_kind kind;
@@ -52,10 +51,9 @@ static void test_refused(void **state)
         const char *want;
     } cases[] = {
         {CS_PROB_EIG, two, 2, CS_STOP_ORACLE, "not bin on kind=eig"},
-        {CS_PROB_BIN, holder, 2, CS_STOP_ORACLE, "not holder:p=4"},
+        {CS_PROB_BIN, on_bin, 2, CS_STOP_ORACLE, "not equ"},
         {CS_PROB_BIN, fixed, 1, CS_STOP_ORACLE, "not fixed:alpha=1e100"},   /* α⁴ overflows */
-        {CS_PROB_2BIT, equ, 1, CS_STOP_HYBRID,
-         "stop=oracle or stop=maxit on kind 2bit, not stop=hybrid"},
+        {CS_PROB_2BIT, two, 1, CS_STOP_HYBRID, "not bin"},   /* 2bit: equ only */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cs_sweep_spec sp = fig1a_like(g, 1, 2);
@@ -151,12 +149,13 @@ static void test_gpu_methods(void **state)
     (void)state;
     long trials = env_trials();
     const double g[] = {0.44, 0.56, 0.8};
-    const char *texts[] = {"holder", "si", "l2l1", "binexp", "beta:beta=1", "beta:beta=learn"};
-    cs_method mv[6];
-    methods_of(texts, 6, mv);
+    const char *texts[] = {"holder", "si", "l2l1", "binexp", "beta:beta=1", "beta:beta=learn",
+                           "holder:p=3:q=1.5", "si:p=4:q=1.3333333333333333:eps=0.01"};
+    cs_method mv[8];
+    methods_of(texts, 8, mv);
     cs_sweep_spec sp = fig1a_like(g, sizeof g / sizeof *g, trials);
     sp.methods = mv;
-    sp.nmethods = 6;
+    sp.nmethods = 8;
     gpu_against_cpu(&sp, trials);
     cs_sweep_spec rule = fig1a_like(g, sizeof g / sizeof *g, trials);
     rule.solve.stop = CS_STOP_HYBRID;

@@ -17,8 +17,8 @@ void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 
 /* What the kernels run (cuda/sweep_cuda.h), in every message that refuses. */
 #define TAKES "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods bin, osb, " \
-              "ter, bbin, binexp, l2l1, l2l1h, fixed, holder and si (p=2, q=2), beta, those " \
-              "made by reg define (form=holder|si at p=2, q=2) (FISTA) and linf, l1 " \
+              "ter, bbin, binexp, l2l1, l2l1h, fixed, holder, si, beta, those made by reg " \
+              "define (form=holder|si at p=2, q=2) (FISTA) and linf, l1 " \
               "(Douglas-Rachford), and kind 2bit with method equ"
 
 /* The parameters of m's instance as the CPU makes it (cs_reg_describe's
@@ -66,9 +66,10 @@ static int gpu_params(const cs_method *m, cs_sweep_cuda_job *j, double *p, doubl
 /* the GPU's method for m on kind, its regularizer or prox into *fn and
  * its parameters into par (may be NULL), or -1: on bin, osb and ter the
  * solver's fused kernels of bin, osb, ter, bbin, binexp, l2l1, l2l1h,
- * fixed, holder and si at p = q = 2 (cs_reg_fast.h), beta, those made by
- * reg define whose g and h the device takes (cs_expr_export.h), and the
- * prox of linf and l1; on 2bit its own method (equ) */
+ * fixed, holder and si at p = q = 2 (cs_reg_fast.h), holder and si at
+ * other p, q (reg_holder.c's rescaled path), beta, those made by reg
+ * define whose g and h the device takes (cs_expr_export.h), and the prox
+ * of linf and l1; on 2bit its own method (equ) */
 static int gpu_method(cs_kind kind, const cs_method *m, int *fn, cs_sweep_cuda_job *par)
 {
     *fn = 0;
@@ -111,15 +112,13 @@ static int gpu_method(cs_kind kind, const cs_method *m, int *fn, cs_sweep_cuda_j
         else
             return -1;
     }
-    cs_sweep_cuda_job own = {.r = 1.0, .alpha = 1.0, .beta = 1.0};
-    double p, q;
+    cs_sweep_cuda_job own = {.r = 1.0, .alpha = 1.0, .beta = 1.0, .p = 2.0, .q = 2.0};
     if (!par)
         par = &own;
-    if (gpu_params(m, par, &p, &q))
+    if (gpu_params(m, par, &par->p, &par->q))
         return -1;
-    /* the fused kernels' Hölder forms are those at p = q = 2 (others: the
-     * library's rescaled path); fixed's α⁴ must be finite (reg_fast_flat.c) */
-    if (p != 2.0 || q != 2.0 || !isfinite(par->alpha * par->alpha * par->alpha * par->alpha))
+    /* fixed's α⁴ must be finite (reg_fast_flat.c) */
+    if (!isfinite(par->alpha * par->alpha * par->alpha * par->alpha))
         return -1;
     return CS_SWEEP_CUDA_FISTA;
 }
@@ -157,12 +156,7 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
                            sp->methods[m].text);
     }
-    /* every rule on bin, osb and ter (a start's own criterion); 2bit's
-     * adaptive steps stop on the oracle or at maxit */
-    if (sp->kind == CS_PROB_2BIT && sp->solve.stop != CS_STOP_ORACLE &&
-        sp->solve.stop != CS_STOP_MAXIT)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit on kind 2bit, not "
-                       "stop=%s", takes, cs_stop_name(sp->solve.stop));
+    /* every rule: a start's own criterion (2bit's adaptive steps too) */
     cs_mode mode = cs_kind_defaults_of(sp->kind)->mode;
     if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != mode)
         return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (%s), not mode=%s",
@@ -224,7 +218,7 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
     _Static_assert(CS_SWEEP_CUDA_STOP_HYBRID == (int)CS_STOP_HYBRID &&
                    CS_SWEEP_CUDA_STOP_MAXIT == (int)CS_STOP_MAXIT &&
                    CS_SWEEP_CUDA_STOP_RATIO == (int)CS_STOP_RATIO, "the job's stop is a cs_stop");
-    cs_sweep_cuda_job par = {.r = 1.0, .alpha = 1.0, .beta = 1.0};
+    cs_sweep_cuda_job par = {.r = 1.0, .alpha = 1.0, .beta = 1.0, .p = 2.0, .q = 2.0};
     int fn = 0, method = gpu_method(sp->kind, &sp->methods[m], &fn, &par);
     if (method == CS_SWEEP_CUDA_FISTA && fn == CS_SWEEP_CUDA_REG_DEFINED) {
         if (!(h->code = malloc(sizeof *h->code)))
@@ -260,6 +254,8 @@ static int host_job_make(host_job *h, const cs_sweep_spec *sp, size_t M, size_t 
         .learn_beta = par.learn_beta,
         .r = par.r,
         .eps = par.eps,
+        .p = par.p,
+        .q = par.q,
         .alpha = par.alpha,
         .beta = par.beta,
         .dr_t = sp->solve.dr_t > 0 ? sp->solve.dr_t : dr_t,

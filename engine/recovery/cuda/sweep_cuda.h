@@ -13,7 +13,8 @@
  *          mode with restart, window 10, 20 halvings) on ℓbin, ℓosb, ℓter
  *          (reg_fast.c's kernels), the FLAT kernels bbin, binexp, l2l1,
  *          fixed (reg_fast_flat.c), the Hölder forms holder, si at
- *          p = q = 2 and l2l1h (reg_fast_holder.c), beta (reg_baseline.c;
+ *          p = q = 2 and l2l1h (reg_fast_holder.c), holder and si at other
+ *          p, q (reg_holder.c's rescaled path), beta (reg_baseline.c;
  *          beta=learn: β is one more coordinate, free of the projection,
  *          started at mean(randn²)), or a regularizer made by reg define
  *          (the CS form, holder and si at p = q = 2: g and h by an
@@ -26,7 +27,7 @@
  *   FISTA_2BIT  kind 2bit (x* = y1 + y2, y1 ∈ {±1}^N, y2 ∈ {±2}^N):
  *          ‖A(y1 + y2) − b‖² + λℓequ(y) by FISTA's adaptive mode
  *          (Barzilai–Borwein steps, backtracking ×0.2, no projection),
- *          y0 = randn (2N), up to max_starts starts;
+ *          y0 = randn (2N), up to max_starts starts, each ended by `stop`;
  * each start's random numbers from the method stream in the CPU's order.
  * The affine projection uses an orthonormal basis of range(Aᵀ) made by
  * Gram–Schmidt twice (the CPU: Householder QR), so results agree with the
@@ -61,7 +62,7 @@ enum cs_sweep_cuda_reg { CS_SWEEP_CUDA_REG_BIN = 0, CS_SWEEP_CUDA_REG_OSB = 1,
                          CS_SWEEP_CUDA_REG_BETA = 10, CS_SWEEP_CUDA_REG_DEFINED = 11,
                          CS_SWEEP_CUDA_REG_COUNT = 12 };
 /* a start's stopping rule, with cs_stop's values (cs_fista.h; fista.c's
- * and dr.c's cs_stop_fires); FISTA_2BIT takes ORACLE and MAXIT only */
+ * and dr.c's cs_stop_fires), every method */
 enum cs_sweep_cuda_stop { CS_SWEEP_CUDA_STOP_ORACLE = 0, CS_SWEEP_CUDA_STOP_HYBRID = 1,
                           CS_SWEEP_CUDA_STOP_RESIDUAL = 2, CS_SWEEP_CUDA_STOP_NORMALIZED = 3,
                           CS_SWEEP_CUDA_STOP_MAXIT = 4, CS_SWEEP_CUDA_STOP_RATIO = 5 };
@@ -92,6 +93,8 @@ typedef struct cs_sweep_cuda_job {
     int base;                       /* holder, si: enum cs_sweep_cuda_reg BIN, OSB or TER */
     int learn_beta;                 /* beta=learn: β is coordinate N (N + 1 in all) */
     double r, eps;                  /* holder, si: the power r > 0; si's ε >= 0 */
+    double p, q;                    /* holder, si: the norms' exponents >= 1 (2, 2: the
+                                       fused kernel's path; else the rescaled one) */
     double alpha;                   /* fixed: the scale α */
     double beta;                    /* beta: β (without learn_beta) */
     double dr_t;                    /* DR's t (10 for ℓ∞, 1 for ℓ1) */
@@ -106,7 +109,7 @@ typedef struct cs_sweep_cuda_job {
     int *starts;                    /* starts used */
 } cs_sweep_cuda_job;
 
-#define CS_SWEEP_CUDA_ABI 5
+#define CS_SWEEP_CUDA_ABI 6
 #define CS_SWEEP_CUDA_SYM "cs_sweep_cuda_module_get"
 typedef struct cs_sweep_cuda_module {
     int abi;

@@ -6,15 +6,16 @@
  * is uniform. The arithmetic follows engine/opt/fista.c, engine/opt/dr.c,
  * engine/opt/proj.c (cs_linf_threshold), engine/reg/reg_fast*.c (ℓbin,
  * ℓosb, ℓter; bbin, binexp, l2l1, fixed; holder, si, l2l1h),
+ * engine/reg/reg_holder.c (holder, si at other p, q),
  * engine/reg/reg_baseline.c (beta), engine/recovery/problem.c (the draws)
  * and engine/base/cs_rng.c step by step; built with --fmad=false like the
  * rest of the module. One FISTA templated on the regularizer's family
- * (fam_poly, fam_flat, fam_holder, fam_beta, fam_defined: a kernel each,
- * so that bin keeps its registers) with the family's regularizers as a
- * switch (fam_defined: reg define's g and h by sweep_expr.cuh), one
- * Douglas–Rachford with the prox as a switch (in bin's kernel), each
- * start ended by the job's stopping rule, and 2bit's objective with
- * FISTA's adaptive mode (its own kernel, sweep_2bit). */
+ * (fam_poly, fam_flat, fam_holder, fam_holder_pq, fam_beta, fam_defined:
+ * a kernel each, so that bin keeps its registers) with the family's
+ * regularizers as a switch (fam_defined: reg define's g and h by
+ * sweep_expr.cuh), one Douglas–Rachford with the prox as a switch (in
+ * bin's kernel), each start ended by the job's stopping rule, and 2bit's
+ * objective with FISTA's adaptive mode (its own kernel, sweep_2bit). */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -163,6 +164,23 @@ __device__ static void bsum(block_t *b, double *v, int k)
         v[j] = s;
     }
     b->parity ^= 1;   /* the next call writes the other buffer: no second barrier */
+}
+
+/* the largest v over the block, in every thread (exact in any order) */
+__device__ static double bmax(block_t *b, double v)
+{
+    int lane = b->tid & 31, warp = b->tid >> 5, nw = (int)(blockDim.x >> 5);
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    double (*r)[RED_MAX] = b->red[b->parity];
+    if (lane == 0)
+        r[warp][0] = v;
+    __syncthreads();
+    double m = r[0][0];
+    for (int w = 1; w < nw; w++)
+        m = fmax(m, r[w][0]);
+    b->parity ^= 1;   /* as bsum's */
+    return m;
 }
 
 /* FISTA's first step: 2/(10 L), L the gradient's change between two random
@@ -441,7 +459,7 @@ struct fam_poly {
     enum { NM = 2, EXTRA = 0 };
     __device__ static int pend(const job_t *j) { return j->fn != CS_SWEEP_CUDA_REG_BIN; }
     __device__ static int slot(const job_t *j) { return pend(j); }
-    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe,
                                    double *m)
     {
         (void)xe;
@@ -494,7 +512,7 @@ struct fam_flat {
     }
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     __device__ static int slot(const job_t *j) { return (void)j, 1; }
-    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe,
                                    double *m)
     {
         (void)xe;
@@ -565,7 +583,7 @@ struct fam_holder {
     {
         return base(j) == CS_SWEEP_CUDA_REG_BIN || base(j) == BASE_ABS;
     }
-    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe,
                                    double *m)
     {
         (void)xe;
@@ -645,6 +663,149 @@ struct fam_holder {
     }
 };
 
+/* The Hölder forms at other p, q (reg_holder.c as cs_reg_eval_fast runs it:
+ * not the fused kernel): x rescaled by 2^-e (max|x|·2^-e in [0.5, 1)), the
+ * sums of (|g|/max|g|)^p and (|h|/max|h|)^q, D = P − Q directly (no Lemma
+ * 1), the value and gradient scaled back (scale2). max|x| is a block
+ * maximum; max|g| and max|h| are g and h at max|x|·2^-e (bin, osb, ter:
+ * |g|, |h| rounded are monotone in |x|). Moments: Σtg, Σgh, Σth, and
+ * max|x| (m[3], not summed). */
+struct fam_holder_pq {
+    enum { NM = 4, EXTRA = 0 };
+    struct scale_t {
+        int e;
+        double s, top;   /* 2^-e (0: use ldexp); max|x|·2^-e */
+    };
+    __device__ static scale_t scale_of(double mx)
+    {
+        scale_t sc = {0, 1.0, 0.0};
+        if (mx > 0.0) {   /* reg_holder.c's find_scale */
+            frexp(mx, &sc.e);
+            sc.s = (sc.e > -1000 && sc.e < 1000) ? ldexp(1.0, -sc.e) : 0.0;
+            sc.top = ldexp(mx, -sc.e);
+        }
+        return sc;
+    }
+    __device__ static double at(const scale_t &sc, double x)
+    {
+        return sc.s != 0.0 ? x * sc.s : ldexp(x, -sc.e);
+    }
+    /* v·2^k for real k (reg_holder.c's scale2) */
+    __device__ static double scale2(double v, double k)
+    {
+        if (v == 0.0)
+            return 0.0;
+        double fk = floor(k);
+        fk = fk > 100000.0 ? 100000.0 : (fk < -100000.0 ? -100000.0 : fk);
+        double frac = k - fk;
+        return ldexp(frac != 0.0 ? v * exp2(frac) : v, (int)fk);
+    }
+    /* w^p as abs_pow and sums_body take it (p = 2: a product) */
+    __device__ static double pw(double w, double p)
+    {
+        return p == 2.0 ? w * w : (p == 1.0 ? w : pow(w, p));
+    }
+    __device__ static int flat(const job_t *j) { return j->base == CS_SWEEP_CUDA_REG_BIN; }
+    __device__ static int pend(const job_t *j) { return (void)j, 1; }
+    /* h = 1 (bin): Σth = N, two sums, so the check fits the candidate's */
+    __device__ static int slot(const job_t *j) { return flat(j); }
+    /* max|g|, max|h| of the rescaled x */
+    __device__ static void gh_max(const job_t *j, const scale_t &sc, double *mg, double *mh)
+    {
+        double g, dg, h, dh;
+        fam_holder::gh(j->base, sc.top, &g, &dg, &h, &dh);
+        *mg = fabs(g);
+        *mh = fabs(h);
+    }
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe, double *m)
+    {
+        (void)xe;
+        int on = b->tid < b->n;
+        double mx = bmax(b, on ? fabs(x) : 0.0);
+        scale_t sc = scale_of(mx);
+        double g, dg, h, dh, mg, mh;
+        fam_holder::gh(j->base, at(sc, x), &g, &dg, &h, &dh);
+        gh_max(j, sc, &mg, &mh);
+        double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
+        m[0] = on ? pw(fabs(g) * img, j->p) : 0.0;
+        m[1] = on ? g * h : 0.0;
+        m[2] = on ? pw(fabs(h) * imh, j->q) : 0.0;
+        m[3] = mx;
+    }
+    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, 3); }
+    __device__ static void sum_st(block_t *b, const job_t *j, double *st)
+    {
+        (void)j, bsum(b, st, 8);
+    }
+    __device__ static double value(block_t *b, const job_t *j, double x, double xe,
+                                   const double *m, double *g, double *ge, double *gbad,
+                                   int *finite)
+    {
+        (void)xe;
+        (void)ge;
+        int on = b->tid < b->n, si = j->fn == CS_SWEEP_CUDA_REG_SI;
+        double r = j->r, p = j->p, q = j->q;
+        /* P and Q's degree: g of degree 2 (bin, osb) or 3 (ter), h 0 (bin) or 1 */
+        double deg = r * ((j->base == CS_SWEEP_CUDA_REG_TER ? 3.0 : 2.0) + (flat(j) ? 0.0 : 1.0));
+        scale_t sc = scale_of(m[3]);
+        double gv = 0.0, dg = 0.0, hv = 0.0, dh = 0.0, A = 0.0, B = 0.0, P = 0.0, Q = 0.0;
+        double c = 0.0, D = 0.0;
+        int zero = !(m[3] > 0.0);   /* x = 0: the zero set (find_scale), nothing summed */
+        if (!zero) {
+            double mg, mh;
+            fam_holder::gh(j->base, at(sc, x), &gv, &dg, &hv, &dh);
+            gh_max(j, sc, &mg, &mh);
+            double sg = m[0], sh = flat(j) ? (double)b->n : m[2];
+            c = m[1];
+            /* cs_holder_norms */
+            A = mg * (p == 2.0 ? sqrt(sg) : pow(sg, 1.0 / p));
+            B = mh * (q == 2.0 ? sqrt(sh) : pow(sh, 1.0 / q));
+            double aa = A * B, bq = fabs(c);
+            P = r == 1.0 ? aa : pow(aa, r);
+            Q = r == 1.0 ? bq : pow(bq, r);
+            D = P > Q ? P - Q : 0.0;
+        }
+        double f, kp = 1.0, kq = 1.0, out;
+        *gbad = 0.0;
+        if (si) {   /* (P − Q)/(Q + ε·2^(−e·deg)) */
+            double den = Q + scale2(j->eps, -deg * sc.e);
+            if (!(den > 0.0)) {   /* undefined or out of range: not finite */
+                *finite = 0;
+                if (g)
+                    *g = 0.0;
+                return NAN;
+            }
+            f = D / den;
+            kp = 1.0 / den;
+            kq = (1.0 + f) / den;
+            out = scale2(1.0, -(double)sc.e);
+        } else {
+            f = scale2(D, deg * sc.e);
+            out = scale2(1.0, (deg - 1.0) * sc.e);
+        }
+        *finite = isfinite(f);
+        if (g) {   /* cs_holder_coefs, combine_grad, holder_lane1 */
+            double d = 0.0;
+            if (!zero) {
+                double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
+                double cq = c != 0.0 ? kq * r * Q / c : 0.0;
+                double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
+                double wg = p == 2.0 ? fabs(gv) * iA : pow(fabs(gv) * iA, p - 1.0);
+                double wh = q == 2.0 ? fabs(hv) * iB : pow(fabs(hv) * iB, q - 1.0);
+                if (cg != 0.0 && gv != 0.0)
+                    d += cg * wg * sgn(gv) * dg;
+                if (ch != 0.0 && hv != 0.0)
+                    d += ch * wh * sgn(hv) * dh;
+                d -= cq * (dg * hv + gv * dh);
+                d *= out;
+            }
+            *g = on ? d : 0.0;
+            *gbad = on ? d * 0.0 : 0.0;
+        }
+        return f;
+    }
+};
+
 /* beta (reg_baseline.c): Σ(x² − β)², β fixed or (learn_beta) the extra
  * coordinate xe, ∂/∂β = −2Σ(x² − β). Moments: Σ(x² − β)², Σ(x² − β). */
 struct fam_beta {
@@ -655,7 +816,7 @@ struct fam_beta {
     }
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     __device__ static int slot(const job_t *j) { return (void)j, 1; }
-    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe,
                                    double *m)
     {
         int on = b->tid < b->n;
@@ -701,7 +862,7 @@ struct fam_defined {
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     /* three moments: the candidate's sum has no room for the check */
     __device__ static int slot(const job_t *j) { return (void)j, 0; }
-    __device__ static void moments(const block_t *b, const job_t *j, double x, double xe,
+    __device__ static void moments(block_t *b, const job_t *j, double x, double xe,
                                    double *m)
     {
         (void)xe;
@@ -1115,8 +1276,11 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
     double tau = first_step(b, on, isfinite(fa) && isfinite(fb), r1, r2, ga, gb);
     double g0, g1 = 0.0;
     double f_start = f_2bit(b, j->lambda, x0, &g0);
-    double best = x0, x1 = x0, best_obj = INFINITY;
-    double fwin[FISTA_WINDOW];
+    double best = x0, x1 = x0, best_obj = INFINITY, max_resid = -INFINITY;
+    /* the residual rules as fista.c's step_end (‖∇f(x0)‖: a sum more) */
+    const int gn = needs_gnorm(j->stop);
+    double g0norm = gn ? sqrt(bsum1(b, on ? g0 * g0 : 0.0)) : 0.0;
+    double fwin[FISTA_WINDOW], st[3];
     long it = 0;
     for (;;) {
         long i = it + 1;
@@ -1126,8 +1290,11 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
             f1 = f_2bit(b, j->lambda, x1, &g1);
             if (!isfinite(f1))
                 f1 = INFINITY;
-            double dx = x1 - x0, st[2] = {on ? dx * g0 : 0.0, on ? dx * dx : 0.0};
-            bsum(b, st, 2);
+            double dx = x1 - x0, h = dx + tau * g0;
+            st[0] = on ? dx * g0 : 0.0;
+            st[1] = on ? dx * dx : 0.0;
+            st[2] = on && gn ? h * h : 0.0;
+            bsum(b, st, gn ? 3 : 2);
             double Mx = window_max(fwin, i, f_start);
             double bound = Mx + st[0] + st[1] / (2.0 * tau);
             if (!(f1 - 1e-12 > bound && bt < FISTA_MAX_BACKTRACKS))
@@ -1140,8 +1307,13 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
             best = x1;
         }
         int hit = rel_err_2bit(b, x1, xs, xs_norm) < j->success_tol;
+        double resid = sqrt(st[1]) / tau;
+        if (resid > max_resid)
+            max_resid = resid;
+        double nres = gn ? resid / (fmax(g0norm, sqrt(st[2]) / tau) + 1e-8) : 0.0;
         it = i;
-        if (!isfinite(f1) || (j->stop == CS_SWEEP_CUDA_STOP_ORACLE && hit) || i >= j->maxit)
+        if (!isfinite(f1) || stop_fires(j->stop, hit, resid, max_resid, nres, j->tol) ||
+            i >= j->maxit)
             break;
         /* Barzilai–Borwein: Δx = x1 − x0, Δg = ∇f(x1) − ∇f(x0) */
         double dx = x1 - x0, dg = g1 - g0;
@@ -1156,6 +1328,8 @@ __device__ static double bb_start(block_t *b, const cs_sweep_cuda_job *j, double
         tau = tau1;
         x0 = x1;
         g0 = g1;
+        if (gn)
+            g0norm = sqrt(bsum1(b, on ? g0 * g0 : 0.0));
     }
     *iters += it;
     return rel_err_2bit(b, best, xs, xs_norm);
@@ -1186,9 +1360,9 @@ struct dev_job {
 };
 
 /* A kernel per family (so that bin and the others keep their registers):
- * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, BETA, DEFINED
+ * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, HOLDER_PQ, BETA, DEFINED
  * (above), and kind 2bit. */
-enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_BETA, FAM_DEFINED, FAM_2BIT };
+enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_HOLDER_PQ, FAM_BETA, FAM_DEFINED, FAM_2BIT };
 
 template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
 {
@@ -1236,6 +1410,8 @@ template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
             fista_trial<fam_flat>(&b, xs, xs_norm, &r, j, &out);
         else if (FAM == FAM_HOLDER)
             fista_trial<fam_holder>(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_HOLDER_PQ)
+            fista_trial<fam_holder_pq>(&b, xs, xs_norm, &r, j, &out);
         else if (FAM == FAM_DEFINED)
             fista_trial<fam_defined>(&b, xs, xs_norm, &r, j, &out);
         else
@@ -1285,6 +1461,7 @@ static int family(const cs_sweep_cuda_job *j)
     case CS_SWEEP_CUDA_REG_FIXED: return FAM_FLAT;
     case CS_SWEEP_CUDA_REG_HOLDER:
     case CS_SWEEP_CUDA_REG_SI:
+        return j->p != 2.0 || j->q != 2.0 ? FAM_HOLDER_PQ : FAM_HOLDER;
     case CS_SWEEP_CUDA_REG_L2L1H: return FAM_HOLDER;
     case CS_SWEEP_CUDA_REG_BETA: return FAM_BETA;
     case CS_SWEEP_CUDA_REG_DEFINED: return FAM_DEFINED;
@@ -1299,6 +1476,7 @@ static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
     case FAM_2BIT: return sweep_2bit;
     case FAM_FLAT: return big ? sweep_any<FAM_FLAT> : sweep_small<FAM_FLAT>;
     case FAM_HOLDER: return big ? sweep_any<FAM_HOLDER> : sweep_small<FAM_HOLDER>;
+    case FAM_HOLDER_PQ: return big ? sweep_any<FAM_HOLDER_PQ> : sweep_small<FAM_HOLDER_PQ>;
     case FAM_BETA: return big ? sweep_any<FAM_BETA> : sweep_small<FAM_BETA>;
     case FAM_DEFINED: return big ? sweep_any<FAM_DEFINED> : sweep_small<FAM_DEFINED>;
     default: return big ? sweep_any<FAM_POLY> : sweep_small<FAM_POLY>;
@@ -1359,13 +1537,13 @@ static int check_job(const cs_sweep_cuda_job *j, char *why, size_t len)
                (j->fn == CS_SWEEP_CUDA_REG_HOLDER || j->fn == CS_SWEEP_CUDA_REG_SI);
     int beta = j->method == CS_SWEEP_CUDA_FISTA && j->fn == CS_SWEEP_CUDA_REG_BETA;
     if (j->stop < CS_SWEEP_CUDA_STOP_ORACLE || j->stop > CS_SWEEP_CUDA_STOP_RATIO ||
-        (is2 && j->stop != CS_SWEEP_CUDA_STOP_ORACLE && j->stop != CS_SWEEP_CUDA_STOP_MAXIT) ||
         !(j->tol >= 0.0) ||
         (form && (j->base < CS_SWEEP_CUDA_REG_BIN || j->base > CS_SWEEP_CUDA_REG_TER ||
-                  !(j->r > 0.0) || !(j->eps >= 0.0))) ||
+                  !(j->r > 0.0) || !(j->eps >= 0.0) || !(j->p >= 1.0) || !(j->q >= 1.0))) ||
         (j->learn_beta && !beta)) {
-        snprintf(why, len, "GPU sweep: stop %d, base %d, r=%g, eps=%g, learn_beta %d: not a job "
-                 "this module runs", j->stop, j->base, j->r, j->eps, j->learn_beta);
+        snprintf(why, len, "GPU sweep: stop %d, base %d, p=%g, q=%g, r=%g, eps=%g, learn_beta %d: "
+                 "not a job this module runs", j->stop, j->base, j->p, j->q, j->r, j->eps,
+                 j->learn_beta);
         return -1;
     }
     /* the interpreter trusts its code: checked here */
