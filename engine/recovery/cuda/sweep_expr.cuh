@@ -218,6 +218,46 @@ __device__ static inline double cs_dx_pow_diff(double a, double b, double d, dou
     return pow(b, r) * expm1(r * log1p(d / b));
 }
 
+/* The Hölder forms' tail (cs_holder_coefs, holder_lane1), shared by the
+ * built-in holder/si family (sweep_kernels.cu) and the defined ones: from
+ * D = ‖g‖_p^r‖h‖_q^r − |⟨g,h⟩|^r, P, Q (its two terms), A = ‖g‖, B = ‖h‖
+ * and c = ⟨g,h⟩, the value (si: scaled by 1/(Q + ε)) and, with grad, this
+ * entry's gradient from (g, g', h, h'); on: the thread holds an entry. */
+__device__ static inline double cs_dx_holder_tail(double D, double P, double Q, double A,
+                                                  double B, double c, double r, int si,
+                                                  double eps, int on, double g, double dg,
+                                                  double h, double dh, double *grad,
+                                                  int *finite)
+{
+    double f = D, kp = 1.0, kq = 1.0;
+    if (si) {
+        double den = Q + eps;
+        if (!(den > 0.0)) {   /* ⟨g,h⟩ = 0 and ε = 0: undefined */
+            *finite = 0;
+            if (grad)
+                *grad = 0.0;
+            return NAN;
+        }
+        f = D / den;
+        kp = 1.0 / den;
+        kq = (1.0 + f) / den;
+    }
+    *finite = isfinite(f);
+    if (grad) {
+        double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
+        double cq = c != 0.0 ? kq * r * Q / c : 0.0;
+        double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
+        double d = 0.0;
+        if (cg != 0.0 && g != 0.0)
+            d += cg * (fabs(g) * iA) * cs_dx_sgn(g) * dg;
+        if (ch != 0.0 && h != 0.0)
+            d += ch * (fabs(h) * iB) * cs_dx_sgn(h) * dh;
+        d -= cq * (dg * h + g * dh);
+        *grad = on ? d : 0.0;
+    }
+    return f;
+}
+
 /* ℓ from the moments' block sums m (cs_dx_moments) and this entry's
  * gradient into *grad (NULL: the value alone; e's derivatives are read
  * only with grad). sum(v, k) sums v[0..k) over the block, in place, in
@@ -255,33 +295,8 @@ __device__ static inline double cs_dx_value(const cs_expr_reg_code *rc, SUM &sum
     } else {
         D = P > Q ? P - Q : 0.0;
     }
-    double f = D, kp = 1.0, kq = 1.0;
-    if (rc->form == CS_EXPR_REG_SI) {
-        double den = Q + rc->eps;
-        if (!(den > 0.0)) {   /* ⟨g,h⟩ = 0 and ε = 0: undefined */
-            *finite = 0;
-            if (grad)
-                *grad = 0.0;
-            return NAN;
-        }
-        f = D / den;
-        kp = 1.0 / den;
-        kq = (1.0 + f) / den;
-    }
-    *finite = isfinite(f);
-    if (grad) {   /* cs_holder_coefs, holder_lane1 */
-        double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
-        double cq = c != 0.0 ? kq * r * Q / c : 0.0;
-        double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
-        double d = 0.0;
-        if (cg != 0.0 && e->g != 0.0)
-            d += cg * (fabs(e->g) * iA) * cs_dx_sgn(e->g) * e->dg;
-        if (ch != 0.0 && e->h != 0.0)
-            d += ch * (fabs(e->h) * iB) * cs_dx_sgn(e->h) * e->dh;
-        d -= cq * (e->dg * e->h + e->g * e->dh);
-        *grad = on ? d : 0.0;
-    }
-    return f;
+    return cs_dx_holder_tail(D, P, Q, A, B, c, r, rc->form == CS_EXPR_REG_SI, rc->eps, on,
+                             e->g, e->dg, e->h, e->dh, grad, finite);
 }
 
 #endif

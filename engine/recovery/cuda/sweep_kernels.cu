@@ -600,15 +600,6 @@ struct fam_holder {
     {
         (void)j, bsum(b, st, 8);
     }
-    /* a^r − b^r for a ≥ b ≥ 0 from d = a − b (reg_holder.c's pow_diff) */
-    __device__ static double pow_diff(double a, double bb, double d, double r)
-    {
-        if (r == 1.0)
-            return d;
-        if (d > bb)
-            return pow(a, r) - pow(bb, r);
-        return pow(bb, r) * expm1(r * log1p(d / bb));
-    }
     __device__ static double value(block_t *b, const job_t *j, double x, double xe,
                                    const double *m, double *g, double *ge, double *gbad,
                                    int *finite)
@@ -627,38 +618,13 @@ struct fam_holder {
         if (hh > 0.0) {   /* cs_holder_lemma1 */
             double beta = c / hh, e = on ? gv - beta * hv : 0.0;
             double d2 = hh * bsum1(b, e * e);
-            D = r == 2.0 ? d2 : pow_diff(aa, bq, aa + bq == 0.0 ? 0.0 : d2 / (aa + bq), r);
+            D = r == 2.0 ? d2 : cs_dx_pow_diff(aa, bq, aa + bq == 0.0 ? 0.0 : d2 / (aa + bq), r);
         } else {
             D = P > Q ? P - Q : 0.0;
         }
-        double f = D, kp = 1.0, kq = 1.0;
-        *gbad = 0.0;
-        if (si) {
-            double den = Q + j->eps;
-            if (!(den > 0.0)) {   /* ⟨g,h⟩ = 0 and ε = 0: not finite */
-                *finite = 0;
-                if (g)
-                    *g = 0.0;
-                return NAN;
-            }
-            f = D / den;
-            kp = 1.0 / den;
-            kq = (1.0 + f) / den;
-        }
-        *finite = isfinite(f);
-        if (g) {   /* cs_holder_coefs, holder_lane1 */
-            double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
-            double cq = c != 0.0 ? kq * r * Q / c : 0.0;
-            double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
-            double d = 0.0;
-            if (cg != 0.0 && gv != 0.0)
-                d += cg * (fabs(gv) * iA) * sgn(gv) * dg;
-            if (ch != 0.0 && hv != 0.0)
-                d += ch * (fabs(hv) * iB) * sgn(hv) * dh;
-            d -= cq * (dg * hv + gv * dh);
-            *g = on ? d : 0.0;
-            *gbad = on ? d * 0.0 : 0.0;
-        }
+        double f = cs_dx_holder_tail(D, P, Q, A, B, c, r, si, j->eps, on, gv, dg, hv, dh, g,
+                                     finite);
+        *gbad = g && on ? *g * 0.0 : 0.0;   /* NaN when the gradient is not finite */
         return f;
     }
 };
