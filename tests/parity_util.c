@@ -460,6 +460,80 @@ static void row_matmul_backward_nodbias(pt *t)
     matmul_bwd(t, 1, 0);
 }
 
+/* A dense layer and its ReLU: a backend's fusion (matmul_relu_forward,
+ * matmul_relu_backward), or the ops apart where it has none (the CPU) */
+static void matmul_relu_fwd(pt *t, int bias)
+{
+    for (size_t k = 0; k < NSHAPES(mm_shapes); k++) {
+        int B = mm_shapes[k][0], C = mm_shapes[k][1], OC = mm_shapes[k][2];
+        pbuf x = rnd(t, (size_t)B * C, 1), w = rnd(t, (size_t)OC * C, 0.1);
+        pbuf b = bias ? rnd(t, OC, 0.1) : NOBUF, y = outf(t, (size_t)B * OC);
+        if (!ready(t))
+            return;
+        SIDES {
+            if (O->matmul_relu_forward)
+                O->matmul_relu_forward(S(y), S(x), S(w), S(b), B, C, OC);
+            else {
+                O->matmul_forward(S(y), S(x), S(w), S(b), B, C, OC);
+                O->relu_forward(S(y), S(y), (size_t)B * OC);
+            }
+        }
+        CHECKF(y, (size_t)B * OC, "out B%d C%d OC%d", B, C, OC);
+    }
+}
+
+static void row_matmul_relu_forward(pt *t)
+{
+    matmul_relu_fwd(t, 1);
+}
+
+static void row_matmul_relu_forward_nobias(pt *t)
+{
+    matmul_relu_fwd(t, 0);
+}
+
+static void matmul_relu_bwd(pt *t, int with_dinp)
+{
+    for (size_t k = 0; k < NSHAPES(mm_shapes); k++) {
+        int B = mm_shapes[k][0], C = mm_shapes[k][1], OC = mm_shapes[k][2];
+        size_t n = (size_t)B * OC;
+        /* the ReLU's output: about half of it 0 */
+        float *hz = hrand(t, n, 1);
+        for (size_t i = 0; i < n; i++)
+            hz[i] = hz[i] > 0.0f ? hz[i] : 0.0f;
+        pbuf dy = rnd(t, n, 1), z = put(t, hz, n * sizeof(float)),
+             x = rnd(t, (size_t)B * C, 1), w = rnd(t, (size_t)OC * C, 0.1);
+        pbuf dx = with_dinp ? outf(t, (size_t)B * C) : NOBUF, dw = outf(t, (size_t)OC * C),
+             db = outf(t, OC), dm = outf(t, n);
+        if (!ready(t))
+            return;
+        SIDES {
+            if (O->matmul_relu_backward)
+                O->matmul_relu_backward(S(dx), S(dw), S(db), S(dm), S(dy), S(z), S(x), S(w), B,
+                                        C, OC);
+            else {
+                O->relu_backward(S(dm), S(dy), S(z), n);
+                O->matmul_backward(S(dx), S(dw), S(db), S(dm), S(x), S(w), B, C, OC);
+            }
+        }
+        check(t, dm, n, PT_F32, 0, "dmask B%d C%d OC%d", B, C, OC);   /* a select: exact */
+        if (with_dinp)
+            CHECKF(dx, (size_t)B * C, "dinp B%d C%d OC%d", B, C, OC);
+        CHECKF(dw, (size_t)OC * C, "dw B%d C%d OC%d", B, C, OC);
+        CHECKF(db, OC, "dbias B%d C%d OC%d", B, C, OC);
+    }
+}
+
+static void row_matmul_relu_backward(pt *t)
+{
+    matmul_relu_bwd(t, 1);
+}
+
+static void row_matmul_relu_backward_nodinp(pt *t)
+{
+    matmul_relu_bwd(t, 0);
+}
+
 /* ------------------------------------------------------------------ convolution */
 
 /* B, C, H (= W), OC: the cnn's first layer (1 channel, 28×28) and its third */
@@ -1180,6 +1254,10 @@ static const prow op_rows[] = {
     {"matmul_backward", TOL_SGEMM, row_matmul_backward},
     {"matmul_backward nodinp", TOL_SGEMM, row_matmul_backward_nodinp},
     {"matmul_backward nodbias", TOL_SGEMM, row_matmul_backward_nodbias},
+    {"matmul_relu_forward", TOL_SGEMM, row_matmul_relu_forward},
+    {"matmul_relu_forward nobias", TOL_SGEMM, row_matmul_relu_forward_nobias},
+    {"matmul_relu_backward", TOL_SGEMM, row_matmul_relu_backward},
+    {"matmul_relu_backward nodinp", TOL_SGEMM, row_matmul_relu_backward_nodinp},
     {"conv_forward", TOL_SGEMM, row_conv_forward},
     {"conv_backward", TOL_SGEMM, row_conv_backward},
     {"conv_backward nodinp", TOL_SGEMM, row_conv_backward_nodinp},

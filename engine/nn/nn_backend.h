@@ -199,6 +199,17 @@ typedef struct cs_nn_ops {
                                  const float *dout, const float *dadd, const float *out,
                                  const float *inp, const float *gamma, const float *mean,
                                  const float *rstd, int B, int C, int HW);
+    /* a dense layer and the ReLU after it: matmul_forward then relu_forward
+     * in one pass over out (the ReLU's output); the same bits as the two */
+    void (*matmul_relu_forward)(float *out, const float *inp, const float *w, const float *bias,
+                                int B, int C, int OC);
+    /* their backward: dmask (B × OC, not dout) = dout where out > 0, else 0,
+     * and dbias = Σ_b dmask in the same pass, then matmul_backward's dinp
+     * (may be NULL) and dw from dmask; the same bits as relu_backward then
+     * matmul_backward */
+    void (*matmul_relu_backward)(float *dinp, float *dw, float *dbias, float *dmask,
+                                 const float *dout, const float *out, const float *inp,
+                                 const float *w, int B, int C, int OC);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
@@ -238,7 +249,7 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
  * loads its backends), so ./csreg itself links no CUDA library and runs on
  * the CPU where there is none. The module exports one function,
  * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
-#define CS_NN_CUDA_ABI 3
+#define CS_NN_CUDA_ABI 4
 #define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
 typedef struct cs_nn_cuda_module {
     int abi;               /* CS_NN_CUDA_ABI */

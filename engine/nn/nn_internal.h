@@ -47,6 +47,7 @@ typedef struct nn_wlayer {
     int layer, tw, talpha;
     size_t rows, cols;
     size_t snap_off;    /* offset in a snapshot */
+    size_t roff;        /* its rows' first entry in regval (every layer's rows side by side) */
     int excl_default;
     int quant;          /* 0, 1 binary, 2 ternary */
     float *sign;        /* device, rows×cols, when quantized */
@@ -78,8 +79,8 @@ struct cs_nn {
     int in_c, in_h, in_w;   /* the input per image: channels, H + 2·pad, W + 2·pad */
     int classes;        /* the last layer's outputs */
     int32_t *y;
-    double *regval;
-    size_t scratch_n, maxrows, maxcols;
+    double *regval;     /* ℓ of every weight layer's rows (allrows), one download a step */
+    size_t scratch_n, maxrows, maxcols, allrows;
     /* host mirrors */
     float *hx, *hprobs, *hlosses, *hw;
     int32_t *hy;

@@ -75,10 +75,10 @@ int cs_nn_build(cs_nn **out, const cs_nn_config *cfg, int init, cs_err *err)
             DEV_ALLOC(nn->layer[i].mean, (size_t)nn->layer[i].C * sizeof(float));
             DEV_ALLOC(nn->layer[i].rstd, (size_t)nn->layer[i].C * sizeof(float));
         }
-    DEV_ALLOC(nn->regval, nn->maxrows * sizeof(double));
+    DEV_ALLOC(nn->regval, nn->allrows * sizeof(double));
     DEV_ALLOC(nn->regtmp, nn->maxrows * nn->maxcols * sizeof(float));
     nn->hw = malloc(nn->maxrows * nn->maxcols * sizeof(float));
-    nn->hregval = malloc(nn->maxrows * sizeof(double));
+    nn->hregval = malloc(nn->allrows * sizeof(double));
     nn->hd1 = malloc(nn->maxcols * sizeof(double));
     nn->hd2 = malloc(nn->maxcols * sizeof(double));
     if (!nn->hw || !nn->hregval || !nn->hd1 || !nn->hd2)

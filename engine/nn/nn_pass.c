@@ -75,6 +75,15 @@ static int fused_add(const cs_nn *nn, int i)
            nn->layer[i + 1].type == NN_ADD && nn->layer[i + 2].type == NN_RELU;
 }
 
+/* Layer i is a dense layer with a ReLU after it and the backend fuses the
+ * two. */
+static int fused_dense(const cs_nn *nn, int i)
+{
+    return nn->ops->matmul_relu_forward && nn->ops->matmul_relu_backward &&
+           i + 1 < nn->nlayers && nn->layer[i].type == NN_DENSE &&
+           nn->layer[i + 1].type == NN_RELU;
+}
+
 void nn_forward(cs_nn *nn, int B, int train)
 {
     const cs_nn_ops *o = nn->ops;
@@ -84,6 +93,12 @@ void nn_forward(cs_nn *nn, int B, int train)
         const float *in = layer_in(nn, i);
         switch (l->type) {
         case NN_DENSE:
+            if (fused_dense(nn, i)) {   /* the ReLU's output, and the ReLU skipped */
+                o->matmul_relu_forward(nn->layer[i + 1].out, in, P + nn->t[l->tw].off,
+                                       P + nn->t[l->tb].off, B, l->C, l->OC);
+                i++;
+                break;
+            }
             o->matmul_forward(l->out, in, P + nn->t[l->tw].off, P + nn->t[l->tb].off, B, l->C,
                               l->OC);
             break;
@@ -215,6 +230,20 @@ void nn_backward(cs_nn *nn, int B)
             }
             continue;
         }
+        if (i > 0 && fused_dense(nn, i - 1)) {   /* the ReLU i and the dense layer i − 1 */
+            nn_layer *d = &nn->layer[i - 1];
+            /* the mask where the ReLU's gradient went, the dense layer's after it */
+            float *dmask = bufs[which], *dinp = i - 1 > 0 ? bufs[which ^ 1] : NULL;
+            o->matmul_relu_backward(dinp, G + nn->t[d->tw].off, G + nn->t[d->tb].off, dmask,
+                                    dout, nn->layer[i].out, layer_in(nn, i - 1),
+                                    P + nn->t[d->tw].off, B, d->C, d->OC);
+            i--;
+            if (dinp) {
+                pending = add_skip(nn, i - 1, dinp, B);
+                dout = dinp;
+            }
+            continue;
+        }
         nn_layer *l = &nn->layer[i];
         const float *in = layer_in(nn, i);
         float *dinp = i > 0 ? bufs[which] : NULL;
@@ -286,34 +315,36 @@ int nn_check_reg(const cs_reg *reg, cs_err *err)
     return CS_OK;
 }
 
-/* λ Σ_k η_k ℓ(θ_k) over the rows of weight layer i, added to *value; with
- * grad, adds its gradient to the layer's weight gradient. */
-static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, cs_nn_eta eta, int grad,
-                     double *value, cs_err *err)
+/* η of weight layer w: 1/cols per row, or 1/(rows·cols), the layer's sum
+ * over its size */
+static double reg_dim(const nn_wlayer *w, cs_nn_eta eta)
+{
+    return eta == CS_NN_ETA_LAYER ? (double)w->rows * (double)w->cols : (double)w->cols;
+}
+
+/* λ Σ_k η_k ℓ(θ_k) over the rows of weight layer i; with grad, adds its
+ * gradient to the layer's weight gradient. With a float kernel the rows'
+ * values stay on the device (regval at the layer's roff) for nn_reg_all to
+ * fetch in one download; without, the layer's value goes to *value. */
+static int reg_layer(cs_nn *nn, cs_reg *reg, int kind, double lambda, int i, cs_nn_eta eta,
+                     int grad, double *value, cs_err *err)
 {
     const cs_nn_ops *o = nn->ops;
-    int kind = reg_kernel(reg);
     nn_wlayer *w = &nn->wl[i];
-    /* η: 1/cols per row, or 1/(rows·cols), the layer's sum over its size */
-    double dim = eta == CS_NN_ETA_LAYER ? (double)w->rows * (double)w->cols : (double)w->cols;
+    double dim = reg_dim(w, eta);
     float scale = (float)(lambda / dim);
     const float *W = nn->params + nn->t[w->tw].off;
     float *dW = grad ? nn->grads + nn->t[w->tw].off : nn->regtmp;
-    double total = 0;
     if (kind != CS_REG_KERNEL_NONE) {
         if (!grad)
             o->zero(nn->regtmp, w->rows * w->cols * sizeof(float));
-        o->reg->rows(dW, nn->regval, W, (int)w->rows, (int)w->cols, kind, scale);
-        if (o->download(nn->hregval, nn->regval, w->rows * sizeof(double)))
-            return nn_device_fail(nn, "download", err);
-        for (size_t r = 0; r < w->rows; r++)
-            total += lambda / dim * nn->hregval[r];
-        *value += total;
+        o->reg->rows(dW, nn->regval + w->roff, W, (int)w->rows, (int)w->cols, kind, scale);
         return CS_OK;
     }
     /* generic: cs_reg_eval in double on the host, row by row */
     if (o->download(nn->hw, W, w->rows * w->cols * sizeof(float)))
         return nn_device_fail(nn, "download", err);
+    double total = 0;
     for (size_t r = 0; r < w->rows; r++) {
         float *row = nn->hw + r * w->cols;
         for (size_t j = 0; j < w->cols; j++)
@@ -332,21 +363,40 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, double lambda, int i, cs_nn_eta eta
             return nn_device_fail(nn, "upload", err);
         o->axpy(dW, nn->regtmp, scale, w->rows * w->cols);
     }
-    *value += total;
+    *value = total;
     return CS_OK;
 }
 
 /* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
- * order); with grad, adds its gradient to the weight gradients. */
+ * order); with grad, adds its gradient to the weight gradients. Every
+ * layer's kernel runs first, then one download of their rows' values (on
+ * a GPU one synchronization a step, not one a layer). */
 int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
                int grad, double *value, cs_err *err)
 {
+    int kind = reg_kernel(reg), any = 0;
+    double part[NN_MAX_WL];
+    for (int i = 0; i < nn->nwl; i++)
+        if (nn_selected(nn, i, ex)) {
+            int rc = reg_layer(nn, reg, kind, lambda, i, eta, grad, &part[i], err);
+            if (rc)
+                return rc;
+            any = 1;
+        }
+    if (any && kind != CS_REG_KERNEL_NONE &&
+        nn->ops->download(nn->hregval, nn->regval, nn->allrows * sizeof(double)))
+        return nn_device_fail(nn, "download", err);
     double total = 0;
     for (int i = 0; i < nn->nwl; i++)
         if (nn_selected(nn, i, ex)) {
-            int rc = reg_layer(nn, reg, lambda, i, eta, grad, &total, err);
-            if (rc)
-                return rc;
+            const nn_wlayer *w = &nn->wl[i];
+            if (kind != CS_REG_KERNEL_NONE) {
+                double dim = reg_dim(w, eta);
+                part[i] = 0;
+                for (size_t r = 0; r < w->rows; r++)
+                    part[i] += lambda / dim * nn->hregval[w->roff + r];
+            }
+            total += part[i];
         }
     if (!isfinite(total))
         return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);

@@ -109,9 +109,12 @@ static void finish_shapes(cs_nn *nn)
         l->out_sz = (size_t)l->OC * l->OH * l->OW;
     }
     size_t off = 0;
+    nn->allrows = 0;
     for (int i = 0; i < nn->nwl; i++) {
         nn->wl[i].snap_off = off;
         off += nn->wl[i].rows * nn->wl[i].cols;
+        nn->wl[i].roff = nn->allrows;
+        nn->allrows += nn->wl[i].rows;
         /* the first convolution and the last fully-connected layer */
         nn->wl[i].excl_default = (i == 0 && nn->cfg.kind != CS_NN_MLP) || i == nn->nwl - 1;
         if (nn->wl[i].rows > nn->maxrows)

@@ -251,6 +251,54 @@ static void matmul_backward(float *dinp, float *dw, float *dbias, const float *d
     op_done("matmul_backward");
 }
 
+/* out = max(out + bias, 0): bias_add_kernel then relu_forward_kernel in one pass */
+__global__ void bias_relu_kernel(float *out, const float *bias, int B, int OC)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i < (size_t)B * OC; i += (size_t)gridDim.x * blockDim.x) {
+        float y = bias ? out[i] + bias[i % OC] : out[i];
+        out[i] = y > 0.0f ? y : 0.0f;
+    }
+}
+
+/* column j: dmask = dout where out > 0 (relu_backward_kernel's test) and
+ * dbias[j] = Σ_b dmask in bias_grad_kernel's order */
+__global__ void relu_mask_bias_grad_kernel(float *dmask, float *dbias, const float *dout,
+                                           const float *out, int B, int OC)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= OC)
+        return;
+    float s = 0.0f;
+    for (int b = 0; b < B; b++) {
+        size_t k = (size_t)b * OC + j;
+        float d = out[k] > 0.0f ? dout[k] : 0.0f;
+        dmask[k] = d;
+        s += d;
+    }
+    if (dbias)
+        dbias[j] = s;
+}
+
+static void matmul_relu_forward(float *out, const float *inp, const float *w, const float *bias,
+                                int B, int C, int OC)
+{
+    const float one = 1.0f, zero0 = 0.0f;
+    blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B, C, &one, w, C, inp, C, &zero0,
+                        out, OC),
+            "matmul_relu_forward");
+    bias_relu_kernel<<<nblocks((size_t)B * OC), NT>>>(out, bias, B, OC);
+    op_done("matmul_relu_forward");
+}
+
+static void matmul_relu_backward(float *dinp, float *dw, float *dbias, float *dmask,
+                                 const float *dout, const float *out, const float *inp,
+                                 const float *w, int B, int C, int OC)
+{
+    relu_mask_bias_grad_kernel<<<(OC + NT - 1) / NT, NT>>>(dmask, dbias, dout, out, B, OC);
+    matmul_backward(dinp, dw, NULL, dmask, inp, w, B, C, OC);
+}
+
 /* ------------------------------------------------------------------ convolution */
 
 __global__ void im2col_kernel(float *col, const float *inp, int C, int H, int W)
@@ -885,6 +933,8 @@ static cs_nn_ops make_ops(void)
     o.residual_backward = residual_backward;
     o.avgpool_forward = avgpool_forward;
     o.avgpool_backward = avgpool_backward;
+    o.matmul_relu_forward = matmul_relu_forward;
+    o.matmul_relu_backward = matmul_relu_backward;
     return o;
 }
 
