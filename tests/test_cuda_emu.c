@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,59 @@ static void test_cudnn_search(void **state)
 }
 
 /* overlapping copies, the first error kept and handed over once */
+/* CSREG_CUDA_PROFILE=FILE: at shutdown, a line per op name with its
+ * calls, GPU and host milliseconds, and their total */
+static void test_profile(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/csreg_prof_XXXXXX", name[256];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(setenv("CSREG_CUDA_PROFILE", path, 1), 0);
+    const cs_nn_ops *o = reinit(NULL, name, sizeof name);
+    float h[6] = {1, -2, 3, -4, 5, -6}, back[6];
+    float *d = o->alloc(sizeof h);
+    assert_non_null(d);
+    assert_int_equal(o->upload(d, h, sizeof h), 0);
+    for (int i = 0; i < 3; i++)
+        o->relu_forward(d, d, 6);
+    assert_int_equal(o->download(back, d, sizeof back), 0);
+    assert_true(back[0] == 1.0f && back[1] == 0.0f);
+    o->release(d);
+    cs_nn_cuda_module_get()->shutdown();   /* writes the file */
+    assert_int_equal(unsetenv("CSREG_CUDA_PROFILE"), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256], op[64];
+    long calls, relu = 0, up = 0, down = 0, total = 0;
+    double gpu, host, gsum = 0, gtotal = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || sscanf(line, "%63s %ld %lf %lf", op, &calls, &gpu, &host) != 4)
+            continue;
+        assert_true(gpu >= 0 && host >= 0);
+        if (!strcmp(op, "total")) {
+            total = calls;
+            gtotal = gpu;
+            continue;
+        }
+        gsum += gpu;
+        relu += !strcmp(op, "relu_forward") ? calls : 0;
+        up += !strcmp(op, "upload") ? calls : 0;
+        down += !strcmp(op, "download") ? calls : 0;
+    }
+    fclose(f);
+    remove(path);
+    print_message("profile: relu_forward %ld, upload %ld, download %ld calls; total %ld, %.3f GPU ms\n",
+                  relu, up, down, total, gtotal);
+    assert_int_equal(relu, 3);
+    assert_int_equal(up, 1);
+    assert_int_equal(down, 1);
+    assert_int_equal(total, 5);
+    assert_true(gtotal > 0 && fabs(gtotal - gsum) < 1e-2);
+    emu = reinit(NULL, name, sizeof name);   /* on without the profile */
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -717,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_parity),
         cmocka_unit_test(test_cudnn_conv),
         cmocka_unit_test(test_cudnn_search),
+        cmocka_unit_test(test_profile),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_alloc_failure_and_leaks),
         cmocka_unit_test(test_sweep_trials),

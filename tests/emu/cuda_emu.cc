@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 thread_local cs_emu_thread cs_emu_self;
 dim3 cs_emu_block_dim, cs_emu_grid_dim;
@@ -176,6 +177,48 @@ cudaError_t cudaStreamCreate(cudaStream_t *s)
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     free(s);
+    return cudaSuccess;
+}
+
+struct cs_emu_event {
+    double t;   /* seconds; < 0: never recorded */
+};
+
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    *e = (cudaEvent_t)malloc(sizeof **e);
+    if (!*e)
+        return g_last = cudaErrorMemoryAllocation;
+    (*e)->t = -1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    free(e);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream)
+{
+    (void)stream;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    e->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    (void)e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (start->t < 0 || end->t < 0)
+        return g_last = cudaErrorInvalidValue;
+    *ms = (float)(1e3 * (end->t - start->t));
     return cudaSuccess;
 }
 

@@ -170,6 +170,14 @@ template <class... P> struct cs_emu_launcher {
 typedef struct cs_emu_stream *cudaStream_t;
 cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
+/* events: launches being synchronous, an event is the host's clock when
+ * it was recorded */
+typedef struct cs_emu_event *cudaEvent_t;
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
 template <class... P>
 static inline cs_emu_launcher<P...> cs_emu_launch(void (*k)(P...), dim3 grid, dim3 block,

@@ -4,7 +4,9 @@
 #  1. the CPU/CUDA parity suite (also with CSREG_CUDA_SYNC=1), cuDNN's
 #     rows included when the module finds a cuDNN 9, and the device errors;
 #  2. one epoch of the mlp, the cnn and resnet20 on cpu and on cuda beside
-#     PyTorch's (when installed), with the csreg/PyTorch ratio on cuda;
+#     PyTorch's (when installed), with the csreg/PyTorch ratio on cuda; the
+#     cuda epoch's profile per op (CSREG_CUDA_PROFILE, profile-MODEL.txt),
+#     and the cnn's and resnet20's epoch without cuDNN and with our batch norm;
 #  3. the cost of watching a run on cuda (bench_nn watch);
 #  4. `sweep device=cuda` against the CPU trial by trial, kind by kind
 #     (test_sweep_gpu: bin, osb, ter, 2bit and the binary variants;
@@ -93,6 +95,18 @@ for ml in "${models[@]}"; do set -- $ml; m=$1 lim=$2
     printf '%-9s %-11s %8.4f %9.4f %9.2f %10.0f\n' "$m" "$d" "$(num train_accuracy <<<"$tr")" \
       "$(num accuracy <<<"$ev")" "${secs[$d]}" "$(num images_per_s <<<"$tr")"
   done
+  if [ -n "${secs[cuda]:-}" ]; then
+    # where a cuda epoch's time goes: GPU and host ms per op (CSREG_CUDA_PROFILE)
+    CSREG_CUDA_PROFILE="$outdir/profile-$m.txt" ./csreg --seed 1 -e "train model=$m epochs=1 limit=$lim device=cuda data=$D" >/dev/null 2>&1
+    echo "profile of one cuda epoch (the first: loading included), its top ops ($outdir/profile-$m.txt):"
+    head -16 "$outdir/profile-$m.txt" 2>/dev/null | sed 's/^/  /'
+    tail -1 "$outdir/profile-$m.txt" 2>/dev/null | sed 's/^/  /'
+    # the same second epoch with cuDNN off, and with cuDNN's convolutions but our batch norm
+    [ $m != mlp ] && for v in CSREG_CUDNN=off CSREG_CUDNN_BN=off; do
+      out=$(env $v ./csreg --json --seed 1 -e "train model=$m epochs=1 limit=$lim device=cuda data=$D" -e "train model=$m epochs=1 limit=$lim device=cuda data=$D" 2>&1)
+      echo "csreg cuda with $v: $(grep '"cmd":"train"' <<<"$out" | tail -1 | num seconds) s (its second epoch)"
+    done
+  fi
   res="csreg cuda ${secs[cuda]:-?} s"
   if [ $torch_ok = 1 ]; then
     t=$(timeout 180 python3 torch_epoch.py "$D" "$m" cuda "$lim" --seconds 2>/dev/null | tail -1)

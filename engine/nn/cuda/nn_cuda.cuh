@@ -37,6 +37,13 @@ int cuda_ok(cudaError_t e, const char *op);
  * (cs_nn_ops.error) */
 int cuda_take_error(char *msg, size_t len);
 
+/* nn_cuda_prof.cu (CSREG_CUDA_PROFILE=FILE): init reads the variable;
+ * op_done and the copies report each op's end; the report (at shutdown)
+ * writes the file: per op name its calls, GPU and host milliseconds */
+void cuda_prof_init(void);
+void cuda_prof_op(const char *op);
+void cuda_prof_report(const char *device);
+
 #define NT 256
 static inline unsigned nblocks(size_t n)
 {

@@ -1,6 +1,7 @@
 /* cuda/nn_cuda_err.cu — the CUDA backend's errors (nn_cuda.cuh): the first
- * error of any op kept until the engine takes it (cs_nn_ops.error). A leaf
- * under the backend's other files, which all report here. */
+ * error of any op kept until the engine takes it (cs_nn_ops.error). Under
+ * the backend's other files, which all report here; above only the
+ * profile (nn_cuda_prof.cu). */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@ void op_done(const char *op)
     cuda_ok(cudaGetLastError(), op);
     if (g_sync_ops)
         cuda_ok(cudaDeviceSynchronize(), op);
+    cuda_prof_op(op);
 }
 
 int cuda_take_error(char *msg, size_t len)

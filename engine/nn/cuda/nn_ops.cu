@@ -107,6 +107,7 @@ static int init(int device, int sync_ops, char *why, size_t len)
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
     cudnn_init();   /* never fails: without cuDNN the built-in kernels run */
     cuda_err_reset(sync_ops);
+    cuda_prof_init();
     g_ready = 1;
     return 0;
 }
@@ -129,6 +130,9 @@ static void module_shutdown(void)
 {
     if (!g_ready)
         return;
+    char name[512];
+    device_name(name, sizeof name);
+    cuda_prof_report(name);
     cudnn_shutdown();
     cublasDestroy(g_blas);
     if (g_scratch)
@@ -162,15 +166,18 @@ static void release(void *p)
 
 static int upload(void *dst, const void *src, size_t bytes)
 {
-    return bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "upload") ? -1
-                                                                                             : 0;
+    if (bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "upload"))
+        return -1;
+    cuda_prof_op("upload");
+    return 0;
 }
 
 static int download(void *dst, const void *src, size_t bytes)
 {
-    return bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "download")
-               ? -1
-               : 0;
+    if (bytes && !cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "download"))
+        return -1;
+    cuda_prof_op("download");
+    return 0;
 }
 
 static void zero(void *p, size_t bytes)
