@@ -1262,11 +1262,11 @@ static const prow op_rows[] = {
     {"conv_backward", TOL_SGEMM, row_conv_backward},
     {"conv_backward nodinp", TOL_SGEMM, row_conv_backward_nodinp},
     {"bn_forward train", TOL_BN, row_bn_forward_train},
-    {"bn_forward eval", 0, row_bn_forward_eval},   /* the same float ops on both */
+    {"bn_forward eval", TOL_BN, row_bn_forward_eval},   /* cuDNN: its own formula */
     {"bn_backward", TOL_BN, row_bn_backward},
     {"bn_backward nodinp", TOL_BN, row_bn_backward_nodinp},
     {"bn_relu_forward train", TOL_BN, row_bn_relu_forward_train},
-    {"bn_relu_forward eval", 0, row_bn_relu_forward_eval},
+    {"bn_relu_forward eval", TOL_BN, row_bn_relu_forward_eval},
     {"bn_relu_backward", TOL_BN, row_bn_relu_backward},
     {"bn_relu_backward nodinp", TOL_BN, row_bn_relu_backward_nodinp},
     {"relu_forward", 0, row_relu_forward},

@@ -21,8 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bn_util.h"
 #include "cs_blas.h"
 #include "cs_expr_export.h"
+#include "cs_nn.h"
 #include "cs_problem.h"
 #include "cs_reg.h"
 #include "cs_solver.h"
@@ -32,6 +34,7 @@
 #include "device_util.h"
 #include "method_util.h"
 #include "nn_backend.h"
+#include "nn_internal.h"
 #include "parity_util.h"
 #include "sweep_gpu.h"
 #include "sweep_util.h"
@@ -42,6 +45,9 @@ const cs_sweep_cuda_module *cs_sweep_cuda_module_get(void);
 size_t cs_emu_device_bytes(void);
 void cs_emu_fail_malloc_after(long n);
 long cs_emu_cudnn_convs(void);   /* tests/emu/cudnn_emu.cc */
+long cs_emu_cudnn_bns(void);
+/* tests/nn_util.c (its header's global `cpu` would shadow this file's) */
+cs_nn_data nn_synth(size_t n, uint64_t seed);
 void cs_emu_cudnn_fail_create(int fail);
 
 static const cs_nn_ops *emu;
@@ -164,6 +170,251 @@ static void test_cudnn_conv(void **state)
     cs_emu_cudnn_fail_create(0);
     emu = reinit(NULL, name, sizeof name);   /* as test_init left it */
     assert_non_null(strstr(name, "cuDNN 9.0.0"));
+}
+
+/* The batch norms through the emulator's cuDNN (training, inference,
+ * backward: 3 cuDNN calls a case) and with CSREG_CUDNN_BN=off (the own
+ * kernels: none, the convolutions still through cuDNN), each against the
+ * CPU and against each other within the bn rows' 1e-4 (relative to the
+ * largest reference magnitude): resnet20's first stage (B8 C16 8x8), an
+ * odd HW (7x7) and one pixel, plain, with the ReLU, and with the residual
+ * add and ReLU where the table has the fusion; then the parity rows. */
+static const int bn_cases[][3] = {{8, 16, 64}, {3, 5, 49}, {5, 7, 1}};   /* B, C, HW */
+enum { NBN = sizeof bn_cases / sizeof bn_cases[0] };
+
+static void test_cudnn_bn(void **state)
+{
+    (void)state;
+    static const char *const kname[] = {"bn", "bn+relu", "bn+add+relu"};
+    char name[CUDNN_PATH_MAX + 512], why[256];
+    double worst[3] = {0, 0, 0};   /* cudnn/cpu, own/cpu, cudnn/own */
+    for (int kind = BN_PLAIN; kind <= BN_ADD_RELU; kind++)
+        for (int q = 0; q < NBN; q++) {
+            int B = bn_cases[q][0], C = bn_cases[q][1], HW = bn_cases[q][2];
+            bn_in in;
+            bn_out ref, on, off;
+            assert_int_equal(bn_in_new(&in, B, C, HW, kind, 40 + (unsigned long)q), 0);
+            assert_int_equal(bn_out_new(&ref, &in), 0);
+            assert_int_equal(bn_out_new(&on, &in), 0);
+            assert_int_equal(bn_out_new(&off, &in), 0);
+            if (bn_run(&cs_nn_cpu_ops, &in, &ref, NULL, why, sizeof why))
+                fail_msg("%s", why);
+            emu = reinit(NULL, name, sizeof name);
+            assert_non_null(strstr(name, "; batch norm: cuDNN"));
+            if (kind == BN_ADD_RELU && !emu->bn_add_relu_forward) {
+                print_message("cudnn %s: the table has no bn_add_relu; skipped\n", kname[kind]);
+                bn_in_free(&in);
+                bn_out_free(&ref);
+                bn_out_free(&on);
+                bn_out_free(&off);
+                continue;
+            }
+            long before = cs_emu_cudnn_bns();
+            if (bn_run(emu, &in, &on, &ref, why, sizeof why))
+                fail_msg("%s", why);
+            long n_on = cs_emu_cudnn_bns() - before;
+            assert_int_equal(setenv("CSREG_CUDNN_BN", "off", 1), 0);
+            emu = reinit(NULL, name, sizeof name);
+            assert_non_null(strstr(name, "; batch norm: own kernels (CSREG_CUDNN_BN=off)"));
+            before = cs_emu_cudnn_bns();
+            long convs = cs_emu_cudnn_convs();
+            if (bn_run(emu, &in, &off, &ref, why, sizeof why))
+                fail_msg("%s", why);
+            assert_int_equal(cs_emu_cudnn_bns() - before, 0);
+            if (q == 0) {   /* the convolutions: cuDNN still */
+                assert_int_equal(nn_parity_ops(&cs_nn_cpu_ops, emu, "conv_forward", 0), 0);
+                assert_true(cs_emu_cudnn_convs() > convs);
+            }
+            assert_int_equal(unsetenv("CSREG_CUDNN_BN"), 0);
+            assert_int_equal(n_on, 3);   /* training, inference, backward */
+            double e[3][BN_OUTS];
+            bn_out_err(&in, &on, &ref, &ref, e[0]);
+            bn_out_err(&in, &off, &ref, &ref, e[1]);
+            bn_out_err(&in, &on, &off, &ref, e[2]);
+            for (int k = 0; k < BN_OUTS; k++) {
+                if (e[0][k] < 0)
+                    continue;
+                print_message("cudnn %-11s B%d C%-2d HW%-2d %-12s: cudnn/cpu %.2e, own/cpu %.2e, "
+                              "cudnn/own %.2e (tol 1e-04)\n", kname[kind], B, C, HW,
+                              bn_out_name[k], e[0][k], e[1][k], e[2][k]);
+                for (int j = 0; j < 3; j++) {
+                    assert_true(e[j][k] <= 1e-4);
+                    worst[j] = e[j][k] > worst[j] ? e[j][k] : worst[j];
+                }
+            }
+            bn_in_free(&in);
+            bn_out_free(&ref);
+            bn_out_free(&on);
+            bn_out_free(&off);
+        }
+    print_message("cudnn bn: the largest errors: cudnn/cpu %.2e, own/cpu %.2e, cudnn/own %.2e\n",
+                  worst[0], worst[1], worst[2]);
+    emu = reinit(NULL, name, sizeof name);   /* as test_init left it */
+    long before = cs_emu_cudnn_bns();
+    assert_int_equal(nn_parity_ops(&cs_nn_cpu_ops, emu, "bn_", NN_PARITY_VERBOSE), 0);
+    long rows = cs_emu_cudnn_bns() - before;
+    print_message("cuDNN: the bn rows ran %ld cuDNN batch norms\n", rows);
+    assert_true(rows >= 18);   /* 6 rows of 3 shapes; the nodinp rows: the own kernels */
+}
+
+/* p (the CPU's memory, bytes long) moved into the emulator's */
+static void *to_emu(void *p, size_t bytes)
+{
+    void *q = emu->alloc(bytes);
+    assert_non_null(q);
+    assert_int_equal(emu->upload(q, p, bytes), 0);
+    cs_nn_cpu_ops.release(p);
+    return q;
+}
+
+/* a resnet20 built on the CPU, moved onto the emulator before its first
+ * batch: what cs_nn_build allocated (nn_model.c) */
+static void nn_onto_emu(cs_nn *nn)
+{
+    size_t pb = nn->nparams * sizeof(float);
+    nn->params = to_emu(nn->params, pb);
+    nn->grads = to_emu(nn->grads, pb);
+    nn->m = to_emu(nn->m, pb);
+    nn->v = to_emu(nn->v, pb);
+    nn->bufs = to_emu(nn->bufs, (nn->nbufs ? nn->nbufs : 1) * sizeof(float));
+    for (int i = 0; i < nn->nlayers; i++)
+        if (nn->layer[i].type == NN_BN) {
+            nn->layer[i].mean = to_emu(nn->layer[i].mean, nn->layer[i].C * sizeof(float));
+            nn->layer[i].rstd = to_emu(nn->layer[i].rstd, nn->layer[i].C * sizeof(float));
+        }
+    nn->regval = to_emu(nn->regval, nn->allrows * sizeof(double));
+    nn->regtmp = to_emu(nn->regtmp, nn->maxrows * nn->maxcols * sizeof(float));
+    nn->ops = emu;
+}
+
+/* ‖a − b‖ / ‖b‖ over n (b: the CPU's) */
+static double rel2(const float *a, const float *b, size_t n)
+{
+    double d2 = 0, b2 = 1e-30;
+    for (size_t i = 0; i < n; i++) {
+        d2 += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        b2 += (double)b[i] * b[i];
+    }
+    return sqrt(d2 / b2);
+}
+
+/* one forward and backward of nn in training mode on d's first 8
+ * examples: the loss, the gradient (np) and the running statistics (nb) */
+static double fwd_bwd(cs_nn *nn, const cs_nn_data *d, float *g, float *bufs)
+{
+    enum { B = 8 };
+    size_t idx[B] = {0, 1, 2, 3, 4, 5, 6, 7};
+    cs_err err;
+    double loss;
+    int correct;
+    assert_int_equal(nn_ensure_cap(nn, B, &err), 0);
+    assert_int_equal(nn_load_batch(nn, d, idx, B, NULL, &err), 0);
+    nn_forward(nn, B, 1);
+    assert_int_equal(nn_batch_stats(nn, B, &loss, &correct, &err), 0);
+    nn->ops->zero(nn->grads, nn->nparams * sizeof(float));
+    nn_backward(nn, B);
+    assert_int_equal(nn->ops->download(g, nn->grads, nn->nparams * sizeof(float)), 0);
+    assert_int_equal(nn->ops->download(bufs, nn->bufs, nn->nbufs * sizeof(float)), 0);
+    return loss / B;
+}
+
+/* the largest ‖a − b‖/‖b‖ over nn's tensors (of kind `only`, -1 any); which */
+static double worst_tensor(const cs_nn *nn, const float *a, const float *b, int only,
+                           const char **at)
+{
+    double worst = 0;
+    *at = "";
+    for (int t = 0; t < nn->nt; t++) {
+        if (only >= 0 && (int)nn->t[t].kind != only)
+            continue;
+        double e = rel2(a + nn->t[t].off, b + nn->t[t].off, nn->t[t].n);
+        if (e > worst) {
+            worst = e;
+            *at = nn->t[t].name;
+        }
+    }
+    return worst;
+}
+
+/* resnet20 (28×28, both kinds of shortcut) on the CPU and on the emulator
+ * with the convolutions and batch norms through its cuDNN (then with
+ * CSREG_CUDNN_BN=off) from the same weights: one training batch of 8, its
+ * loss, the gradient of every tensor (2-norm) and the running statistics
+ * within 1e-3 relative; then two Adam steps (cs_nn_train): their loss
+ * within 1e-3. What the steps changed of the weights is printed, not
+ * checked: Adam's first steps are ±lr whatever the size of the gradient,
+ * so an entry whose gradient is near 0 flips with rounding, and the second
+ * step starts from weights that differ by that (8.9e-2 in the 2-norm of
+ * resnet20's first convolution, with the gradients within 1.5e-6). */
+static void test_cudnn_resnet20_step(void **state)
+{
+    (void)state;
+    char name[CUDNN_PATH_MAX + 512];
+    cs_nn_data d = nn_synth(16, 3);
+    cs_nn_config cfg = {.kind = CS_NN_RESNET20, .seed = 2, .device = "cpu"};
+    cs_nn_train_opts o = {.epochs = 1, .batch = 8};
+    cs_err err;
+    cs_nn *ref;
+    assert_int_equal(cs_nn_new(&ref, &cfg, &err), 0);
+    size_t np = ref->nparams, nb = ref->nbufs;
+    float *p0 = malloc(np * sizeof *p0), *g0 = malloc(np * sizeof *g0),
+          *b0 = malloc(nb * sizeof *b0), *p = malloc(np * sizeof *p),
+          *g = malloc(np * sizeof *g), *b = malloc(nb * sizeof *b);
+    assert_true(p0 && g0 && b0 && p && g && b);
+    memcpy(p0, ref->params, np * sizeof *p0);
+    double l0 = fwd_bwd(ref, &d, g0, b0);
+    cs_nn_train_report rr;
+    assert_int_equal(cs_nn_train(ref, &d, &o, &rr, &err), 0);
+    for (size_t i = 0; i < np; i++)   /* what the steps changed */
+        ref->params[i] -= p0[i];
+    for (int bn_off = 0; bn_off < 2; bn_off++) {
+        if (bn_off)
+            assert_int_equal(setenv("CSREG_CUDNN_BN", "off", 1), 0);
+        emu = reinit(NULL, name, sizeof name);
+        cs_nn *nn;
+        assert_int_equal(cs_nn_new(&nn, &cfg, &err), 0);
+        nn_onto_emu(nn);
+        long convs = cs_emu_cudnn_convs(), bns = cs_emu_cudnn_bns();
+        double l = fwd_bwd(nn, &d, g, b);
+        convs = cs_emu_cudnn_convs() - convs;
+        bns = cs_emu_cudnn_bns() - bns;
+        const char *at;
+        double e_l = fabs(l - l0) / fabs(l0), e_g = worst_tensor(nn, g, g0, -1, &at),
+               e_b = rel2(b, b0, nb);
+        const char *how = bn_off ? "CSREG_CUDNN_BN=off" : "cuDNN batch norm";
+        print_message("resnet20 batch cpu/emulator (%s): loss %.6f / %.6f (rel %.1e), the "
+                      "gradient's worst tensor %.1e (%s), running statistics %.1e; cuDNN "
+                      "convolutions %ld, batch norms %ld\n",
+                      how, l0, l, e_l, e_g, at, e_b, convs, bns);
+        assert_true(e_l <= 1e-3 && e_g <= 1e-3 && e_b <= 1e-3);
+        assert_true(convs > 0);
+        /* 19 batch norms, forward and backward; off: none */
+        assert_int_equal(bns, bn_off ? 0 : 2 * 19);
+        cs_nn_train_report rg;
+        if (cs_nn_train(nn, &d, &o, &rg, &err))
+            fail_msg("resnet20 on the emulator: %s", err.msg);
+        assert_int_equal(rg.steps, 2);
+        assert_int_equal(emu->download(p, nn->params, np * sizeof *p), 0);
+        for (size_t i = 0; i < np; i++)
+            p[i] -= p0[i];
+        double e_loss = fabs(rg.loss - rr.loss) / fabs(rr.loss),
+               e_w = worst_tensor(nn, p, ref->params, NN_T_W, &at);
+        print_message("resnet20 2 steps cpu/emulator (%s): loss %.6f / %.6f (rel %.1e), the "
+                      "steps' change of the weights: worst tensor %.1e (%s)\n",
+                      how, rr.loss, rg.loss, e_loss, e_w, at);
+        assert_true(e_loss <= 1e-3);
+        cs_nn_free(nn);
+    }
+    assert_int_equal(unsetenv("CSREG_CUDNN_BN"), 0);
+    emu = reinit(NULL, name, sizeof name);
+    free(p0);
+    free(g0);
+    free(b0);
+    free(p);
+    free(g);
+    free(b);
+    cs_nn_free(ref);
+    cs_nn_data_free(&d);
 }
 
 /* Where the module looks for cuDNN, in a tree of fake files: the soname,
@@ -770,6 +1021,8 @@ int main(void)
         cmocka_unit_test(test_init),
         cmocka_unit_test(test_parity),
         cmocka_unit_test(test_cudnn_conv),
+        cmocka_unit_test(test_cudnn_bn),
+        cmocka_unit_test(test_cudnn_resnet20_step),
         cmocka_unit_test(test_cudnn_search),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_errors),

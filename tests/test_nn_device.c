@@ -6,8 +6,8 @@
  * errors for devices that are not there, the choice device=auto makes,
  * the CUDA module's loading (missing or broken: the CPU, with the reason)
  * and the environment variables CSREG_CUDA_DEVICE and CSREG_CUDA_SYNC; the
- * convolutions through cuDNN and with CSREG_CUDNN=off, against the CPU and
- * each other (GPU only). */
+ * convolutions and batch norms through cuDNN and with CSREG_CUDNN=off /
+ * CSREG_CUDNN_BN=off, against the CPU and each other (GPU only). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bn_util.h"
 #include "cs_blas.h"
 #include "cs_cuda_module.h"
 #include "cs_nn.h"
@@ -482,6 +483,68 @@ static void conv_run(const cs_nn_ops *ops, const int *c, const conv_io *in, conv
         ops->release(all[i]);
 }
 
+/* B, C, HW: resnet20's three stages at batch 8 (32x32, 16x16, 8x8), the
+ * cnn's first at 28x28, an odd HW */
+static const int bn_cases[][3] = {{8, 16, 1024}, {8, 32, 256}, {8, 64, 64}, {8, 16, 784},
+                                  {3, 5, 49}};
+enum { NBNC = sizeof bn_cases / sizeof bn_cases[0] };
+
+/* The batch norms (plain, with ReLU, with the residual add and ReLU where
+ * the table has it) through cuDNN (twice: the same bits) and with
+ * CSREG_CUDNN_BN=off, against the CPU and each other within 1e-4 */
+static void cudnn_bn_check(const cs_nn_ops *gpu, const char *env, char *name, size_t len)
+{
+    static const char *const kname[] = {"bn", "bn+relu", "bn+add+relu"};
+    char why[512];
+    for (int kind = BN_PLAIN; kind <= BN_ADD_RELU; kind++) {
+        if (kind == BN_ADD_RELU && !gpu->bn_add_relu_forward) {
+            print_message("cudnn %s: the table has no bn_add_relu; skipped\n", kname[kind]);
+            continue;
+        }
+        for (int q = 0; q < NBNC; q++) {
+            int B = bn_cases[q][0], C = bn_cases[q][1], HW = bn_cases[q][2];
+            bn_in in;
+            bn_out ref, on, on2, off;
+            assert_int_equal(bn_in_new(&in, B, C, HW, kind, 70 + (unsigned long)q), 0);
+            assert_int_equal(bn_out_new(&ref, &in), 0);
+            assert_int_equal(bn_out_new(&on, &in), 0);
+            assert_int_equal(bn_out_new(&on2, &in), 0);
+            assert_int_equal(bn_out_new(&off, &in), 0);
+            if (bn_run(cpu, &in, &ref, NULL, why, sizeof why))
+                fail_msg("%s", why);
+            cuda_reinit(env, name, len);
+            if (bn_run(gpu, &in, &on, &ref, why, sizeof why) ||
+                bn_run(gpu, &in, &on2, &ref, why, sizeof why))
+                fail_msg("%s", why);
+            setenv("CSREG_CUDNN_BN", "off", 1);
+            cuda_reinit(env, name, len);
+            unsetenv("CSREG_CUDNN_BN");
+            if (bn_run(gpu, &in, &off, &ref, why, sizeof why))
+                fail_msg("%s", why);
+            double e[3][BN_OUTS], same[BN_OUTS];
+            bn_out_err(&in, &on, &ref, &ref, e[0]);
+            bn_out_err(&in, &off, &ref, &ref, e[1]);
+            bn_out_err(&in, &on, &off, &ref, e[2]);
+            bn_out_err(&in, &on, &on2, &ref, same);
+            for (int k = 0; k < BN_OUTS; k++) {
+                if (e[0][k] < 0)
+                    continue;
+                print_message("cudnn %-11s B%d C%-2d HW%-4d %-12s: cudnn/cpu %.2e, own/cpu "
+                              "%.2e, cudnn/own %.2e (tol 1e-04)\n", kname[kind], B, C, HW,
+                              bn_out_name[k], e[0][k], e[1][k], e[2][k]);
+                for (int j = 0; j < 3; j++)
+                    assert_true(e[j][k] <= 1e-4);
+                assert_true(same[k] == 0);   /* deterministic */
+            }
+            bn_in_free(&in);
+            bn_out_free(&ref);
+            bn_out_free(&on);
+            bn_out_free(&on2);
+            bn_out_free(&off);
+        }
+    }
+}
+
 /* max |a − b| over max |ref| (as the parity rows measure) */
 static double conv_err(const float *a, const float *b, const float *ref, size_t n)
 {
@@ -499,7 +562,8 @@ static double conv_err(const float *a, const float *b, const float *ref, size_t 
  * and through the built-in kernels (CSREG_CUDNN=off), each against the CPU
  * (the parity rows, and resnet20's and the cnn's shapes at batch 8: out,
  * dinp, dw within 1e-4 relative, as the parity rows allow) and against
- * each other; cuDNN's convolutions deterministic (twice: the same bits). */
+ * each other; cuDNN's convolutions deterministic (twice: the same bits);
+ * the batch norms likewise (cudnn_bn_check). */
 static void test_cudnn_cuda(void **state)
 {
     (void)state;
@@ -539,6 +603,7 @@ static void test_cudnn_cuda(void **state)
     assert_int_equal(nn_parity_ops(cpu, gpu, "conv", NN_PARITY_VERBOSE), 0);
     for (int q = 0; q < NCUDNN; q++)
         conv_run(gpu, cudnn_cases[q], &ref[q], &off[q]);
+    cudnn_bn_check(gpu, env ? saved : NULL, name, sizeof name);
     cuda_reinit(env ? saved : NULL, name, sizeof name);   /* as before */
     for (int q = 0; q < NCUDNN; q++) {
         const int *c = cudnn_cases[q];

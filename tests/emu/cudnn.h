@@ -1,5 +1,5 @@
-/* cudnn.h — the part of cuDNN 9's legacy convolution API that the CUDA
- * backend uses (engine/nn/cuda/nn_cudnn.cu), with cuDNN's names, values and
+/* cudnn.h — the part of cuDNN 9's legacy convolution and batch norm API
+ * that the CUDA backend uses (engine/nn/cuda/nn_cudnn.cu), with cuDNN's names, values and
  * signatures, for the emulator (test_cuda_emu): machines without the CUDA
  * toolkit have no cudnn.h. The functions are the emulator's reference
  * (cudnn_emu.cc: plain loops in double, the documented semantics), which
@@ -43,6 +43,12 @@ typedef enum {
     CUDNN_FMA_MATH = 3
 } cudnnMathType_t;
 typedef enum { CUDNN_NON_DETERMINISTIC = 0, CUDNN_DETERMINISTIC = 1 } cudnnDeterminism_t;
+typedef enum {
+    CUDNN_BATCHNORM_PER_ACTIVATION = 0,
+    CUDNN_BATCHNORM_SPATIAL = 1,
+    CUDNN_BATCHNORM_SPATIAL_PERSISTENT = 2
+} cudnnBatchNormMode_t;
+#define CUDNN_BN_MIN_EPSILON 0.0
 
 typedef enum {
     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0,
@@ -185,10 +191,36 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *a
                                              const void *beta,
                                              const cudnnFilterDescriptor_t dwDesc, void *dw);
 
+/* Batch norm (cudnn_ops.h), the emulator's subset: CUDNN_BATCHNORM_SPATIAL
+ * only (the others answer CUDNN_STATUS_NOT_SUPPORTED), float tensors, the
+ * scale/bias/mean/variance descriptor 1 × C × 1 × 1. */
+cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc,
+    void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale,
+    const void *bnBias, double exponentialAverageFactor, void *resultRunningMean,
+    void *resultRunningVariance, double epsilon, void *resultSaveMean,
+    void *resultSaveInvVariance);
+cudnnStatus_t cudnnBatchNormalizationForwardInference(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc,
+    void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale,
+    const void *bnBias, const void *estimatedMean, const void *estimatedVariance,
+    double epsilon);
+cudnnStatus_t cudnnBatchNormalizationBackward(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff,
+    const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff,
+    const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc,
+    const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx,
+    const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult,
+    void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance);
+
 /* The emulator's own (not cuDNN's), for the tests: the convolutions run
- * so far (forward, backward data, backward filter), and making cudnnCreate
- * fail (1) or work (0). */
+ * so far (forward, backward data, backward filter), the batch norms
+ * (training, inference, backward), and making cudnnCreate fail (1) or
+ * work (0). */
 long cs_emu_cudnn_convs(void);
+long cs_emu_cudnn_bns(void);
 void cs_emu_cudnn_fail_create(int fail);
 
 #ifdef __cplusplus

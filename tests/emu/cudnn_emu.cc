@@ -1,6 +1,6 @@
 /* cudnn_emu.cc — the emulator's cuDNN (see cudnn.h): the documented
- * semantics of cuDNN's legacy convolution API in plain loops with double
- * sums. 4-d NCHW float tensors and filters (K × C × R × S), 2-d
+ * semantics of cuDNN's legacy convolution and batch norm API in plain
+ * loops with double sums. 4-d NCHW float tensors and filters (K × C × R × S), 2-d
  * convolutions with zero padding, stride and dilation, cross-correlation
  * or convolution (the filter flipped); y = α·op + β·y, where β = 0 does not
  * read y (the emulator's memory starts as NaN, so a reading shows). It
@@ -11,6 +11,7 @@
  * has to pick the deterministic one after it. */
 #include "cudnn.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,10 +32,11 @@ struct cudnnConvolutionStruct {
 
 enum { HANDLE_MAGIC = 0x5eed, WS_ALGO1 = 1024 };   /* bytes of ALGO_1's workspace */
 
-static long g_convs;
+static long g_convs, g_bns;
 static int g_fail_create;
 
 long cs_emu_cudnn_convs(void) { return g_convs; }
+long cs_emu_cudnn_bns(void) { return g_bns; }
 void cs_emu_cudnn_fail_create(int fail) { g_fail_create = fail; }
 
 size_t cudnnGetVersion(void) { return CUDNN_VERSION; }
@@ -483,5 +485,169 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
                     blend(&dw[wi(g, k, c, i, j)], sum, a, b);
                 }
     g_convs++;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ batch norm */
+
+/* spatial batch norm's checks: a handle, x and y (and dx) set and of one
+ * shape, the parameters' descriptor 1 × C × 1 × 1, epsilon allowed */
+static cudnnStatus_t bn_check(cudnnHandle_t h, cudnnBatchNormMode_t mode,
+                              const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t y,
+                              const cudnnTensorDescriptor_t p, double eps)
+{
+    if (!h || h->magic != HANDLE_MAGIC)
+        return CUDNN_STATUS_NOT_INITIALIZED;
+    if (!x || !y || !p)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (mode != CUDNN_BATCHNORM_SPATIAL)
+        return CUDNN_STATUS_NOT_SUPPORTED;   /* the emulator's subset */
+    if (!x->set || !y->set || !p->set || x->n != y->n || x->c != y->c || x->h != y->h ||
+        x->w != y->w || p->n != 1 || p->c != x->c || p->h != 1 || p->w != 1 ||
+        eps < CUDNN_BN_MIN_EPSILON)
+        return CUDNN_STATUS_BAD_PARAM;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* element i of channel c (NCHW): image i / hw, pixel i % hw */
+static size_t bn_at(const cudnnTensorDescriptor_t x, int c, size_t i)
+{
+    size_t hw = (size_t)x->h * x->w;
+    return ((i / hw) * x->c + c) * hw + i % hw;
+}
+
+/* channel c's mean and biased variance, two passes in double */
+static void bn_moments(const cudnnTensorDescriptor_t xd, const float *x, int c, double *mean,
+                       double *var)
+{
+    size_t n = (size_t)xd->n * xd->h * xd->w;
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[bn_at(xd, c, i)];
+    *mean = s / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = x[bn_at(xd, c, i)] - *mean;
+        s2 += d * d;
+    }
+    *var = s2 / (double)n;
+}
+
+/* y = α·(γ·(x − μ)·inv + β) + β_blend·y over channel c */
+static void bn_apply(const cudnnTensorDescriptor_t xd, const float *x, float *y, int c,
+                     double mu, double inv, double g, double b, float alpha, float beta)
+{
+    size_t n = (size_t)xd->n * xd->h * xd->w;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = bn_at(xd, c, i);
+        blend(&y[k], g * (x[k] - mu) * inv + b, alpha, beta);
+    }
+}
+
+cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t h, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const cudnnTensorDescriptor_t xd, const void *xp, const cudnnTensorDescriptor_t yd, void *yp,
+    const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, double factor,
+    void *run_mean, void *run_var, double eps, void *save_mean, void *save_inv)
+{
+    cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha || !beta || !xp || !yp || !scale || !bias)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (!run_mean != !run_var || !save_mean != !save_inv)   /* both or neither */
+        return CUDNN_STATUS_BAD_PARAM;
+    const float *x = (const float *)xp, *g = (const float *)scale, *b = (const float *)bias;
+    float *y = (float *)yp, a = *(const float *)alpha, be = *(const float *)beta;
+    float *rm = (float *)run_mean, *rv = (float *)run_var, *sm = (float *)save_mean,
+          *si = (float *)save_inv;
+    double n = (double)xd->n * xd->h * xd->w;
+    for (int c = 0; c < xd->c; c++) {
+        double mu, var;
+        bn_moments(xd, x, c, &mu, &var);
+        double inv = 1.0 / sqrt(var + eps);
+        bn_apply(xd, x, y, c, mu, inv, g[c], b[c], a, be);
+        if (rm) {   /* the running variance: the unbiased one */
+            rm[c] = (float)((1 - factor) * rm[c] + factor * mu);
+            rv[c] = (float)((1 - factor) * rv[c] + factor * (n > 1 ? var * n / (n - 1) : var));
+        }
+        if (sm) {
+            sm[c] = (float)mu;
+            si[c] = (float)inv;
+        }
+    }
+    g_bns++;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBatchNormalizationForwardInference(
+    cudnnHandle_t h, cudnnBatchNormMode_t mode, const void *alpha, const void *beta,
+    const cudnnTensorDescriptor_t xd, const void *xp, const cudnnTensorDescriptor_t yd, void *yp,
+    const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, const void *est_mean,
+    const void *est_var, double eps)
+{
+    cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha || !beta || !xp || !yp || !scale || !bias || !est_mean || !est_var)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    const float *x = (const float *)xp, *g = (const float *)scale, *b = (const float *)bias,
+                *m = (const float *)est_mean, *v = (const float *)est_var;
+    float *y = (float *)yp;
+    for (int c = 0; c < xd->c; c++)
+        bn_apply(xd, x, y, c, m[c], 1.0 / sqrt((double)v[c] + eps), g[c], b[c],
+                 *(const float *)alpha, *(const float *)beta);
+    g_bns++;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBatchNormalizationBackward(
+    cudnnHandle_t h, cudnnBatchNormMode_t mode, const void *alpha_d, const void *beta_d,
+    const void *alpha_p, const void *beta_p, const cudnnTensorDescriptor_t xd, const void *xp,
+    const cudnnTensorDescriptor_t dyd, const void *dyp, const cudnnTensorDescriptor_t dxd,
+    void *dxp, const cudnnTensorDescriptor_t pd, const void *scale, void *dscale, void *dbias,
+    double eps, const void *saved_mean, const void *saved_inv)
+{
+    cudnnStatus_t s = bn_check(h, mode, xd, dyd, pd, eps);
+    if (s == CUDNN_STATUS_SUCCESS)
+        s = bn_check(h, mode, xd, dxd, pd, eps);
+    if (s != CUDNN_STATUS_SUCCESS)
+        return s;
+    if (!alpha_d || !beta_d || !alpha_p || !beta_p || !xp || !dyp || !dxp || !scale ||
+        !dscale || !dbias)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (!saved_mean != !saved_inv)
+        return CUDNN_STATUS_BAD_PARAM;
+    const float *x = (const float *)xp, *dy = (const float *)dyp, *g = (const float *)scale;
+    const float *sm = (const float *)saved_mean, *si = (const float *)saved_inv;
+    float *dx = (float *)dxp, *dg = (float *)dscale, *db = (float *)dbias;
+    float ad = *(const float *)alpha_d, bd = *(const float *)beta_d,
+          ap = *(const float *)alpha_p, bp = *(const float *)beta_p;
+    size_t n = (size_t)xd->n * xd->h * xd->w;
+    for (int c = 0; c < xd->c; c++) {
+        double mu, inv;
+        if (sm) {   /* the forward's, as given */
+            mu = sm[c];
+            inv = si[c];
+        } else {
+            double var;
+            bn_moments(xd, x, c, &mu, &var);
+            inv = 1.0 / sqrt(var + eps);
+        }
+        double sd = 0, sdx = 0;   /* Σ dy, Σ dy·x̂ */
+        for (size_t i = 0; i < n; i++) {
+            size_t k = bn_at(xd, c, i);
+            sd += dy[k];
+            sdx += (double)dy[k] * (x[k] - mu) * inv;
+        }
+        blend(&dg[c], sdx, ap, bp);
+        blend(&db[c], sd, ap, bp);
+        double gi = g[c] * inv;
+        for (size_t i = 0; i < n; i++) {
+            size_t k = bn_at(xd, c, i);
+            double xh = (x[k] - mu) * inv;
+            blend(&dx[k], gi * (dy[k] - sd / (double)n - xh * sdx / (double)n), ad, bd);
+        }
+    }
+    g_bns++;
     return CUDNN_STATUS_SUCCESS;
 }

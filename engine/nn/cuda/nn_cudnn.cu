@@ -1,6 +1,7 @@
-/* cuda/nn_cudnn.cu — the convolutions through cuDNN 9, loaded with dlopen
- * (see nn_cudnn.h): finding the library, resolving the functions used,
- * and per shape a plan (descriptors, algorithms, workspace) made once.
+/* cuda/nn_cudnn.cu — the convolutions and batch norms through cuDNN 9,
+ * loaded with dlopen (see nn_cudnn.h): finding the library, resolving the
+ * functions used, and per shape a plan (descriptors, algorithms,
+ * workspace) made once.
  *
  * Parity with the CPU comes first: the math type is CUDNN_FMA_MATH (on
  * Ampere and later CUDNN_DEFAULT_MATH permits TF32 tensor cores, whose
@@ -10,6 +11,11 @@
  * exactly as a GEMM does (no FFT or Winograd transforms), so two runs give
  * the same bits. The workspace is one buffer of the module's, grown to the
  * largest a plan needs (at most CUDNN_WS_MAX).
+ *
+ * Batch norm is the legacy CUDNN_BATCHNORM_SPATIAL (deterministic; not
+ * SPATIAL_PERSISTENT, whose atomics and range limits the op's contract
+ * does not allow), one pair of descriptors per (B, C, HW): the statistics
+ * spread over the GPU where the own kernels run one block per channel.
  *
  * Under the emulator (CS_CUDA_EMU) the functions are the emulator's
  * reference (tests/emu/cudnn_emu.cc), taken directly; with CSREG_CUDNN set
@@ -144,6 +150,16 @@ int cudnn_conv_backward(float *, float *, const float *, const float *, const fl
 {
     return 0;
 }
+int cudnn_bn_forward(float *, const float *, const float *, const float *, float *, float *,
+                     float *, float *, int, int, int, int, const char *)
+{
+    return 0;
+}
+int cudnn_bn_backward(float *, float *, float *, const float *, const float *, const float *,
+                      const float *, const float *, int, int, int, const char *)
+{
+    return 0;
+}
 #else
 
 /* ------------------------------------------------------------------ the functions */
@@ -172,7 +188,10 @@ int cudnn_conv_backward(float *, float *, const float *, const float *, const fl
     X(cudnnGetConvolutionBackwardFilterWorkspaceSize)                                      \
     X(cudnnConvolutionForward)                                                             \
     X(cudnnConvolutionBackwardData)                                                        \
-    X(cudnnConvolutionBackwardFilter)
+    X(cudnnConvolutionBackwardFilter)                                                      \
+    X(cudnnBatchNormalizationForwardTraining)                                              \
+    X(cudnnBatchNormalizationForwardInference)                                             \
+    X(cudnnBatchNormalizationBackward)
 
 /* pointers of the declarations' own types (decltype uses no symbol) */
 struct cudnn_fns {
@@ -279,6 +298,7 @@ static int load(const cudnn_env *e, size_t *version, char *file, size_t flen, ch
 static cudnnHandle_t g_h;
 static void *g_ws;
 static size_t g_ws_cap;
+static int g_bn_on;   /* batch norm through cuDNN (not CSREG_CUDNN_BN=off) */
 
 typedef struct plan {
     int key[7];   /* B, C, H, W, OC, k, stride */
@@ -306,11 +326,15 @@ static void plan_free(plan *p)
     memset(p, 0, sizeof *p);
 }
 
+static void bn_plans_free(void);
+
 void cudnn_shutdown(void)
 {
     for (int i = 0; i < g_nplans; i++)
         plan_free(&g_plans[i]);
     g_nplans = g_evict = 0;
+    bn_plans_free();
+    g_bn_on = 0;
     if (g_h)
         g_fn.cudnnDestroy(g_h);
     g_h = NULL;
@@ -358,7 +382,10 @@ void cudnn_init(void)
             "kernels", v, file, g_fn.cudnnGetErrorString(s));
         return;
     }
-    say(g_status, sizeof g_status, "cuDNN %s from %s", v, file);
+    const char *bn = getenv("CSREG_CUDNN_BN");
+    g_bn_on = !(bn && !strcasecmp(bn, "off"));
+    say(g_status, sizeof g_status, "cuDNN %s from %s; batch norm: %s", v, file,
+        g_bn_on ? "cuDNN" : "own kernels (CSREG_CUDNN_BN=off)");
 }
 
 /* the GEMM-like algorithms: their sums are exact products added up, as the
@@ -545,6 +572,117 @@ int cudnn_conv_backward(float *dinp, float *dw, const float *dout, const float *
         run_ok(g_fn.cudnnConvolutionBackwardData(g_h, &one, p->f, w, p->y, dout, p->c, p->data,
                                                  g_ws, g_ws_cap, &zero, p->x, dinp),
                op, "cudnnConvolutionBackwardData");
+    return 1;
+}
+
+/* ------------------------------------------------------------------ batch norm */
+
+#define BN_EPS 1e-5        /* nn_backend.h's, as nn_ops.cu's kernels */
+#define BN_MOMENTUM 0.1
+
+typedef struct bn_plan {
+    int key[3];   /* B, C, HW */
+    int ok;       /* 0: this shape runs the own kernels */
+    cudnnTensorDescriptor_t x, p;   /* B × C × HW × 1; 1 × C × 1 × 1 */
+} bn_plan;
+static bn_plan g_bn[CUDNN_PLANS];
+static int g_nbn, g_bn_evict;
+
+static void bn_plan_free(bn_plan *p)
+{
+    if (p->x)
+        g_fn.cudnnDestroyTensorDescriptor(p->x);
+    if (p->p)
+        g_fn.cudnnDestroyTensorDescriptor(p->p);
+    memset(p, 0, sizeof *p);
+}
+
+static void bn_plans_free(void)
+{
+    for (int i = 0; i < g_nbn; i++)
+        bn_plan_free(&g_bn[i]);
+    g_nbn = g_bn_evict = 0;
+}
+
+static int bn_plan_make(bn_plan *p, char *why, size_t len)
+{
+    SETUP(cudnnCreateTensorDescriptor, (&p->x));
+    SETUP(cudnnCreateTensorDescriptor, (&p->p));
+    SETUP(cudnnSetTensor4dDescriptor, (p->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p->key[0],
+                                       p->key[1], p->key[2], 1));
+    SETUP(cudnnSetTensor4dDescriptor, (p->p, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, p->key[1],
+                                       1, 1));
+    return 0;
+}
+
+/* the descriptors of this shape, made on first use; NULL: the own kernels */
+static bn_plan *bn_plan_for(int B, int C, int HW)
+{
+    if (!g_h || !g_bn_on)
+        return NULL;
+    int key[3] = {B, C, HW};
+    for (int i = 0; i < g_nbn; i++)
+        if (!memcmp(g_bn[i].key, key, sizeof key))
+            return g_bn[i].ok ? &g_bn[i] : NULL;
+    bn_plan *p;
+    if (g_nbn < CUDNN_PLANS) {
+        p = &g_bn[g_nbn++];
+    } else {   /* full: the oldest made goes */
+        p = &g_bn[g_bn_evict];
+        g_bn_evict = (g_bn_evict + 1) % CUDNN_PLANS;
+        bn_plan_free(p);
+    }
+    memcpy(p->key, key, sizeof key);
+    char why[256];
+    if (bn_plan_make(p, why, sizeof why) == 0) {
+        p->ok = 1;
+        return p;
+    }
+    size_t n = strlen(g_status);
+    if (!strstr(g_status, "; a batch norm"))
+        say(g_status + n, sizeof g_status - n, "; a batch norm (B%d C%d HW%d) on own kernels: %s",
+            B, C, HW, why);
+    bn_plan_free(p);   /* its descriptors; the shape stays marked */
+    memcpy(p->key, key, sizeof key);
+    return NULL;
+}
+
+int cudnn_bn_forward(float *out, const float *inp, const float *gamma, const float *beta,
+                     float *mean, float *rstd, float *run_mean, float *run_var, int B, int C,
+                     int HW, int train, const char *op)
+{
+    if (train && (size_t)B * HW < 2)   /* no unbiased variance: the kernels' rule */
+        return 0;
+    bn_plan *p = bn_plan_for(B, C, HW);
+    if (!p)
+        return 0;
+    const float one = 1.0f, zero = 0.0f;
+    if (train)
+        run_ok(g_fn.cudnnBatchNormalizationForwardTraining(
+                   g_h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, p->x, inp, p->x, out, p->p, gamma,
+                   beta, BN_MOMENTUM, run_mean, run_var, BN_EPS, mean, rstd),
+               op, "cudnnBatchNormalizationForwardTraining");
+    else
+        run_ok(g_fn.cudnnBatchNormalizationForwardInference(g_h, CUDNN_BATCHNORM_SPATIAL, &one,
+                                                            &zero, p->x, inp, p->x, out, p->p,
+                                                            gamma, beta, run_mean, run_var,
+                                                            BN_EPS),
+               op, "cudnnBatchNormalizationForwardInference");
+    return 1;
+}
+
+int cudnn_bn_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
+                      const float *inp, const float *gamma, const float *mean, const float *rstd,
+                      int B, int C, int HW, const char *op)
+{
+    bn_plan *p = dinp ? bn_plan_for(B, C, HW) : NULL;
+    if (!p)
+        return 0;
+    const float one = 1.0f, zero = 0.0f;
+    run_ok(g_fn.cudnnBatchNormalizationBackward(g_h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one,
+                                                &zero, p->x, inp, p->x, dout, p->x, dinp, p->p,
+                                                gamma, dgamma, dbeta, BN_EPS, mean, rstd),
+           op, "cudnnBatchNormalizationBackward");
     return 1;
 }
 #endif

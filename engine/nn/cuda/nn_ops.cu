@@ -2,8 +2,9 @@
  * functions, in the same order, as the CPU reference engine/nn/cpu/nn_ops.c
  * (the regularizer's and quantized weights' ops in nn_reg_ops.cu, the
  * watch ops in nn_watch_ops.cu): cuBLAS sgemm for the dense layers,
- * cuDNN for the convolutions where one is installed (nn_cudnn.cu, loaded at
- * init; else im2col and sgemm), kernels for the rest. Sums that decide a
+ * cuDNN for the convolutions and batch norms where one is installed
+ * (nn_cudnn.cu, loaded at init; else im2col and sgemm, and own kernels),
+ * kernels for the rest. Sums that decide a
  * value are reduced in double.
  * Built only with CUDA=1, as the shared module libcsreg_cuda.so that the
  * engine loads with dlopen (nn_cuda_load.c); the table is used only when
@@ -23,7 +24,7 @@
 
 static cublasHandle_t g_blas;
 static int g_ready, g_device;
-static void *g_scratch;   /* for copies between overlapping regions */
+static void *g_scratch;   /* copies between overlapping regions; bn's ReLU mask */
 static size_t g_scratch_cap;
 
 /* ------------------------------------------------------------------ the device */
@@ -501,8 +502,50 @@ static void convk_backward(float *dinp, float *dw, const float *dout, const floa
 
 /* ------------------------------------------------------------------ batch norm */
 
+/* Through cuDNN where nn_cudnn.cu has it (CUDNN_BATCHNORM_SPATIAL: the
+ * statistics over the whole GPU), else the kernels below (one block per
+ * channel). A ReLU after it stays an element-wise pass of ours: forward,
+ * cuDNN's batch norm into out then the ReLU in place; backward, the ReLU's
+ * mask of dout into a scratch then cuDNN's backward from it. Without dinp
+ * the kernels run (cuDNN's backward always writes dx). */
+
 #define BN_EPS 1e-5
 #define BN_MOMENTUM 0.1
+
+/* y = max(y, 0) in place */
+__global__ void bn_relu_inplace_kernel(float *y, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+
+/* dst = dout where the ReLU's output was positive, else 0 */
+__global__ void bn_relu_mask_kernel(float *dst, const float *dout, const float *relu_out,
+                                    size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = relu_out[i] > 0.0f ? dout[i] : 0.0f;
+}
+
+/* the module's scratch (copy's) of at least bytes, kept; NULL: none */
+static float *bn_scratch(size_t bytes)
+{
+    if (bytes > g_scratch_cap) {
+        if (g_scratch)
+            cudaFree(g_scratch);
+        g_scratch = NULL;
+        g_scratch_cap = 0;
+        if (cudaMalloc(&g_scratch, bytes) != cudaSuccess) {
+            cudaGetLastError();   /* not kept: the kernels run instead */
+            g_scratch = NULL;
+            return NULL;
+        }
+        g_scratch_cap = bytes;
+    }
+    return (float *)g_scratch;
+}
 
 /* one block per channel */
 __global__ void bn_stats_kernel(const float *inp, float *mean, float *rstd, float *run_mean,
@@ -551,12 +594,20 @@ static void bn_forward_relu(float *out, const float *inp, const float *gamma,
                             const float *beta, float *mean, float *rstd, float *run_mean,
                             float *run_var, int B, int C, int HW, int train, int relu)
 {
+    const char *op = relu ? "bn_relu_forward" : "bn_forward";
+    if (cudnn_bn_forward(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train,
+                         op)) {
+        if (relu)
+            bn_relu_inplace_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, (size_t)B * C * HW);
+        op_done(op);
+        return;
+    }
     if (train)
         bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
     bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
                                                         run_mean, run_var, B, C, HW, train,
                                                         relu);
-    op_done(relu ? "bn_relu_forward" : "bn_forward");
+    op_done(op);
 }
 
 static void bn_forward(float *out, const float *inp, const float *gamma, const float *beta,
@@ -615,6 +666,11 @@ static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *d
                         const float *inp, const float *gamma, const float *mean,
                         const float *rstd, int B, int C, int HW)
 {
+    if (cudnn_bn_backward(dinp, dgamma, dbeta, dout, inp, gamma, mean, rstd, B, C, HW,
+                          "bn_backward")) {
+        op_done("bn_backward");
+        return;
+    }
     const float *no_relu = NULL;
     bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, no_relu, inp, gamma, mean, rstd, B,
                                   C, HW);
@@ -627,9 +683,90 @@ static void bn_relu_backward(float *dinp, float *dgamma, float *dbeta, const flo
                              int C, int HW)
 {
     (void)beta;
+    size_t n = (size_t)B * C * HW;
+    float *dm = dinp ? bn_scratch(n * sizeof(float)) : NULL;
+    if (dm) {
+        bn_relu_mask_kernel<<<nblocks(n), NT>>>(dm, dout, out, n);
+        if (cudnn_bn_backward(dinp, dgamma, dbeta, dm, inp, gamma, mean, rstd, B, C, HW,
+                              "bn_relu_backward")) {
+            op_done("bn_relu_backward");
+            return;
+        }
+    }
     bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, out, inp, gamma, mean, rstd, B, C,
                                   HW);
     op_done("bn_relu_backward");
+}
+
+/* out = max(out + shortcut(sc), 0) in place: residual_forward_kernel's
+ * sum (the identity, or option A), then the ReLU: the same float ops */
+__global__ void bn_add_relu_kernel(float *out, const float *sc, int B, int C, int H, int W,
+                                   int SC, int SH, int SW)
+{
+    size_t HW = (size_t)H * W, n = (size_t)B * C * HW;
+    int same = SC == C && SH == H && SW == W, cp = (C - SC) / 2, sy = SH / H, sx = SW / W;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float y = out[i];
+        if (same) {
+            y = y + sc[i];
+        } else {
+            size_t b = i / ((size_t)C * HW);
+            int c = (int)((i / HW) % C), yy = (int)((i % HW) / W), x = (int)(i % W), q = c - cp;
+            if (q >= 0 && q < SC)
+                y = y + sc[((b * SC + q) * SH + (size_t)yy * sy) * SW + (size_t)x * sx];
+        }
+        out[i] = y > 0.0f ? y : 0.0f;
+    }
+}
+
+/* dres = dout (+ dadd) where out > 0, else 0; dres may be dout or dadd */
+__global__ void bn_add_relu_mask_kernel(float *dres, const float *dout, const float *dadd,
+                                        const float *out, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float d = dadd ? dout[i] + dadd[i] : dout[i];
+        dres[i] = out[i] > 0.0f ? d : 0.0f;
+    }
+}
+
+/* the batch norm (cuDNN's, or the kernels') into out, then the residual
+ * add and ReLU in place */
+static void bn_add_relu_forward(float *out, const float *inp, const float *sc,
+                                const float *gamma, const float *beta, float *mean, float *rstd,
+                                float *run_mean, float *run_var, int B, int C, int H, int W,
+                                int SC, int SH, int SW, int train)
+{
+    int HW = H * W;
+    if (!cudnn_bn_forward(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train,
+                          "bn_add_relu_forward")) {
+        if (train)
+            bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
+        bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
+                                                            run_mean, run_var, B, C, HW, train,
+                                                            0);
+    }
+    bn_add_relu_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, sc, B, C, H, W, SC, SH, SW);
+    op_done("bn_add_relu_forward");
+}
+
+/* the ReLU's mask of dout (+ dadd) into dres, then the batch norm's
+ * backward from it (cuDNN's, or the kernel) */
+static void bn_add_relu_backward(float *dinp, float *dgamma, float *dbeta, float *dres,
+                                 const float *dout, const float *dadd, const float *out,
+                                 const float *inp, const float *gamma, const float *mean,
+                                 const float *rstd, int B, int C, int HW)
+{
+    size_t n = (size_t)B * C * HW;
+    bn_add_relu_mask_kernel<<<nblocks(n), NT>>>(dres, dout, dadd, out, n);
+    if (!cudnn_bn_backward(dinp, dgamma, dbeta, dres, inp, gamma, mean, rstd, B, C, HW,
+                           "bn_add_relu_backward")) {
+        const float *no_relu = NULL;
+        bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dres, no_relu, inp, gamma, mean, rstd,
+                                      B, C, HW);
+    }
+    op_done("bn_add_relu_backward");
 }
 
 /* ------------------------------------------------------------------ activations, pooling */
@@ -922,6 +1059,8 @@ static cs_nn_ops make_ops(void)
     o.bn_backward = bn_backward;
     o.bn_relu_forward = bn_relu_forward;
     o.bn_relu_backward = bn_relu_backward;
+    o.bn_add_relu_forward = bn_add_relu_forward;
+    o.bn_add_relu_backward = bn_add_relu_backward;
     o.relu_forward = relu_forward;
     o.relu_backward = relu_backward;
     o.maxpool_forward = maxpool_forward;
