@@ -109,7 +109,14 @@ void cs_doc_man(FILE *out, const char *version, const char *options)
           "are (default: the source tree, or the installed share/csreg)\n"
           ".TP\n.B CSREG_GSET_DIR\nmore G\\-set graphs for maxcut\n"
           ".TP\n.B CSREG_GNUPLOT\nthe gnuplot program\n"
-          ".TP\n.B CSREG_CUDA_DEVICE\nthe GPU of device=cuda\n",
+          ".TP\n.B CSREG_CUDA_DEVICE\nthe GPU of device=cuda\n"
+          ".TP\n.B CSREG_CUDA_MODULE\nanother CUDA module than libcsreg_cuda.so next to csreg\n"
+          ".TP\n.B CSREG_CUDA_SYNC\n1: synchronize and check after every GPU op (debugging)\n"
+          ".TP\n.B CSREG_CUDA_PROFILE\na file: at exit, each GPU op's calls, GPU and host "
+          "milliseconds\n"
+          ".TP\n.B CSREG_CUDNN\nthe cuDNN 9 to load (a file or a folder), or off\n"
+          ".TP\n.B CSREG_CUDNN_BN\noff: batch norms on the module's own kernels, the "
+          "convolutions still on cuDNN\n",
           out);
     fputs(".SH SEE ALSO\n\\fBgnuplot\\fP(1); the documentation in docs/ of the source "
           "tree; the C library: csreg.h, pkg\\-config csreg\n",
