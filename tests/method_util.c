@@ -20,3 +20,11 @@ void methods_of(const char *const *texts, size_t n, cs_method *out)
     for (size_t i = 0; i < n; i++)
         out[i] = method_of(texts[i]);
 }
+
+char *expr_sines(char *buf, size_t len, const char *first, int n)
+{
+    size_t w = (size_t)snprintf(buf, len, "%s", first);
+    for (int i = 0; i < n && w < len; i++)
+        w += (size_t)snprintf(buf + w, len - w, "+sin(x)");
+    return buf;
+}

@@ -11,5 +11,8 @@
 cs_method method_of(const char *text);
 /* texts[0..n) into out[0..n). */
 void methods_of(const char *const *texts, size_t n, cs_method *out);
+/* the text first+sin(x)+...+sin(x) (n terms) into buf: a long g for the
+ * device interpreter's limits (each term 3 instructions); buf */
+char *expr_sines(char *buf, size_t len, const char *first, int n);
 
 #endif

@@ -668,7 +668,7 @@ static void kernel_trials(const kernel_case *c)
     const cs_sweep_cuda_module *mod = cs_sweep_cuda_module_get();
     cs_method mv[2];
     methods_of(c->methods, (size_t)c->nm, mv);
-    int equal = 0, same_iters = 0, total = 0, won = 0, restarted = 0;
+    sweep_tally k = {0};
     for (int mi = 0; mi < c->nm; mi++)
         for (int g = 0; g < c->npoints; g++) {
             size_t M = c->Ms[g], K = c->Ks[g];
@@ -676,10 +676,7 @@ static void kernel_trials(const kernel_case *c)
             unsigned char succ[KT];
             long iters[KT];
             int starts[KT];
-            for (long t = 0; t < KT; t++) {
-                ps[t] = cs_sweep_trial_stream(c->N, M, K, t);
-                ms[t] = cs_sweep_method_stream(ps[t], &mv[mi]);
-            }
+            sweep_trial_streams(c->N, M, K, KT, &mv[mi], ps, ms);
             cs_sweep_cuda_job job = {
                 .N = (int)c->N, .M = (int)M, .K = (int)K, .trials = KT, .seed = 7,
                 .problem_stream = ps, .method_stream = ms,
@@ -691,31 +688,18 @@ static void kernel_trials(const kernel_case *c)
             if (rc)
                 print_message("%s: %s\n", c->methods[mi], why);
             assert_int_equal(rc, 0);
+            sweep_cpu_ref ref = {.ps = {.kind = c->kind, .N = c->N, .M = M, .K = K},
+                                 .seed = 7, .mv = &mv[mi], .nm = 1, .name_k = 1,
+                                 .so = {.maxit = c->maxit, .restarts = 2, .stop = c->stop,
+                                        .tol = c->tol}};
             for (long t = 0; t < KT; t++) {
                 cs_err err;
-                cs_problem_spec sp = {.kind = c->kind, .N = c->N, .M = M, .K = K};
-                cs_problem *p;
-                assert_int_equal(cs_problem_new(&p, &sp, 7, ps[t], &err), 0);
-                cs_solve_opts so = {.maxit = c->maxit, .restarts = 2, .stop = c->stop,
-                                    .tol = c->tol};
-                cs_solver *s;
-                assert_int_equal(cs_solver_new(&s, p, &mv[mi], &so, 7, ms[t], &err), 0);
-                cs_solve_result r;
-                assert_int_equal(cs_solver_solve(s, &r, &err), 0);
-                int eq = succ[t] == r.success && starts[t] == r.starts;
-                if (!eq)
-                    print_message("  differs: %s M=%zu K=%zu trial %ld: gpu %d/%d starts/%ld "
-                                  "iters, cpu %d/%d/%ld\n", c->methods[mi], M, K, t, succ[t],
-                                  starts[t], iters[t], r.success, r.starts, r.iters);
-                equal += eq;
-                won += r.success;
-                restarted += r.starts > 1;
-                same_iters += eq && iters[t] == r.iters;
-                total++;
-                cs_solver_free(s);
-                cs_problem_free(p);
+                assert_int_equal(sweep_trial_vs_cpu(&ref, t, &succ[t], &iters[t], &starts[t],
+                                                    &k, &err), 0);
             }
         }
+    int equal = k.equal, same_iters = k.same_iters, total = k.total, won = k.won,
+        restarted = k.restarted;
     char what[128];
     if (c->by_method && c->stop != CS_STOP_ORACLE)
         snprintf(what, sizeof what, "method=%s stop=%s", c->methods[0], cs_stop_name(c->stop));
@@ -809,21 +793,6 @@ static void test_sweep_methods(void **state)
         kernel_trials(&cases[k]);
 }
 
-/* the CSV of a result, as the sweep writes it */
-static char *csv_of(const cs_sweep_result *r)
-{
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    assert_int_equal(cs_sweep_print_csv(r, NULL, f), 0);
-    long n = ftell(f);
-    rewind(f);
-    char *s = calloc((size_t)n + 1, 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
-
 /* `sweep ... device=cuda` through the engine (cs_sweep_run with the
  * emulated module) against device=cpu, for each kind the GPU takes (osb
  * on a γ grid with K fixed, ter on a K grid): every trial and the CSV the
@@ -850,33 +819,22 @@ static void sweep_engine_kind(const engine_case *c)
                         .trials = c->trials, .threads = 1, .seed = 3};
     sp.solve.maxit = c->maxit;
     sp.solve.restarts = c->restarts;
-    sweep_trials cpu, gpu;
+    sweep_vs v;
     cs_err err;
-    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CPU, &cpu, &err), 0);
-    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CUDA, &gpu, &err), 0);
-    double ss, si;
-    sweep_trials_compare(&cpu, &gpu, 1, &ss, &si);
-    char *a = csv_of(cpu.res), *b = csv_of(gpu.res);
-    size_t won = 0, n = cpu.n * cpu.nm;
-    for (size_t k = 0; k < n; k++)
-        won += cpu.success[k];
+    assert_int_equal(sweep_cpu_vs_cuda(&sp, &v, &err), 0);
     char what[160] = "";   /* several methods: named */
     for (size_t m = 0; c->nm > 2 && m < c->nm; m++)
         snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? "," : " methods=",
                  c->methods[m]);
     print_message("sweep device=cuda kind=%s%s: the CSV of %zu rows %s the CPU's (%zu of %zu "
-                  "solves succeeded)\n", cs_problem_kind_name(c->kind), what, cpu.res->nrows,
-                  strcmp(a, b) ? "differs from" : "equals", won, n);
+                  "solves succeeded)\n", cs_problem_kind_name(c->kind), what, v.rows,
+                  v.csv_equal ? "equals" : "differs from", v.won, v.solves);
     if (c->exact) {
-        assert_true(ss == 1.0 && si == 1.0);
-        assert_string_equal(a, b);
+        assert_true(v.same_success == 1.0 && v.same_iters == 1.0);
+        assert_true(v.csv_equal);
     } else {
-        assert_true(ss * (double)n >= (double)n - 1.0);
+        assert_true(v.same_success * (double)v.solves >= (double)v.solves - 1.0);
     }
-    free(a);
-    free(b);
-    sweep_trials_free(&cpu);
-    sweep_trials_free(&gpu);
 }
 
 static void test_sweep_engine(void **state)
@@ -909,8 +867,8 @@ static void test_sweep_engine(void **state)
                         .seed = 3, .device = CS_DEVICE_CUDA};
     const char *takes = "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods "
                         "bin, osb, ter, bbin, binexp, l2l1, l2l1h, fixed, holder, si, beta, "
-                        "those made by reg define (form=holder|si at p=2, q=2) (FISTA) and "
-                        "linf, l1 (Douglas-Rachford), and kind 2bit with method equ";
+                        "those made by reg define (FISTA) and linf, l1 (Douglas-Rachford), "
+                        "and kind 2bit with method equ";
     cs_sweep_result *res;
     cs_err err;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
@@ -991,15 +949,13 @@ static void test_sweep_defined(void **state)
     /* what the device's interpreter does not take is refused with why */
     cs_reg_def_spec s;
     cs_reg_def_spec_init(&s);
-    s.name = "sqh3";
-    s.g = "x^2";
+    char text[CS_EXPR_MAX_LEN];   /* g of 67 instructions */
+    s.name = "sqlong";
+    s.g = expr_sines(text, sizeof text, "x", 22);
     s.h = "1";
-    s.form = CS_FORM_HOLDER;
-    s.p = 3.0;
-    s.q = 1.5;
     cs_err err;
     assert_int_equal(cs_reg_define(&s, NULL, NULL, &err), 0);
-    const char *methods[] = {"sqh3"};
+    const char *methods[] = {"sqlong"};
     cs_method mv[1];
     methods_of(methods, 1, mv);
     const double gammas[] = {0.5};
@@ -1009,8 +965,8 @@ static void test_sweep_defined(void **state)
     cs_sweep_result *res;
     assert_int_equal(cs_sweep_run(&sp, &res, &err), CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "(FISTA) and linf, l1 (Douglas-Rachford), and kind 2bit "
-                                    "with method equ, not sqh3: sqh3: the GPU evaluates "
-                                    "form=holder at p = q = 2 only (not p=3, q=1.5)"));
+                                    "with method equ, not sqlong: sqlong: g = x+sin(x)"));
+    assert_non_null(strstr(err.msg, "compiles to 67 instructions on 2 stack slots"));
     cs_sweep_gpu_use_module(NULL);
 }
 

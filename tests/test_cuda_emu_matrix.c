@@ -2,9 +2,10 @@
  * (engine/recovery/cuda/sweep_matrix_kernels.cu) run on the CPU through the
  * CUDA emulator (tests/emu/cuda_emu.h), under ASan in `make test`: trial by
  * trial against the CPU's solver on the same problems (drawn on the host by
- * the engine for both), then `sweep ... device=cuda` through the engine
- * against device=cpu, and what it refuses. What the emulator cannot show
- * (timing, nvcc's code) test_sweep_gpu_matrix does on a real GPU. */
+ * the engine for both) under every stop rule, then `sweep ... device=cuda`
+ * through the engine against device=cpu, and what it refuses. What the
+ * emulator cannot show (timing, nvcc's code) test_sweep_gpu_matrix does on
+ * a real GPU. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -43,7 +44,8 @@ static int count_done(void *user, size_t item, cs_err *err)
  * sums in another order). A trial is equal when its success and starts are
  * the CPU's; at most `max_differ` of a case may differ (a borderline trial
  * that rounding tips), and at least same_pct % take the same iterations.
- * One line per kind: "sweep kernel kind=K: T trials equal to the CPU". */
+ * One line per kind and method: "sweep kernel kind=K: T trials equal to
+ * the CPU"; with a residual rule "sweep kernel kind=K stop=S: ...". */
 typedef struct kernel_case {
     cs_kind kind;
     const char *methods[3];
@@ -54,6 +56,8 @@ typedef struct kernel_case {
     cs_stop stop;
     int max_differ;
     int same_pct;
+    double tol;                /* the residual rules' tolerance */
+    int mixed;                 /* the sample has successes and failures */
 } kernel_case;
 
 static void kernel_trials(const kernel_case *c)
@@ -66,6 +70,7 @@ static void kernel_trials(const kernel_case *c)
     sp.solve.maxit = c->maxit;
     sp.solve.restarts = c->restarts;
     sp.solve.stop = c->stop;
+    sp.solve.tol = c->tol;
     cs_err err;
     assert_int_equal(cs_sweep_gpu_matrix_check(&sp, &err), 0);
     size_t Ks[2] = {c->K, c->K}, *items = malloc(n * sizeof *items), done = 0;
@@ -79,59 +84,47 @@ static void kernel_trials(const kernel_case *c)
     assert_int_equal(cs_sweep_gpu_matrix_run(&sp, c->Ms, Ks, items, n, succ, iters, starts, secs,
                                              count_done, &done, &err), 0);
     assert_int_equal(done, n);
-    /* per method: equal, the same iterations, solves, successes, restarted */
-    int cnt[3][5];
-    memset(cnt, 0, sizeof cnt);
+    sweep_tally k[3];
+    memset(k, 0, sizeof k);
     for (size_t i = 0; i < n; i++) {
-        size_t g = i / T, M = c->Ms[g];
-        long t = (long)(i % T);
-        cs_problem_spec ps = {.kind = c->kind, .N = c->N, .M = M, .K = c->K};
-        uint64_t ts = cs_sweep_trial_stream(c->N, M, c->K, t);
-        cs_problem *p;
-        assert_int_equal(cs_problem_new(&p, &ps, 7, ts, &err), 0);
-        for (size_t m = 0; m < nm; m++) {
-            cs_solve_opts so = sp.solve;
-            cs_solver *s;
-            assert_int_equal(cs_solver_new(&s, p, &mv[m], &so, 7,
-                                           cs_sweep_method_stream(ts, &mv[m]), &err), 0);
-            cs_solve_result r;
-            assert_int_equal(cs_solver_solve(s, &r, &err), 0);
-            size_t at = i * nm + m;
-            int eq = succ[at] == r.success && starts[at] == r.starts;
-            if (!eq)
-                print_message("  differs: %s M=%zu trial %ld: gpu %d/%d starts/%ld iters, "
-                              "cpu %d/%d/%ld\n", c->methods[m], M, t, succ[at], starts[at],
-                              iters[at], r.success, r.starts, r.iters);
-            assert_true(isnan(secs[at]));
-            cnt[m][0] += eq;
-            cnt[m][1] += eq && iters[at] == r.iters;
-            cnt[m][2]++;
-            cnt[m][3] += r.success;
-            cnt[m][4] += r.starts > 1;
-            cs_solver_free(s);
-        }
-        cs_problem_free(p);
+        sweep_cpu_ref ref = {.ps = {.kind = c->kind, .N = c->N, .M = c->Ms[i / T], .K = c->K},
+                             .seed = 7, .so = sp.solve, .mv = mv, .nm = nm};
+        assert_int_equal(sweep_trial_vs_cpu(&ref, (long)(i % T), succ + i * nm, iters + i * nm,
+                                            starts + i * nm, k, &err), 0);
+        for (size_t m = 0; m < nm; m++)
+            assert_true(isnan(secs[i * nm + m]));
     }
+    /* oracle, maxit: "stop=S" in the parentheses; a residual rule: in
+     * front, its tolerance in the parentheses */
+    int tol_rule = c->stop != CS_STOP_ORACLE && c->stop != CS_STOP_MAXIT;
+    char what[64], rule[64];
+    snprintf(what, sizeof what, tol_rule ? "kind=%s stop=%s" : "kind=%s",
+             cs_problem_kind_name(c->kind), cs_stop_name(c->stop));
     int won = 0, total = 0;
     for (size_t m = 0; m < nm; m++) {
-        int *k = cnt[m];
+        if (tol_rule)   /* and in how many trials it ended a start */
+            snprintf(rule, sizeof rule, "tol=%g, fired in %d", c->tol, k[m].early);
+        else
+            snprintf(rule, sizeof rule, "stop=%s", cs_stop_name(c->stop));
         char size[64];
         if (c->K)
             snprintf(size, sizeof size, "N=%zu K=%zu", c->N, c->K);
         else
             snprintf(size, sizeof size, "N=%zu", c->N);
-        print_message("sweep kernel kind=%s: %d trials equal to the CPU (of %d: %s at %s, "
-                      "M=%zu and %zu, stop=%s, %d successes, %d restarted; %d differ by "
+        print_message("sweep kernel %s: %d trials equal to the CPU (of %d: %s at %s, "
+                      "M=%zu and %zu, %s, %d successes, %d restarted; %d differ by "
                       "rounding, at most %d allowed; %d with the same iterations)\n",
-                      cs_problem_kind_name(c->kind), k[0], k[2], c->methods[m], size, c->Ms[0],
-                      c->Ms[1], cs_stop_name(c->stop), k[3], k[4], k[2] - k[0], c->max_differ,
-                      k[1]);
-        assert_true(k[2] - k[0] <= c->max_differ);
-        assert_true(k[1] * 100 >= k[2] * c->same_pct);
-        won += k[3];
-        total += k[2];
+                      what, k[m].equal, k[m].total, c->methods[m], size, c->Ms[0], c->Ms[1],
+                      rule, k[m].won, k[m].restarted, k[m].total - k[m].equal, c->max_differ,
+                      k[m].same_iters);
+        assert_true(k[m].total - k[m].equal <= c->max_differ);
+        assert_true(k[m].same_iters * 100 >= k[m].total * c->same_pct);
+        assert_true(!tol_rule || k[m].early > 0);   /* the rule ended starts */
+        won += k[m].won;
+        total += k[m].total;
     }
-    assert_true(won > 0 && won < total);   /* a sample that tells success from failure */
+    /* a sample that tells success from failure */
+    assert_true(won > 0 && (won < total || !c->mixed));
     free(items);
     free(succ);
     free(iters);
@@ -146,36 +139,38 @@ static void test_kernel_trials(void **state)
     assert_int_equal(mod->abi, CS_SWEEP_MATRIX_CUDA_ABI);
     assert_int_equal(mod->job_size, sizeof(cs_sweep_matrix_cuda_job));
     cs_sweep_gpu_matrix_use_module(mod);
+    /* the residual rules: every trial the CPU's (none differs: the rules
+     * fire away from their thresholds, so rounding moves no start's end) */
+#define RULE_EIG(st, tol) \
+    {CS_PROB_EIG, {"eig", "mu", "ns"}, 3, 12, 0, {2, 8}, 4, 300, 2, st, 0, 75, tol, 0}
+#define RULE_ORTH(st, tol) {CS_PROB_ORTH, {"om"}, 1, 6, 3, {2, 4}, 4, 200, 2, st, 0, 75, tol, 0}
     const kernel_case cases[] = {
         /* M=2: the CPU on x (its restarts in lockstep); M=8: on z (solver_gram.c) */
-        {CS_PROB_EIG, {"eig", "mu", "ns"}, 3, 12, 0, {2, 8}, 6, 300, 3, CS_STOP_ORACLE, 1, 75},
-        {CS_PROB_ORTH, {"om"}, 1, 5, 0, {2, 4}, 6, 40, 2, CS_STOP_MAXIT, 1, 75},
-        {CS_PROB_ORTH, {"om"}, 1, 6, 3, {2, 4}, 6, 100, 1, CS_STOP_ORACLE, 1, 75},
+        {CS_PROB_EIG, {"eig", "mu", "ns"}, 3, 12, 0, {2, 8}, 6, 300, 3, CS_STOP_ORACLE, 1, 75,
+         0, 1},
+        {CS_PROB_ORTH, {"om"}, 1, 5, 0, {2, 4}, 6, 40, 2, CS_STOP_MAXIT, 1, 75, 0, 1},
+        {CS_PROB_ORTH, {"om"}, 1, 6, 3, {2, 4}, 6, 100, 1, CS_STOP_ORACLE, 1, 75, 0, 1},
+        /* the residual rules: on eig the CPU runs residual and ratio on z
+         * (solver_gram.c), normalized and hybrid on x (they measure ∇ℓ).
+         * ℓeig's gradient keeps a part normal to the affine set, so its
+         * normalized residual stays large (at 1e-2 every start of eig's
+         * runs to maxit on the CPU): normalized at 0.2 */
+        RULE_EIG(CS_STOP_RESIDUAL, 1e-5), RULE_EIG(CS_STOP_NORMALIZED, 0.2),
+        RULE_EIG(CS_STOP_RATIO, 1e-5), RULE_EIG(CS_STOP_HYBRID, 1e-5),
+        RULE_ORTH(CS_STOP_RESIDUAL, 1e-5), RULE_ORTH(CS_STOP_NORMALIZED, 1e-5),
+        RULE_ORTH(CS_STOP_RATIO, 1e-5), RULE_ORTH(CS_STOP_HYBRID, 1e-5),
     };
+#undef RULE_EIG
+#undef RULE_ORTH
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         kernel_trials(&cases[k]);
     cs_sweep_gpu_matrix_use_module(NULL);
 }
 
-/* the CSV of a result, as the sweep writes it */
-static char *csv_of(const cs_sweep_result *r)
-{
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    assert_int_equal(cs_sweep_print_csv(r, NULL, f), 0);
-    long n = ftell(f);
-    rewind(f);
-    char *s = calloc((size_t)n + 1, 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
-
 /* `sweep ... device=cuda` through the engine (cs_sweep_run with the
  * emulated module) against device=cpu: every trial and the CSV the same. */
 static void engine_kind(cs_kind kind, const char *const *methods, size_t nm, size_t N,
-                        double gamma2, cs_stop stop, long maxit)
+                        double gamma2, cs_stop stop, double tol, long maxit)
 {
     cs_method mv[3];
     methods_of(methods, nm, mv);
@@ -186,25 +181,18 @@ static void engine_kind(cs_kind kind, const char *const *methods, size_t nm, siz
     sp.solve.maxit = maxit;
     sp.solve.restarts = 2;
     sp.solve.stop = stop;
-    sweep_trials cpu, gpu;
+    sp.solve.tol = tol;
+    sweep_vs v;
     cs_err err;
-    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CPU, &cpu, &err), 0);
-    assert_int_equal(sweep_trials_run(&sp, CS_DEVICE_CUDA, &gpu, &err), 0);
-    double ss, si;
-    sweep_trials_compare(&cpu, &gpu, 1, &ss, &si);
-    char *a = csv_of(cpu.res), *b = csv_of(gpu.res);
-    size_t won = 0, n = cpu.n * cpu.nm;
-    for (size_t k = 0; k < n; k++)
-        won += cpu.success[k];
-    print_message("sweep device=cuda kind=%s: the CSV of %zu rows %s the CPU's (%zu of %zu "
-                  "solves succeeded)\n", cs_problem_kind_name(kind), cpu.res->nrows,
-                  strcmp(a, b) ? "differs from" : "equals", won, n);
-    assert_true(ss == 1.0);
-    assert_string_equal(a, b);
-    free(a);
-    free(b);
-    sweep_trials_free(&cpu);
-    sweep_trials_free(&gpu);
+    assert_int_equal(sweep_cpu_vs_cuda(&sp, &v, &err), 0);
+    char rule[64] = "";   /* a residual rule: named */
+    if (tol > 0)
+        snprintf(rule, sizeof rule, " stop=%s tol=%g", cs_stop_name(stop), tol);
+    print_message("sweep device=cuda kind=%s%s: the CSV of %zu rows %s the CPU's (%zu of %zu "
+                  "solves succeeded)\n", cs_problem_kind_name(kind), rule, v.rows,
+                  v.csv_equal ? "equals" : "differs from", v.won, v.solves);
+    assert_true(v.same_success == 1.0);
+    assert_true(v.csv_equal);
 }
 
 static void test_sweep_engine(void **state)
@@ -212,9 +200,11 @@ static void test_sweep_engine(void **state)
     (void)state;
     cs_sweep_gpu_matrix_use_module(cs_sweep_matrix_cuda_module_get());
     const char *eig[] = {"eig", "mu"}, *orth[] = {"om"};
-    engine_kind(CS_PROB_EIG, eig, 2, 10, 0.7, CS_STOP_ORACLE, 200);
+    engine_kind(CS_PROB_EIG, eig, 2, 10, 0.7, CS_STOP_ORACLE, 0, 200);
     /* γ = 1: M = N, the projection a point (no null space: r = 0) */
-    engine_kind(CS_PROB_ORTH, orth, 1, 5, 1.0, CS_STOP_MAXIT, 40);
+    engine_kind(CS_PROB_ORTH, orth, 1, 5, 1.0, CS_STOP_MAXIT, 0, 40);
+    /* a residual rule: each start ends where the CPU's does */
+    engine_kind(CS_PROB_EIG, eig, 2, 10, 0.7, CS_STOP_RESIDUAL, 1e-5, 300);
     cs_sweep_gpu_matrix_use_module(NULL);
 }
 
@@ -228,21 +218,22 @@ static void test_refused(void **state)
     struct {
         cs_kind kind;
         const char *method;
-        cs_stop stop;
+        size_t N;
         cs_mode mode;
         const char *want;
     } cases[] = {
-        {CS_PROB_EIG, "bin", CS_STOP_ORACLE, CS_MODE_DEFAULT, "not bin on kind=eig"},
-        {CS_PROB_EIG, "eig:C=random", CS_STOP_ORACLE, CS_MODE_DEFAULT, "not eig:C=random"},
-        {CS_PROB_EIG, "eig", CS_STOP_HYBRID, CS_MODE_DEFAULT, "not stop=hybrid"},
-        {CS_PROB_ORTH, "om", CS_STOP_MAXIT, CS_MODE_PLAIN, "accel), not mode=plain"},
+        {CS_PROB_EIG, "bin", 10, CS_MODE_DEFAULT, "not bin on kind=eig"},
+        {CS_PROB_EIG, "eig:C=random", 10, CS_MODE_DEFAULT, "not eig:C=random"},
+        {CS_PROB_ORTH, "om", 10, CS_MODE_PLAIN, "accel), not mode=plain"},
+        /* X has N² entries */
+        {CS_PROB_ORTH, "om", 300, CS_MODE_DEFAULT, ": N <= 256, not N=300"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cs_method m = method_of(cases[i].method);
-        cs_sweep_spec sp = {.kind = cases[i].kind, .N = 10, .axis = CS_AXIS_GAMMA,
+        cs_sweep_spec sp = {.kind = cases[i].kind, .N = cases[i].N, .axis = CS_AXIS_GAMMA,
                             .values = gammas, .nvalues = 1, .methods = &m, .nmethods = 1,
                             .trials = 1, .threads = 1, .seed = 3, .device = CS_DEVICE_CUDA};
-        sp.solve.stop = cases[i].stop;
+        sp.solve.stop = CS_STOP_HYBRID;   /* every rule taken */
         sp.solve.mode = cases[i].mode;
         cs_sweep_result *res = NULL;
         cs_err err;

@@ -9,6 +9,7 @@
 #include "cs_cuda_module.h"
 #include "cs_expr_export.h"
 #include "cuda/sweep_cuda.h"
+#include "sweep_gpu_common.h"
 #include "sweep_gpu_matrix.h"
 
 static const cs_sweep_cuda_module *g_injected;
@@ -18,7 +19,7 @@ void cs_sweep_gpu_use_module(const void *module) { g_injected = module; }
 /* What the kernels run (cuda/sweep_cuda.h), in every message that refuses. */
 #define TAKES "sweep device=cuda runs kinds bin, osb and ter (K= too) with methods bin, osb, " \
               "ter, bbin, binexp, l2l1, l2l1h, fixed, holder, si, beta, those made by reg " \
-              "define (form=holder|si at p=2, q=2) (FISTA) and linf, l1 " \
+              "define (FISTA) and linf, l1 " \
               "(Douglas-Rachford), and kind 2bit with method equ"
 
 /* The parameters of m's instance as the CPU makes it (cs_reg_describe's
@@ -156,16 +157,9 @@ int cs_sweep_gpu_check(const cs_sweep_spec *sp, cs_err *err)
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s", takes,
                            sp->methods[m].text);
     }
-    /* every rule: a start's own criterion (2bit's adaptive steps too) */
-    cs_mode mode = cs_kind_defaults_of(sp->kind)->mode;
-    if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != mode)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (%s), not mode=%s",
-                       takes, cs_mode_name(mode), cs_mode_name(sp->solve.mode));
     /* a thread per entry of the variable: 2N for 2bit */
     size_t most = sp->kind == CS_PROB_2BIT ? CS_SWEEP_CUDA_MAX_N / 2 : CS_SWEEP_CUDA_MAX_N;
-    if (sp->N > most)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: N <= %zu, not N=%zu", takes, most, sp->N);
-    return CS_OK;
+    return cs_sweep_gpu_common_check(sp, takes, most, err);
 }
 
 static const cs_sweep_cuda_module *module(char *why, size_t len)

@@ -13,6 +13,7 @@
 #include "cs_proj.h"
 #include "cs_rng.h"
 #include "cuda/sweep_matrix_cuda.h"
+#include "sweep_gpu_common.h"
 
 static const cs_sweep_matrix_cuda_module *g_injected;
 
@@ -56,18 +57,9 @@ int cs_sweep_gpu_matrix_check(const cs_sweep_spec *sp, cs_err *err)
             (sp->solve.algo != CS_ALGO_AUTO && sp->solve.algo != CS_ALGO_FISTA))
             return cs_fail(err, CS_EUNSUPPORTED, "%s (as the CPU runs them), not %s on kind=%s",
                            takes, sp->methods[m].text, cs_problem_kind_name(sp->kind));
-    if (sp->solve.stop != CS_STOP_ORACLE && sp->solve.stop != CS_STOP_MAXIT)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: stop=oracle or stop=maxit, not stop=%s",
-                       takes, cs_stop_name(sp->solve.stop));
-    cs_mode mode = cs_kind_defaults_of(sp->kind)->mode;
-    if (sp->solve.mode != CS_MODE_DEFAULT && sp->solve.mode != mode)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: FISTA's default mode (%s), not mode=%s",
-                       takes, cs_mode_name(mode), cs_mode_name(sp->solve.mode));
     /* C is N×N; orth's X has up to N² entries */
     size_t most = sp->kind == CS_PROB_ORTH ? 256 : CS_SWEEP_MATRIX_CUDA_MAX_N;
-    if (sp->N > most)
-        return cs_fail(err, CS_EUNSUPPORTED, "%s: N <= %zu, not N=%zu", takes, most, sp->N);
-    return CS_OK;
+    return cs_sweep_gpu_common_check(sp, takes, most, err);
 }
 
 static const cs_sweep_matrix_cuda_module *module(char *why, size_t len)
@@ -271,7 +263,9 @@ static int run_batch(const cs_sweep_matrix_cuda_module *mod, int device, batch *
             .max_starts = b->max_starts,
             /* solver_start.c: eig's x0 projected, orth's X0 not */
             .start_feasible = sp->kind == CS_PROB_EIG,
-            .oracle_stop = sp->solve.stop == CS_STOP_ORACLE,
+            .stop = (int)sp->solve.stop,   /* sweep_gpu.c asserts cs_stop's values */
+            /* solver.c: the residual rules' tolerance */
+            .tol = sp->solve.tol > 0 ? sp->solve.tol : 1e-8,
             .orth = sp->kind == CS_PROB_ORTH,
             .success_tol = sp->solve.success_tol > 0 ? sp->solve.success_tol : 1e-2,
             .V = b->V,

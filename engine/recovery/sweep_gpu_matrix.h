@@ -12,8 +12,8 @@
 #include "sweep_gpu.h"
 
 /* Whether the GPU runs this sweep of kind eig (methods eig, mu, ns with
- * the problem's C) or orth (method om), FISTA's accelerated mode, stop
- * oracle or maxit; else an error that says what it takes. */
+ * the problem's C) or orth (method om), FISTA's accelerated mode, every
+ * stop rule; else an error that says what it takes. */
 int cs_sweep_gpu_matrix_check(const cs_sweep_spec *sp, cs_err *err);
 
 /* As cs_sweep_gpu_run: the items (point × trials + trial, ascending) on

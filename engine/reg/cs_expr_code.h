@@ -61,8 +61,8 @@ typedef struct cs_expr_code {
 
 /* A defined regularizer (reg define NAME g=EXPR h=EXPR [form=...]) as the
  * device evaluates it: the CS form ‖g‖²‖h‖² − ⟨g,h⟩², or the Hölder forms
- * holder (P − Q) and si ((P + ε)/(Q + ε) − 1) at p = q = 2,
- * P = (‖g‖‖h‖)^r, Q = |⟨g,h⟩|^r. */
+ * holder (P − Q) and si ((P + ε)/(Q + ε) − 1), P = (‖g‖_p‖h‖_q)^r,
+ * Q = |⟨g,h⟩|^r (at p, q other than 2 as reg_holder.c's rescaled path). */
 enum cs_expr_reg_form { CS_EXPR_REG_CS = 0, CS_EXPR_REG_HOLDER = 1, CS_EXPR_REG_SI = 2 };
 
 typedef struct cs_expr_reg_code {
@@ -70,6 +70,11 @@ typedef struct cs_expr_reg_code {
     int32_t form;     /* enum cs_expr_reg_form */
     int32_t flat;     /* h is a constant: no h' (the CPU's flat_h) */
     double r, eps;    /* holder, si: the power r > 0; si's ε >= 0 */
+    double p, q;      /* holder, si: the norms' exponents, >= 1 */
+    double deg;       /* hom: P's and Q's degree r·(kg + kh), x's scale's factor back */
+    int32_t hom;      /* g, h homogeneous of degrees kg + kh > 0: at p, q other than 2,
+                       * x is rescaled by a power of two first */
+    int32_t pad2;
 } cs_expr_reg_code;
 
 #ifdef __cplusplus

@@ -15,10 +15,10 @@
  * CS_EXPR_CODE_MAX_SLOTS slots; CS_EINVAL for NULL arguments. */
 int cs_expr_export(const cs_expr *e, cs_expr_code *out, cs_err *err);
 
-/* A defined entry (reg define) into *out: g, h, the form and its r, eps.
+/* A defined entry (reg define) into *out: g, h, the form and its p, q, r,
+ * eps, and whether x is rescaled (homogeneous g, h; their degree).
  * CS_EINVAL when info is not a defined entry; CS_EUNSUPPORTED for g or h
- * beyond the limits (the message names which and the entry), and for the
- * Hölder forms at p, q other than 2. */
+ * beyond the limits (the message names which and the entry). */
 int cs_reg_export(const cs_reg_info *info, cs_expr_reg_code *out, cs_err *err);
 
 #endif

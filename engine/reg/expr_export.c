@@ -86,10 +86,6 @@ int cs_reg_export(const cs_reg_info *info, cs_expr_reg_code *out, cs_err *err)
         return cs_fail(err, CS_EINVAL, "%s is not a regularizer made by reg define",
                        info ? info->name : "(none)");
     memset(out, 0, sizeof *out);
-    if (info->form != CS_FORM_NONE && (p != 2.0 || q != 2.0))
-        return cs_fail(err, CS_EUNSUPPORTED,
-                       "%s: the GPU evaluates form=%s at p = q = 2 only (not p=%g, q=%g)",
-                       info->name, info->form == CS_FORM_SI ? "si" : "holder", p, q);
     const cs_expr *gh[2] = {cs_reg_info_g(info), cs_reg_info_h(info)};
     cs_expr_code *code[2] = {&out->g, &out->h};
     for (int k = 0; k < 2; k++) {
@@ -104,5 +100,12 @@ int cs_reg_export(const cs_reg_info *info, cs_expr_reg_code *out, cs_err *err)
     out->flat = !cs_expr_uses_x(gh[1]);
     out->r = r;
     out->eps = eps;
+    out->p = p;
+    out->q = q;
+    /* reg_define.c's test for rescaling x (cs_holder_form's homogeneous) */
+    double kg = 0.0, kh = 0.0;
+    out->hom = cs_expr_homogeneous(gh[0], &kg) && cs_expr_homogeneous(gh[1], &kh) &&
+               kg + kh > 0.0;
+    out->deg = out->hom ? r * (kg + kh) : 0.0;
     return CS_OK;
 }

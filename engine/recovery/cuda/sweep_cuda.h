@@ -109,7 +109,7 @@ typedef struct cs_sweep_cuda_job {
     int *starts;                    /* starts used */
 } cs_sweep_cuda_job;
 
-#define CS_SWEEP_CUDA_ABI 6
+#define CS_SWEEP_CUDA_ABI 7
 #define CS_SWEEP_CUDA_SYM "cs_sweep_cuda_module_get"
 typedef struct cs_sweep_cuda_module {
     int abi;

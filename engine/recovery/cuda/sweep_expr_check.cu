@@ -9,11 +9,11 @@
 #include "sweep_expr.cuh"
 #include "sweep_expr_check.h"
 
-/* sums over the block through shared memory, thread 0 adding in entry
- * order; every thread gets them */
+/* sums (maxima) over the block through shared memory, thread 0 taking
+ * them in entry order; every thread gets them */
 struct check_sum {
     double *buf;   /* blockDim.x × CS_DX_NM */
-    __device__ void operator()(double *v, int k)
+    __device__ void reduce(double *v, int k, int mx)
     {
         int t = (int)threadIdx.x, nt = (int)blockDim.x;
         __syncthreads();   /* the last sum's results are read */
@@ -22,15 +22,17 @@ struct check_sum {
         __syncthreads();
         if (t == 0)
             for (int j = 0; j < k; j++) {
-                double s = 0.0;
-                for (int i = 0; i < nt; i++)
-                    s += buf[j * nt + i];
+                double s = mx ? buf[j * nt] : 0.0;
+                for (int i = mx; i < nt; i++)
+                    s = mx ? fmax(s, buf[j * nt + i]) : s + buf[j * nt + i];
                 buf[j * nt] = s;
             }
         __syncthreads();
         for (int j = 0; j < k; j++)
             v[j] = buf[j * nt];
     }
+    __device__ void operator()(double *v, int k) { reduce(v, k, 0); }
+    __device__ void max(double *v, int k) { reduce(v, k, 1); }
 };
 
 __global__ void expr_check_kernel(const cs_expr_reg_code *rc, const double *x, int n,
@@ -40,12 +42,17 @@ __global__ void expr_check_kernel(const cs_expr_reg_code *rc, const double *x, i
     check_sum sum = {buf};
     int t = (int)threadIdx.x, on = t < n;
     cs_dx_gh e;
-    cs_dx_fill(rc, on ? x[t] : 0.0, 1, &e);
+    double xt = on ? x[t] : 0.0;
+    cs_dx_fill(rc, xt, 1, &e);   /* g, h at x itself (the value's may be rescaled) */
     double m[CS_DX_NM], g;
-    cs_dx_moments(&e, on, m);
-    sum(m, CS_DX_NM);
-    int finite;
-    double f = cs_dx_value(rc, sum, &e, on, m, &g, &finite);
+    int pq = cs_dx_pq(rc), finite;
+    if (pq)
+        cs_dx_moments<1>(rc, sum, xt, on, m);
+    else
+        cs_dx_moments<0>(rc, sum, xt, on, m);
+    sum(m, CS_DX_NSUM);
+    double f = pq ? cs_dx_value<1>(rc, sum, xt, on, m, &g, &finite)
+                  : cs_dx_value<0>(rc, sum, xt, on, m, &g, &finite);
     if (on) {
         out[t] = e.g;
         out[n + t] = e.dg;

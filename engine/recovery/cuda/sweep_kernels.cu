@@ -27,6 +27,7 @@
 
 #include "sweep_cuda.h"
 #include "sweep_expr.cuh"
+#include "sweep_stop.cuh"
 
 #ifdef CS_CUDA_EMU
 #define DYN_SHARED(T, name) T *name = (T *)cs_emu_dynamic_shared()
@@ -145,17 +146,51 @@ struct block_t {
     int parity;
 };
 
-/* the sums of v[0..k) over the block, in every thread, in one order */
+/* full unrolling where an array must stay in registers (nvcc; the
+ * emulator's g++ has no such pragma) */
+#ifdef __CUDACC__
+#define BLOCK_UNROLL _Pragma("unroll")
+#else
+#define BLOCK_UNROLL
+#endif
+
+/* the sums of v[0..k) (k <= RED_MAX) over the block, in every thread, in
+ * one order. The warp's stage is transposed: k values padded to c = 2^L
+ * slots, each of the first L rounds pairs the slots a lane holds and
+ * sends one of each pair (the lane with the round's bit set keeps the odd
+ * one), so the rounds take c/2, c/4, .. shuffles instead of k each; then
+ * value mine = the lane's bits 16, 8, .. (low first) is whole in the lane
+ * whose other bits are 0. Pads are never added to values. */
 __device__ static void bsum(block_t *b, double *v, int k)
 {
     int lane = b->tid & 31, warp = b->tid >> 5, nw = (int)(blockDim.x >> 5);
-    for (int j = 0; j < k; j++)
-        for (int o = 16; o > 0; o >>= 1)
-            v[j] += __shfl_xor_sync(0xffffffffu, v[j], o);
+    static_assert((RED_MAX & (RED_MAX - 1)) == 0, "RED_MAX: a power of two");
+    double a[RED_MAX];   /* constant indices only (unrolled): registers */
+    int c = 1, o = 16, mine = 0;
+    while (c < k)
+        c *= 2;
+BLOCK_UNROLL
+    for (int i = 0; i < RED_MAX; i++)
+        a[i] = i < k ? v[i] : 0.0;
+BLOCK_UNROLL
+    for (int l = 0; (RED_MAX >> l) > 1; l++)
+        if ((c >> l) > 1) {
+            int hi = (lane & o) != 0;
+            mine |= hi << l;
+BLOCK_UNROLL
+            for (int p = 0; p < RED_MAX >> (l + 1); p++)
+                if (p < c >> (l + 1)) {
+                    double send = hi ? a[2 * p] : a[2 * p + 1];
+                    double keep = hi ? a[2 * p + 1] : a[2 * p];
+                    a[p] = keep + __shfl_xor_sync(0xffffffffu, send, o);
+                }
+            o >>= 1;
+        }
+    for (int m = o; m > 0; m >>= 1)
+        a[0] += __shfl_xor_sync(0xffffffffu, a[0], m);
     double (*r)[RED_MAX] = b->red[b->parity];
-    if (lane == 0)
-        for (int j = 0; j < k; j++)
-            r[warp][j] = v[j];
+    if (mine < k && (lane & (2 * o - 1)) == 0)
+        r[warp][mine] = a[0];
     __syncthreads();
     for (int j = 0; j < k; j++) {
         double s = 0.0;
@@ -228,15 +263,37 @@ __device__ static double dot4(const double *a, int sa, const double *b, int sb, 
 }
 
 /* out = x − Qᵀ(Q x − shift·c), this thread's entry: shift 0 is P₀ (the
- * direction), 1 is P (the projection onto Ax = b) */
+ * direction), 1 is P (the projection onto Ax = b). Q x by the whole
+ * block: G = 2^lg consecutive lanes a row (the largest power of two <=
+ * blockDim/M, at most 32: every thread works), lane p of a group the
+ * entries [pL, pL + L) by dot4, the group's partials then summed by
+ * shuffles: a fixed order for given N, M, blockDim. L >= N/G is an odd
+ * multiple of 16/G (of 1 for G >= 16), so that a half-warp's rows and
+ * lanes read distinct banks for every odd ld, unless that pads more than
+ * 1/8. Then each thread its entry. */
 __device__ static double project(block_t *b, double x, int shift)
 {
     if (b->tid < b->n)
         b->v[b->tid] = x;
+    int lg = 0, nt = (int)blockDim.x;
+    while (lg < 5 && (2 << lg) * b->m <= nt)
+        lg++;
+    int g = 1 << lg, q = lg < 4 ? 16 >> lg : 1;
+    int c = (b->n + g - 1) >> lg, L = ((c + q - 1) / (2 * q)) * (2 * q) + q;
+    if (!lg)
+        L = b->n;
+    else if (L > c + (c >> 3))   /* too much padding (small N): odd L, no two lanes */
+        L = c | 1;                /* of a row on one bank, rows may share (<= 16/G-way) */
+    int p = b->tid & (g - 1), off = p * L;
+    int len = off >= b->n ? 0 : (b->n - off < L ? b->n - off : L);
     __syncthreads();
-    for (int k = b->tid; k < b->m; k += blockDim.x) {
-        double s = dot4(b->Q + (size_t)k * b->ld, 1, b->v, 1, b->n);
-        b->t[k] = shift ? s - b->c[k] : s;
+    for (int k0 = 0; k0 < b->m; k0 += nt >> lg) {   /* trips uniform over the block */
+        int k = k0 + (b->tid >> lg);
+        double s = k < b->m ? dot4(b->Q + (size_t)k * b->ld + off, 1, b->v + off, 1, len) : 0.0;
+        for (int o = g >> 1; o > 0; o >>= 1)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (p == 0 && k < b->m)
+            b->t[k] = shift ? s - b->c[k] : s;
     }
     __syncthreads();
     if (b->tid >= b->n)
@@ -638,39 +695,11 @@ struct fam_holder {
  * max|x| (m[3], not summed). */
 struct fam_holder_pq {
     enum { NM = 4, EXTRA = 0 };
-    struct scale_t {
-        int e;
-        double s, top;   /* 2^-e (0: use ldexp); max|x|·2^-e */
-    };
-    __device__ static scale_t scale_of(double mx)
-    {
-        scale_t sc = {0, 1.0, 0.0};
-        if (mx > 0.0) {   /* reg_holder.c's find_scale */
-            frexp(mx, &sc.e);
-            sc.s = (sc.e > -1000 && sc.e < 1000) ? ldexp(1.0, -sc.e) : 0.0;
-            sc.top = ldexp(mx, -sc.e);
-        }
-        return sc;
-    }
-    __device__ static double at(const scale_t &sc, double x)
-    {
-        return sc.s != 0.0 ? x * sc.s : ldexp(x, -sc.e);
-    }
-    /* v·2^k for real k (reg_holder.c's scale2) */
-    __device__ static double scale2(double v, double k)
-    {
-        if (v == 0.0)
-            return 0.0;
-        double fk = floor(k);
-        fk = fk > 100000.0 ? 100000.0 : (fk < -100000.0 ? -100000.0 : fk);
-        double frac = k - fk;
-        return ldexp(frac != 0.0 ? v * exp2(frac) : v, (int)fk);
-    }
-    /* w^p as abs_pow and sums_body take it (p = 2: a product) */
-    __device__ static double pw(double w, double p)
-    {
-        return p == 2.0 ? w * w : (p == 1.0 ? w : pow(w, p));
-    }
+    /* the rescaling and the powers: sweep_expr.cuh's, shared with the defined forms */
+    typedef cs_dx_scale scale_t;
+    __device__ static scale_t scale_of(double mx) { return cs_dx_scale_of(mx); }
+    __device__ static double at(const scale_t &sc, double x) { return cs_dx_at(sc, x); }
+    __device__ static double pw(double w, double p) { return cs_dx_pw(w, p); }
     __device__ static int flat(const job_t *j) { return j->base == CS_SWEEP_CUDA_REG_BIN; }
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     /* h = 1 (bin): Σth = N, two sums, so the check fits the candidate's */
@@ -709,65 +738,23 @@ struct fam_holder_pq {
     {
         (void)xe;
         (void)ge;
-        int on = b->tid < b->n, si = j->fn == CS_SWEEP_CUDA_REG_SI;
-        double r = j->r, p = j->p, q = j->q;
+        int on = b->tid < b->n;
         /* P and Q's degree: g of degree 2 (bin, osb) or 3 (ter), h 0 (bin) or 1 */
-        double deg = r * ((j->base == CS_SWEEP_CUDA_REG_TER ? 3.0 : 2.0) + (flat(j) ? 0.0 : 1.0));
+        double deg = j->r * ((j->base == CS_SWEEP_CUDA_REG_TER ? 3.0 : 2.0) +
+                             (flat(j) ? 0.0 : 1.0));
         scale_t sc = scale_of(m[3]);
-        double gv = 0.0, dg = 0.0, hv = 0.0, dh = 0.0, A = 0.0, B = 0.0, P = 0.0, Q = 0.0;
-        double c = 0.0, D = 0.0;
-        int zero = !(m[3] > 0.0);   /* x = 0: the zero set (find_scale), nothing summed */
-        if (!zero) {
-            double mg, mh;
+        cs_dx_hpq s = {0.0, 0.0, 0.0, 0.0, 0.0, j->p, j->q, j->r, j->eps, deg, sc.e,
+                       j->fn == CS_SWEEP_CUDA_REG_SI, !(m[3] > 0.0)};
+        double gv = 0.0, dg = 0.0, hv = 0.0, dh = 0.0;
+        if (!s.zero) {   /* x = 0: the zero set (find_scale), nothing summed */
             fam_holder::gh(j->base, at(sc, x), &gv, &dg, &hv, &dh);
-            gh_max(j, sc, &mg, &mh);
-            double sg = m[0], sh = flat(j) ? (double)b->n : m[2];
-            c = m[1];
-            /* cs_holder_norms */
-            A = mg * (p == 2.0 ? sqrt(sg) : pow(sg, 1.0 / p));
-            B = mh * (q == 2.0 ? sqrt(sh) : pow(sh, 1.0 / q));
-            double aa = A * B, bq = fabs(c);
-            P = r == 1.0 ? aa : pow(aa, r);
-            Q = r == 1.0 ? bq : pow(bq, r);
-            D = P > Q ? P - Q : 0.0;
+            gh_max(j, sc, &s.mg, &s.mh);
+            s.sg = m[0];
+            s.sh = flat(j) ? (double)b->n : m[2];
+            s.c = m[1];
         }
-        double f, kp = 1.0, kq = 1.0, out;
-        *gbad = 0.0;
-        if (si) {   /* (P − Q)/(Q + ε·2^(−e·deg)) */
-            double den = Q + scale2(j->eps, -deg * sc.e);
-            if (!(den > 0.0)) {   /* undefined or out of range: not finite */
-                *finite = 0;
-                if (g)
-                    *g = 0.0;
-                return NAN;
-            }
-            f = D / den;
-            kp = 1.0 / den;
-            kq = (1.0 + f) / den;
-            out = scale2(1.0, -(double)sc.e);
-        } else {
-            f = scale2(D, deg * sc.e);
-            out = scale2(1.0, (deg - 1.0) * sc.e);
-        }
-        *finite = isfinite(f);
-        if (g) {   /* cs_holder_coefs, combine_grad, holder_lane1 */
-            double d = 0.0;
-            if (!zero) {
-                double cg = A > 0.0 ? kp * r * P / A : 0.0, ch = B > 0.0 ? kp * r * P / B : 0.0;
-                double cq = c != 0.0 ? kq * r * Q / c : 0.0;
-                double iA = A > 0.0 ? 1.0 / A : 0.0, iB = B > 0.0 ? 1.0 / B : 0.0;
-                double wg = p == 2.0 ? fabs(gv) * iA : pow(fabs(gv) * iA, p - 1.0);
-                double wh = q == 2.0 ? fabs(hv) * iB : pow(fabs(hv) * iB, q - 1.0);
-                if (cg != 0.0 && gv != 0.0)
-                    d += cg * wg * sgn(gv) * dg;
-                if (ch != 0.0 && hv != 0.0)
-                    d += ch * wh * sgn(hv) * dh;
-                d -= cq * (dg * hv + gv * dh);
-                d *= out;
-            }
-            *g = on ? d : 0.0;
-            *gbad = on ? d * 0.0 : 0.0;
-        }
+        double f = cs_dx_holder_pq(&s, on, gv, dg, hv, dh, g, finite);
+        *gbad = g && on ? *g * 0.0 : 0.0;   /* NaN when the gradient is not finite */
         return f;
     }
 };
@@ -816,14 +803,36 @@ struct fam_beta {
 
 /* A regularizer made by reg define (sweep_expr.cuh): g and h by the
  * interpreter from the job's code (device memory), the CS form or holder,
- * si at p = q = 2, as the CPU's solver path computes them. Moments: Σh²,
- * Σgh, Σg²; g and h are evaluated again for the value (the interpreter's
- * slots are the registers a cache would take). */
-struct fam_defined {
+ * si, as the CPU's solver path computes them; PQ: holder, si at p, q other
+ * than 2 (rescaled, with block maxima of |x|, |g|, |h|: a kernel of their
+ * own, so that the others keep their registers). Moments: sweep_expr.cuh's,
+ * three summed; g and h are evaluated again for the value (the
+ * interpreter's slots are the registers a cache would take). */
+template <int PQ> struct fam_defined {
     enum { NM = CS_DX_NM, EXTRA = 0 };
-    struct block_sum {   /* sweep_expr.cuh's SUM: the block's reduction */
+    struct block_red {   /* sweep_expr.cuh's RED: the block's reductions */
         block_t *b;
         __device__ void operator()(double *v, int k) { bsum(b, v, k); }
+        /* the largest of v[0..k) (k <= RED_MAX) over the block (bmax's, k at once) */
+        __device__ void max(double *v, int k)
+        {
+            int lane = b->tid & 31, warp = b->tid >> 5, nw = (int)(blockDim.x >> 5);
+            for (int i = 0; i < k; i++)
+                for (int o = 16; o > 0; o >>= 1)
+                    v[i] = fmax(v[i], __shfl_xor_sync(0xffffffffu, v[i], o));
+            double (*r)[RED_MAX] = b->red[b->parity];
+            if (lane == 0)
+                for (int i = 0; i < k; i++)
+                    r[warp][i] = v[i];
+            __syncthreads();
+            for (int i = 0; i < k; i++) {
+                double m = r[0][i];
+                for (int w = 1; w < nw; w++)
+                    m = fmax(m, r[w][i]);
+                v[i] = m;
+            }
+            b->parity ^= 1;   /* as bsum's */
+        }
     };
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     /* three moments: the candidate's sum has no room for the check */
@@ -832,14 +841,16 @@ struct fam_defined {
                                    double *m)
     {
         (void)xe;
-        cs_dx_gh e;
-        cs_dx_fill(j->defined, x, 0, &e);
-        cs_dx_moments(&e, b->tid < b->n, m);
+        block_red red = {b};
+        cs_dx_moments<PQ>(j->defined, red, x, b->tid < b->n, m);
     }
-    __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, NM); }
+    __device__ static void sum(block_t *b, const job_t *j, double *m)
+    {
+        (void)j, bsum(b, m, CS_DX_NSUM);
+    }
     __device__ static void sum_st(block_t *b, const job_t *j, double *st)
     {
-        (void)j, bsum(b, st, 5 + NM);
+        (void)j, bsum(b, st, 5 + CS_DX_NSUM);
     }
     __device__ static double value(block_t *b, const job_t *j, double x, double xe,
                                    const double *m, double *g, double *ge, double *gbad,
@@ -848,11 +859,9 @@ struct fam_defined {
         (void)xe;
         (void)ge;
         int on = b->tid < b->n;
-        cs_dx_gh e;
-        cs_dx_fill(j->defined, x, g != NULL, &e);
-        block_sum s = {b};
+        block_red red = {b};
         double gi = 0.0;
-        double f = cs_dx_value(j->defined, s, &e, on, m, g ? &gi : NULL, finite);
+        double f = cs_dx_value<PQ>(j->defined, red, x, on, m, g ? &gi : NULL, finite);
         *gbad = 0.0;
         if (g) {
             *g = gi;
@@ -882,26 +891,6 @@ struct outcome_t {
     int success, starts;
     long iters;
 };
-
-/* cs_stop_fires: whether the start's stopping rule ends it here */
-__device__ static int stop_fires(int stop, int hit, double resid, double max_resid, double nres,
-                                 double tol)
-{
-    switch (stop) {
-    case CS_SWEEP_CUDA_STOP_ORACLE: return hit;
-    case CS_SWEEP_CUDA_STOP_HYBRID: return resid / (max_resid + 1e-8) < tol || nres < tol;
-    case CS_SWEEP_CUDA_STOP_RATIO: return resid / (max_resid + 1e-8) < tol;
-    case CS_SWEEP_CUDA_STOP_RESIDUAL: return resid < tol;
-    case CS_SWEEP_CUDA_STOP_NORMALIZED: return nres < tol;
-    default: return 0;
-    }
-}
-
-/* the rules that normalize by ‖∇f(x0)‖ (a reduction more per iteration) */
-__device__ static int needs_gnorm(int stop)
-{
-    return stop == CS_SWEEP_CUDA_STOP_NORMALIZED || stop == CS_SWEEP_CUDA_STOP_HYBRID;
-}
 
 /* One start from x0 (xe: the extra coordinate, F::EXTRA): the FISTA
  * stepper's accelerated mode with restart and backtracking on ℓ. An
@@ -1328,7 +1317,8 @@ struct dev_job {
 /* A kernel per family (so that bin and the others keep their registers):
  * POLY (bin, osb, ter; Douglas–Rachford), FLAT, HOLDER, HOLDER_PQ, BETA, DEFINED
  * (above), and kind 2bit. */
-enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_HOLDER_PQ, FAM_BETA, FAM_DEFINED, FAM_2BIT };
+enum { FAM_POLY, FAM_FLAT, FAM_HOLDER, FAM_HOLDER_PQ, FAM_BETA, FAM_DEFINED, FAM_DEFINED_PQ,
+       FAM_2BIT };
 
 template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
 {
@@ -1379,7 +1369,9 @@ template <int FAM> __device__ static void sweep_trials(const dev_job &dj)
         else if (FAM == FAM_HOLDER_PQ)
             fista_trial<fam_holder_pq>(&b, xs, xs_norm, &r, j, &out);
         else if (FAM == FAM_DEFINED)
-            fista_trial<fam_defined>(&b, xs, xs_norm, &r, j, &out);
+            fista_trial<fam_defined<0>>(&b, xs, xs_norm, &r, j, &out);
+        else if (FAM == FAM_DEFINED_PQ)
+            fista_trial<fam_defined<1>>(&b, xs, xs_norm, &r, j, &out);
         else
             fista_trial<fam_beta>(&b, xs, xs_norm, &r, j, &out);
         if (b.tid == 0) {
@@ -1430,7 +1422,8 @@ static int family(const cs_sweep_cuda_job *j)
         return j->p != 2.0 || j->q != 2.0 ? FAM_HOLDER_PQ : FAM_HOLDER;
     case CS_SWEEP_CUDA_REG_L2L1H: return FAM_HOLDER;
     case CS_SWEEP_CUDA_REG_BETA: return FAM_BETA;
-    case CS_SWEEP_CUDA_REG_DEFINED: return FAM_DEFINED;
+    case CS_SWEEP_CUDA_REG_DEFINED:   /* check_job: the code is there */
+        return cs_dx_pq(j->defined) ? FAM_DEFINED_PQ : FAM_DEFINED;
     default: return FAM_POLY;
     }
 }
@@ -1445,6 +1438,7 @@ static kernel_fn pick_kernel(const cs_sweep_cuda_job *j)
     case FAM_HOLDER_PQ: return big ? sweep_any<FAM_HOLDER_PQ> : sweep_small<FAM_HOLDER_PQ>;
     case FAM_BETA: return big ? sweep_any<FAM_BETA> : sweep_small<FAM_BETA>;
     case FAM_DEFINED: return big ? sweep_any<FAM_DEFINED> : sweep_small<FAM_DEFINED>;
+    case FAM_DEFINED_PQ: return big ? sweep_any<FAM_DEFINED_PQ> : sweep_small<FAM_DEFINED_PQ>;
     default: return big ? sweep_any<FAM_POLY> : sweep_small<FAM_POLY>;
     }
 }

@@ -14,10 +14,12 @@
  * FISTA (cs_fista.h: the accelerated mode with restart, window 10, 20
  * halvings of τ, τ0 = 2/(10L)) on ℓeig, ℓμ, ℓns (C: the problem's) or ℓom
  * with the affine direction P₀(∇ℓ), each column of X projected with the
- * same basis. The CPU runs eig, mu and ns on the affine set's coordinates
- * where that is cheaper (solver_gram.c: the same iterates to rounding), so
- * outcomes agree with the CPU's up to rounding: per trial the same except
- * on borderline trials (tests/test_cuda_emu_matrix.c).
+ * same basis, each start ended by the job's stopping rule (every cs_stop:
+ * the oracle, maxit, and the residual rules on ‖Δx‖/τ). The CPU runs eig,
+ * mu and ns on the affine set's coordinates where that is cheaper
+ * (solver_gram.c: the same iterates to rounding), so outcomes agree with
+ * the CPU's up to rounding: per trial the same except on borderline trials
+ * (tests/test_cuda_emu_matrix.c).
  * One thread block per trial (a queue hands out the next one), its vectors
  * in a work area of global memory (orth N=100 has 10⁴ entries). */
 #ifndef CS_SWEEP_MATRIX_CUDA_H
@@ -52,7 +54,9 @@ typedef struct cs_sweep_matrix_cuda_job {
     long maxit;
     int max_starts;
     int start_feasible;       /* 1: x0 lies on Ax = b (eig); 0: the first step projects it */
-    int oracle_stop;          /* 1: a start ends when the oracle hits */
+    int stop;                 /* enum cs_sweep_cuda_stop (sweep_cuda.h: cs_stop's values);
+                                 ORACLE: a start ends when its measure < success_tol */
+    double tol;               /* the residual rules' tolerance (1e-8) */
     int orth;                 /* measure ‖XᵀX − I‖_F/√K (orth), else ‖x − x*‖/‖x*‖ */
     double success_tol;       /* 1e-2 */
     /* in, host memory, trial t's block at t × its size */
@@ -68,7 +72,7 @@ typedef struct cs_sweep_matrix_cuda_job {
     int *starts_used;
 } cs_sweep_matrix_cuda_job;
 
-#define CS_SWEEP_MATRIX_CUDA_ABI 1
+#define CS_SWEEP_MATRIX_CUDA_ABI 2
 #define CS_SWEEP_MATRIX_CUDA_SYM "cs_sweep_matrix_cuda_module_get"
 typedef struct cs_sweep_matrix_cuda_module {
     int abi;

@@ -18,6 +18,7 @@
 #include "sweep_device.cuh"
 
 #include "sweep_matrix_cuda.h"
+#include "sweep_stop.cuh"
 
 #define MX_THREADS 256
 #define MX_WARPS (MX_THREADS / 32)
@@ -80,6 +81,15 @@ __device__ static double msum1(mblk *b, double x)
 {
     msum(b, &x, 1);
     return x;
+}
+
+/* ‖v‖ over v[0..n) */
+__device__ static double mnorm(mblk *b, const double *v, int n)
+{
+    double p = 0.0;
+    for (int q = b->tid; q < n; q += b->nt)
+        p += v[q] * v[q];
+    return sqrt(msum1(b, p));
 }
 
 /* one trial's problem (device memory) */
@@ -293,13 +303,15 @@ __device__ static double mwindow_max(const double *fwin, long i, double f_start)
 
 /* One start from the draws st = {x0, r1, r2}: the stepper's accelerated
  * mode with restart and backtracking, d = P₀(∇ℓ), an infeasible x0's
- * first step from P(x0). Returns the best iterate's measure (∞ when ℓ is
- * not finite at x0: the CPU's solve fails there). */
+ * first step from P(x0), ended by the job's rule. Returns the best
+ * iterate's measure (∞ when ℓ is not finite at x0: the CPU's solve fails
+ * there). */
 __device__ static double mfista_start(mblk *b, const cs_sweep_matrix_cuda_job *j,
                                       const mtrial *tr, const mwork *w, const double *st,
                                       long *iters)
 {
     int nx = j->N * j->K, n = nx + j->extra, tid = b->tid, nt = b->nt, ok, oka, okb;
+    const int gn = needs_gnorm(j->stop), oracle = j->stop == CS_SWEEP_CUDA_STOP_ORACLE;
     const double *r1 = st + n, *r2 = st + 2 * (size_t)n;
     /* L from the gradients at the two random points (x1, xa1 as scratch) */
     mfeval(b, j, tr, w, r1, w->x1, &oka);
@@ -323,8 +335,9 @@ __device__ static double mfista_start(mblk *b, const cs_sweep_matrix_cuda_job *j
     double f_start = mfeval(b, j, tr, w, w->x0, w->g0, &ok);
     if (!ok)
         return INFINITY;
-    int feasible = j->start_feasible, measure_x = !j->orth;
-    double alpha = 1.0, best_obj = INFINITY, fwin[MX_WINDOW];
+    int feasible = j->start_feasible, measure_x = oracle && !j->orth;
+    double alpha = 1.0, best_obj = INFINITY, fwin[MX_WINDOW], max_resid = -INFINITY;
+    double g0norm = gn ? mnorm(b, w->g0, n) : 0.0;
     long it = 0;
     for (;;) {
         long i = it + 1;
@@ -332,21 +345,24 @@ __device__ static double mfista_start(mblk *b, const cs_sweep_matrix_cuda_job *j
             mproject(b, j, tr, w->x0, w->base, w->t, 1);
         mproject(b, j, tr, w->g0, w->d, w->t, 0);
         const double *base = feasible ? w->x0 : w->base;
-        double s[4], f1;
+        double s[5], f1;
         for (int bt = 0;; bt++) {
-            /* the candidate x1 = base − τd: ⟨Δx, g0⟩, ‖Δx‖², −Δxᵀ(x1 − xa1), ‖x1 − x*‖² */
-            s[0] = s[1] = s[2] = s[3] = 0.0;
+            /* the candidate x1 = base − τd: ⟨Δx, g0⟩, ‖Δx‖², −Δxᵀ(x1 − xa1),
+             * ‖x1 − x*‖² (oracle), ‖x1 − (x0 − τg0)‖² (the normalized rules) */
+            s[0] = s[1] = s[2] = s[3] = s[4] = 0.0;
             for (int q = tid; q < n; q += nt) {
                 double x1 = base[q] - tau * w->d[q];
                 w->x1[q] = x1;
-                double dx = x1 - w->x0[q];
+                double dx = x1 - w->x0[q], h = dx + tau * w->g0[q];
                 s[0] += dx * w->g0[q];
                 s[1] += dx * dx;
                 s[2] -= dx * (x1 - w->xa1[q]);
                 if (measure_x && q < nx)
                     s[3] += (x1 - tr->xs[q]) * (x1 - tr->xs[q]);
+                if (gn)
+                    s[4] += h * h;
             }
-            msum(b, s, 4);
+            msum(b, s, gn ? 5 : 4);
             f1 = mfeval(b, j, tr, w, w->x1, NULL, &ok);
             if (!ok)
                 f1 = INFINITY;
@@ -363,13 +379,20 @@ __device__ static double mfista_start(mblk *b, const cs_sweep_matrix_cuda_job *j
                 w->best[q] = w->x1[q];
         }
         int hit = 0;
-        if (j->oracle_stop) {
+        if (oracle) {
             double metric = j->orth ? morth_err(b, j, w->x1)
                                     : (tr->xsn > 0.0 ? sqrt(s[3]) / tr->xsn : sqrt(s[3]));
             hit = metric < j->success_tol;
         }
+        /* the residual rules (fista.c): ‖Δx‖/τ, its largest so far, and
+         * normalized by max(‖∇ℓ(x0)‖, ‖x1 − (x0 − τ∇ℓ(x0))‖/τ) */
+        double resid = sqrt(s[1]) / tau;
+        if (resid > max_resid)
+            max_resid = resid;
+        double nres = gn ? resid / (fmax(g0norm, sqrt(s[4]) / tau) + 1e-8) : 0.0;
         it = i;
-        if (!isfinite(f1) || hit || i >= j->maxit)
+        if (!isfinite(f1) || stop_fires(j->stop, hit, resid, max_resid, nres, j->tol) ||
+            i >= j->maxit)
             break;
         /* accelerate: y = x1 + c(x1 − xa1), xa1 ← x1, restart on s[2] > 0 */
         double alpha0 = s[2] > 0.0 ? 1.0 : alpha;
@@ -384,6 +407,8 @@ __device__ static double mfista_start(mblk *b, const cs_sweep_matrix_cuda_job *j
         double fy = mfeval(b, j, tr, w, w->x0, w->g0, &ok);
         if (!ok)
             break;   /* diverged */
+        if (gn)
+            g0norm = mnorm(b, w->g0, n);
         fwin[(i - 1) % MX_WINDOW] = fy;
     }
     *iters += it;
@@ -508,8 +533,9 @@ static int mcheck_job(const cs_sweep_matrix_cuda_job *j, char *why, size_t len)
         (!om && j->K != 1) || j->extra != (j->reg == CS_SWEEP_MATRIX_CUDA_MU) ||
         j->r < (j->basis == CS_SWEEP_MATRIX_CUDA_NULL ? 0 : 1) || j->r > j->N ||
         n_of(j) > CS_SWEEP_MATRIX_CUDA_MAX_ENTRIES || j->trials < 1 || j->maxit < 1 ||
-        j->max_starts < 1 || j->orth != om || (j->r && !j->V) || !j->shift || !j->xstar ||
-        !j->xstar_norm || !j->starts || (!om && !j->C)) {
+        j->max_starts < 1 || j->orth != om || j->stop < CS_SWEEP_CUDA_STOP_ORACLE ||
+        j->stop > CS_SWEEP_CUDA_STOP_RATIO || !(j->tol >= 0.0) || (j->r && !j->V) ||
+        !j->shift || !j->xstar || !j->xstar_norm || !j->starts || (!om && !j->C)) {
         snprintf(why, len, "GPU sweep (eig/orth): regularizer %d, N=%d K=%d r=%d, %ld trials: "
                  "not a job this module runs", j->reg, j->N, j->K, j->r, j->trials);
         return -1;
