@@ -402,7 +402,9 @@ static void row_sync(pt *t)
 static const int mm_shapes[][3] = {{8, 300, 64}, {32, 784, 16}, {5, 7, 3}};   /* B, C, OC */
 #define NSHAPES(a) (sizeof a / sizeof *a)
 
-static void matmul_fwd(pt *t, int bias)
+/* a dense layer, with the ReLU after it (a backend's fusion,
+ * matmul_relu_forward, or the ops apart where it has none: the CPU) */
+static void matmul_fwd(pt *t, int bias, int relu)
 {
     for (size_t k = 0; k < NSHAPES(mm_shapes); k++) {
         int B = mm_shapes[k][0], C = mm_shapes[k][1], OC = mm_shapes[k][2];
@@ -410,19 +412,27 @@ static void matmul_fwd(pt *t, int bias)
         pbuf b = bias ? rnd(t, OC, 0.1) : NOBUF, y = outf(t, (size_t)B * OC);
         if (!ready(t))
             return;
-        SIDES O->matmul_forward(S(y), S(x), S(w), S(b), B, C, OC);
+        SIDES {
+            if (relu && O->matmul_relu_forward)
+                O->matmul_relu_forward(S(y), S(x), S(w), S(b), B, C, OC);
+            else {
+                O->matmul_forward(S(y), S(x), S(w), S(b), B, C, OC);
+                if (relu)
+                    O->relu_forward(S(y), S(y), (size_t)B * OC);
+            }
+        }
         CHECKF(y, (size_t)B * OC, "out B%d C%d OC%d", B, C, OC);
     }
 }
 
 static void row_matmul_forward(pt *t)
 {
-    matmul_fwd(t, 1);
+    matmul_fwd(t, 1, 0);
 }
 
 static void row_matmul_forward_nobias(pt *t)
 {
-    matmul_fwd(t, 0);
+    matmul_fwd(t, 0, 0);
 }
 
 static void matmul_bwd(pt *t, int with_dinp, int with_dbias)
@@ -460,37 +470,18 @@ static void row_matmul_backward_nodbias(pt *t)
     matmul_bwd(t, 1, 0);
 }
 
-/* A dense layer and its ReLU: a backend's fusion (matmul_relu_forward,
- * matmul_relu_backward), or the ops apart where it has none (the CPU) */
-static void matmul_relu_fwd(pt *t, int bias)
-{
-    for (size_t k = 0; k < NSHAPES(mm_shapes); k++) {
-        int B = mm_shapes[k][0], C = mm_shapes[k][1], OC = mm_shapes[k][2];
-        pbuf x = rnd(t, (size_t)B * C, 1), w = rnd(t, (size_t)OC * C, 0.1);
-        pbuf b = bias ? rnd(t, OC, 0.1) : NOBUF, y = outf(t, (size_t)B * OC);
-        if (!ready(t))
-            return;
-        SIDES {
-            if (O->matmul_relu_forward)
-                O->matmul_relu_forward(S(y), S(x), S(w), S(b), B, C, OC);
-            else {
-                O->matmul_forward(S(y), S(x), S(w), S(b), B, C, OC);
-                O->relu_forward(S(y), S(y), (size_t)B * OC);
-            }
-        }
-        CHECKF(y, (size_t)B * OC, "out B%d C%d OC%d", B, C, OC);
-    }
-}
-
 static void row_matmul_relu_forward(pt *t)
 {
-    matmul_relu_fwd(t, 1);
+    matmul_fwd(t, 1, 1);
 }
 
 static void row_matmul_relu_forward_nobias(pt *t)
 {
-    matmul_relu_fwd(t, 0);
+    matmul_fwd(t, 0, 1);
 }
+
+/* the backward of a dense layer and its ReLU: the fusion
+ * (matmul_relu_backward), or the ops apart */
 
 static void matmul_relu_bwd(pt *t, int with_dinp)
 {
