@@ -110,6 +110,12 @@ static void test_ctrl_c_drops_line(void **state)
     tmux_session t;
     start(&t);
     tmux_literal(&t, "this line is abandoned");
+    /* read and echoed first: a Ctrl-C while the text still waits in the
+     * terminal's input queue makes the tty flush it unread (ISIG, no
+     * NOFLSH), and the screen never shows it (a loaded CI machine did) */
+    assert_int_equal(tmux_wait_for(&t, "csreg[bin]> this line is abandoned", 3000, screen,
+                                   sizeof screen),
+                     0);
     tmux_keys(&t, (const char *[]){"C-c", NULL});
     /* the fresh prompt: Ctrl-C is handled (typed on before, the next line
      * could be read into the line being dropped) */
