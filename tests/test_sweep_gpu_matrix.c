@@ -1,7 +1,8 @@
 /* test_sweep_gpu_matrix.c — `sweep kind=eig|orth ... device=cuda` on a
  * real GPU against the CPU, trial by trial, at the sizes of sessions/eig.csr
  * (N=100, eig and mu, 10 restarts) and sessions/orth.csr (om, stop=maxit,
- * N=10 and N=100), on a few grid points each (skipped without a GPU or a
+ * N=10 and N=100), and with the residual stop rules, on a few grid points
+ * each (skipped without a GPU or a
  * CUDA build: the same kernels run on the CPU's emulator in
  * test_cuda_emu_matrix). CSREG_GPU_SWEEP_TRIALS (default 20) sets the
  * trials per grid point (N=100 orth: a quarter of them). */
@@ -96,12 +97,46 @@ static void test_orth(void **state)
     assert_int_equal(compare(&sp, "om at N=100", 0.9), 0);
 }
 
+/* the residual rules (the emulator checks them trial by trial on small
+ * problems in test_cuda_emu_matrix): eig and mu at N=100, om at N=10 */
+static void test_stop_rules(void **state)
+{
+    (void)state;
+    const char *text[] = {"eig", "mu"};
+    cs_method mv[2];
+    methods_of(text, 2, mv);
+    cs_method om = method_of("om");
+    const double g[] = {0.5}, g10[] = {0.6};
+    const cs_stop rules[] = {CS_STOP_RESIDUAL, CS_STOP_RATIO, CS_STOP_HYBRID};
+    long trials = trials_env() / 2 > 0 ? trials_env() / 2 : 1;
+    for (size_t k = 0; k < sizeof rules / sizeof *rules; k++) {
+        char what[64];
+        cs_sweep_spec sp = {.kind = CS_PROB_EIG, .N = 100, .axis = CS_AXIS_GAMMA, .values = g,
+                            .nvalues = 1, .methods = mv, .nmethods = 2, .trials = trials,
+                            .threads = 0, .seed = 1};
+        sp.solve.restarts = 10;
+        sp.solve.stop = rules[k];
+        sp.solve.tol = 1e-5;
+        snprintf(what, sizeof what, "eig, mu at N=100 stop=%s", cs_stop_name(rules[k]));
+        if (compare(&sp, what, 0.9))
+            skip();
+        sp.kind = CS_PROB_ORTH;
+        sp.N = 10;
+        sp.values = g10;
+        sp.methods = &om;
+        sp.nmethods = 1;
+        snprintf(what, sizeof what, "om at N=10 stop=%s", cs_stop_name(rules[k]));
+        assert_int_equal(compare(&sp, what, 0.9), 0);
+    }
+}
+
 int main(void)
 {
     cs_blas_set_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eig),
         cmocka_unit_test(test_orth),
+        cmocka_unit_test(test_stop_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
