@@ -299,6 +299,18 @@ __device__ static inline double cs_dx_pw(double w, double p)
     return p == 2.0 ? w * w : (p == 1.0 ? w : pow(w, p));
 }
 
+/* This entry's terms of the sums at other p, q (on: it holds one), from
+ * its g, h and the block's mg = max|g|, mh = max|h|: m[0] = (|g|/mg)^p,
+ * m[1] = gh, m[2] = (|h|/mh)^q */
+__device__ static inline void cs_dx_pq_terms(int on, double g, double h, double mg, double mh,
+                                             double p, double q, double *m)
+{
+    double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
+    m[0] = on ? cs_dx_pw(fabs(g) * img, p) : 0.0;
+    m[1] = on ? g * h : 0.0;
+    m[2] = on ? cs_dx_pw(fabs(h) * imh, q) : 0.0;
+}
+
 /* The Hölder forms at other p, q from their sums (reg_holder.c at the
  * rescaled x·2^-e): sg = Σ(|g|/mg)^p, sh = Σ(|h|/mh)^q, c = ⟨g,h⟩, mg =
  * max|g|, mh = max|h|; deg: P's and Q's degree (0 where x is not
@@ -418,10 +430,7 @@ __device__ static inline void cs_dx_moments(const cs_expr_reg_code *rc, RED &red
     cs_dx_fill(rc, cs_dx_at(sc, x), 0, &e);
     double mm[2] = {on ? cs_dx_mag(e.g) : 0.0, on ? cs_dx_mag(e.h) : 0.0};
     red.max(mm, 2);   /* compute_sums' max|g|, max|h| */
-    double img = mm[0] > 0.0 ? 1.0 / mm[0] : 0.0, imh = mm[1] > 0.0 ? 1.0 / mm[1] : 0.0;
-    m[0] = on ? cs_dx_pw(fabs(e.g) * img, rc->p) : 0.0;
-    m[1] = on ? e.g * e.h : 0.0;
-    m[2] = on ? cs_dx_pw(fabs(e.h) * imh, rc->q) : 0.0;
+    cs_dx_pq_terms(on, e.g, e.h, mm[0], mm[1], rc->p, rc->q, m);
     m[4] = mm[0];
     m[5] = mm[1];
 }

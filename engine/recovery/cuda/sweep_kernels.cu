@@ -695,17 +695,14 @@ struct fam_holder {
  * max|x| (m[3], not summed). */
 struct fam_holder_pq {
     enum { NM = 4, EXTRA = 0 };
-    /* the rescaling and the powers: sweep_expr.cuh's, shared with the defined forms */
-    typedef cs_dx_scale scale_t;
-    __device__ static scale_t scale_of(double mx) { return cs_dx_scale_of(mx); }
-    __device__ static double at(const scale_t &sc, double x) { return cs_dx_at(sc, x); }
-    __device__ static double pw(double w, double p) { return cs_dx_pw(w, p); }
+    /* the rescaling, the terms and the tail: sweep_expr.cuh's, shared with
+     * the defined forms */
     __device__ static int flat(const job_t *j) { return j->base == CS_SWEEP_CUDA_REG_BIN; }
     __device__ static int pend(const job_t *j) { return (void)j, 1; }
     /* h = 1 (bin): Σth = N, two sums, so the check fits the candidate's */
     __device__ static int slot(const job_t *j) { return flat(j); }
     /* max|g|, max|h| of the rescaled x */
-    __device__ static void gh_max(const job_t *j, const scale_t &sc, double *mg, double *mh)
+    __device__ static void gh_max(const job_t *j, const cs_dx_scale &sc, double *mg, double *mh)
     {
         double g, dg, h, dh;
         fam_holder::gh(j->base, sc.top, &g, &dg, &h, &dh);
@@ -717,14 +714,11 @@ struct fam_holder_pq {
         (void)xe;
         int on = b->tid < b->n;
         double mx = bmax(b, on ? fabs(x) : 0.0);
-        scale_t sc = scale_of(mx);
+        cs_dx_scale sc = cs_dx_scale_of(mx);
         double g, dg, h, dh, mg, mh;
-        fam_holder::gh(j->base, at(sc, x), &g, &dg, &h, &dh);
+        fam_holder::gh(j->base, cs_dx_at(sc, x), &g, &dg, &h, &dh);
         gh_max(j, sc, &mg, &mh);
-        double img = mg > 0.0 ? 1.0 / mg : 0.0, imh = mh > 0.0 ? 1.0 / mh : 0.0;
-        m[0] = on ? pw(fabs(g) * img, j->p) : 0.0;
-        m[1] = on ? g * h : 0.0;
-        m[2] = on ? pw(fabs(h) * imh, j->q) : 0.0;
+        cs_dx_pq_terms(on, g, h, mg, mh, j->p, j->q, m);
         m[3] = mx;
     }
     __device__ static void sum(block_t *b, const job_t *j, double *m) { (void)j, bsum(b, m, 3); }
@@ -742,12 +736,12 @@ struct fam_holder_pq {
         /* P and Q's degree: g of degree 2 (bin, osb) or 3 (ter), h 0 (bin) or 1 */
         double deg = j->r * ((j->base == CS_SWEEP_CUDA_REG_TER ? 3.0 : 2.0) +
                              (flat(j) ? 0.0 : 1.0));
-        scale_t sc = scale_of(m[3]);
+        cs_dx_scale sc = cs_dx_scale_of(m[3]);
         cs_dx_hpq s = {0.0, 0.0, 0.0, 0.0, 0.0, j->p, j->q, j->r, j->eps, deg, sc.e,
                        j->fn == CS_SWEEP_CUDA_REG_SI, !(m[3] > 0.0)};
         double gv = 0.0, dg = 0.0, hv = 0.0, dh = 0.0;
         if (!s.zero) {   /* x = 0: the zero set (find_scale), nothing summed */
-            fam_holder::gh(j->base, at(sc, x), &gv, &dg, &hv, &dh);
+            fam_holder::gh(j->base, cs_dx_at(sc, x), &gv, &dg, &hv, &dh);
             gh_max(j, sc, &s.mg, &s.mh);
             s.sg = m[0];
             s.sh = flat(j) ? (double)b->n : m[2];
