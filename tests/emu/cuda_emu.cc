@@ -8,11 +8,48 @@
 #include <string.h>
 #include <time.h>
 
+#include <vector>
+
 thread_local cs_emu_thread cs_emu_self;
 dim3 cs_emu_block_dim, cs_emu_grid_dim;
 
 static cudaError_t g_last;   /* sticky until cudaGetLastError */
 static pthread_barrier_t g_barrier;
+
+/* ------------------------------------------------------------------ capture */
+
+struct cs_emu_graph {
+    std::vector<std::function<void()>> nodes;
+};
+struct cs_emu_graph_exec {
+    std::vector<std::function<void()>> nodes;
+};
+static cudaStream_t g_cap_stream;   /* the stream being captured, or NULL */
+static int g_cap_invalid;
+static cs_emu_graph *g_capture;
+static long g_graph_launches, g_graph_nodes;
+
+long cs_emu_graph_launches(void) { return g_graph_launches; }
+long cs_emu_graph_nodes(void) { return g_graph_nodes; }
+
+bool cs_emu_capturing(void) { return g_capture != NULL; }
+
+void cs_emu_record(std::function<void()> f)
+{
+    if (!g_cap_invalid)
+        g_capture->nodes.push_back(std::move(f));
+}
+
+/* A call a global-mode capture refuses: while one is under way it fails
+ * and invalidates it; else cudaSuccess. */
+static cudaError_t refused_in_capture(void)
+{
+    if (!g_capture)
+        return cudaSuccess;
+    g_cap_invalid = 1;
+    g_capture->nodes.clear();
+    return g_last = cudaErrorStreamCaptureUnsupported;
+}
 
 /* ------------------------------------------------------------------ memory */
 
@@ -56,6 +93,8 @@ void cs_emu_fail_malloc_after(long n) { g_fail_after = n; }
 cudaError_t cudaMalloc(void **p, size_t bytes)
 {
     *p = NULL;
+    if (refused_in_capture())
+        return g_last;
     if (g_fail_after == 0)
         return g_last = cudaErrorMemoryAllocation;
     if (g_fail_after > 0)
@@ -84,6 +123,8 @@ cudaError_t cudaMalloc(void **p, size_t bytes)
 
 cudaError_t cudaFree(void *p)
 {
+    if (refused_in_capture())
+        return g_last;
     if (!p)
         return cudaSuccess;
     pthread_mutex_lock(&g_mem_lock);
@@ -103,16 +144,27 @@ cudaError_t cudaFree(void *p)
     return g_last = cudaErrorInvalidValue;   /* not a device allocation */
 }
 
-cudaError_t cudaMemset(void *p, int value, size_t bytes)
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s)
 {
+    (void)s;
     if (find_alloc(p, bytes) < 0)
         return g_last = cudaErrorInvalidValue;
-    memset(p, value, bytes);
+    if (g_capture)
+        cs_emu_record([p, value, bytes]() { memset(p, value, bytes); });
+    else
+        memset(p, value, bytes);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+cudaError_t cudaMemset(void *p, int value, size_t bytes)
 {
+    return refused_in_capture() ? g_last : cudaMemsetAsync(p, value, bytes);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t st)
+{
+    (void)st;
     int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if ((dst_dev && find_alloc(dst, bytes) < 0) || (src_dev && find_alloc(src, bytes) < 0))
@@ -121,8 +173,18 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
     const char *d = (const char *)dst, *s = (const char *)src;
     if (bytes && d < s + bytes && s < d + bytes)
         return g_last = cudaErrorInvalidValue;
-    memcpy(dst, src, bytes);
+    if (g_capture && kind != cudaMemcpyDeviceToDevice)   /* host memory in a node: not here */
+        return refused_in_capture();
+    if (g_capture)
+        cs_emu_record([dst, src, bytes]() { memcpy(dst, src, bytes); });
+    else
+        memcpy(dst, src, bytes);
     return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    return refused_in_capture() ? g_last : cudaMemcpyAsync(dst, src, bytes, kind);
 }
 
 /* ------------------------------------------------------------------ the device */
@@ -162,7 +224,7 @@ cudaError_t cudaDriverGetVersion(int *v)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return refused_in_capture(); }
 
 struct cs_emu_stream {
     int magic;
@@ -177,6 +239,83 @@ cudaError_t cudaStreamCreate(cudaStream_t *s)
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     free(s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    (void)s;
+    return refused_in_capture();
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode)
+{
+    (void)mode;
+    if (!s || g_capture)   /* the legacy stream; one capture at a time here */
+        return g_last = cudaErrorStreamCaptureUnsupported;
+    g_capture = new cs_emu_graph;
+    g_cap_stream = s;
+    g_cap_invalid = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+    *g = NULL;
+    if (!g_capture || s != g_cap_stream)
+        return g_last = cudaErrorInvalidValue;
+    cs_emu_graph *c = g_capture;
+    g_capture = NULL;
+    g_cap_stream = NULL;
+    if (g_cap_invalid) {
+        delete c;
+        return g_last = cudaErrorStreamCaptureInvalidated;
+    }
+    *g = c;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *st)
+{
+    *st = !g_capture || s != g_cap_stream ? cudaStreamCaptureStatusNone
+          : g_cap_invalid             ? cudaStreamCaptureStatusInvalidated
+                                      : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long flags)
+{
+    (void)flags;
+    *e = NULL;
+    if (!g)
+        return g_last = cudaErrorInvalidValue;
+    *e = new cs_emu_graph_exec{g->nodes};
+    g_graph_nodes = (long)g->nodes.size();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
+{
+    (void)s;
+    if (!e)
+        return g_last = cudaErrorInvalidValue;
+    if (g_capture)   /* a graph inside a capture: not in this emulator */
+        return refused_in_capture();
+    for (auto &f : e->nodes)
+        f();
+    g_graph_launches++;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
+{
+    delete e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t g)
+{
+    delete g;
     return cudaSuccess;
 }
 
@@ -202,6 +341,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream)
 {
     (void)stream;
+    if (refused_in_capture())   /* a GPU records it as a node; csreg never does */
+        return g_last;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     e->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -211,7 +352,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream)
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     (void)e;
-    return cudaSuccess;
+    return refused_in_capture();
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -239,6 +380,9 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureImplicit: return "cudaErrorStreamCaptureImplicit";
     }
     return "cudaErrorUnknown";
 }
@@ -254,6 +398,12 @@ const char *cudaGetErrorString(cudaError_t e)
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureImplicit:
+        return "operation would make the legacy stream depend on a capturing blocking stream";
     }
     return "unknown error";
 }
@@ -342,18 +492,26 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-void cs_emu_run(dim3 grid, dim3 block, size_t shmem, void (*fn)(void *), void *ctx)
+bool cs_emu_config_ok(dim3 grid, dim3 block, size_t shmem)
 {
     unsigned long nt = (unsigned long)block.x * block.y * block.z;
     if (grid.x == 0 || grid.y == 0 || grid.z == 0) {   /* what CUDA 13 answers on an H100 */
         g_last = cudaErrorInvalidValue;
-        return;
+        return false;
     }
     if (nt == 0 || nt > 1024 || block.z > 64 || grid.x > 0x7FFFFFFFu || grid.y > 65535 ||
         grid.z > 65535 || shmem > 227 * 1024) {
         g_last = cudaErrorInvalidConfiguration;
-        return;
+        return false;
     }
+    return true;
+}
+
+void cs_emu_run(dim3 grid, dim3 block, size_t shmem, void (*fn)(void *), void *ctx)
+{
+    unsigned long nt = (unsigned long)block.x * block.y * block.z;
+    if (!cs_emu_config_ok(grid, block, shmem))
+        return;
     while (g_npool < nt) {
         if (pthread_create(&g_pool[g_npool], NULL, pool_worker, (void *)(uintptr_t)g_npool)) {
             fprintf(stderr, "cuda_emu: cannot start thread %u of a block\n", g_npool);
@@ -414,6 +572,12 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode)
     return h && h->magic == BLAS_MAGIC ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s)
+{
+    (void)s;
+    return h && h->magic == BLAS_MAGIC ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
 const char *cublasGetStatusString(cublasStatus_t s)
 {
     switch (s) {
@@ -438,6 +602,9 @@ static int operand_ok(const float *p, int rows, int cols, int ld, const char *na
     return 0;
 }
 
+static void gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
 /* C = α op(A) op(B) + β C, column-major, as cuBLAS: m×n result, inner k */
 cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, const float *alpha, const float *A, int lda,
@@ -454,6 +621,19 @@ cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
     if (!operand_ok(A, arows, acols, lda, "A") || !operand_ok(B, brows, bcols, ldb, "B") ||
         !operand_ok(C, m, n, ldc, "C"))
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (g_capture) {   /* α and β as they are now, the product at replay */
+        float a = *alpha, b = *beta;
+        cs_emu_record([=]() { gemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, ldc); });
+    } else {
+        gemm(ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* the reference product: sums in double */
+static void gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
             double s = 0;
@@ -464,7 +644,6 @@ cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
             }
             float *c = &C[(size_t)j * ldc + i];
             /* β = 0 ignores C (it may hold NaN), as BLAS does */
-            *c = *beta == 0.0f ? (float)(*alpha * s) : (float)(*alpha * s + (double)*beta * *c);
+            *c = beta == 0.0f ? (float)(alpha * s) : (float)(alpha * s + (double)beta * *c);
         }
-    return CUBLAS_STATUS_SUCCESS;
 }

@@ -27,6 +27,16 @@
  *    that refuses what cuBLAS refuses (negative sizes, lda/ldb/ldc too
  *    small, no handle) and, beyond cuBLAS, operands that do not lie inside
  *    one device allocation.
+ *  - Stream capture (CUDA graphs): while a capture is under way (one at a
+ *    time), launches, cublasSgemm, cuDNN's convolutions and batch norms
+ *    and the Async copies and memsets are checked at the call and recorded;
+ *    host scalars (α, β) and cuDNN descriptors are copied then, as a graph
+ *    node keeps them. A call a global-mode capture refuses on a GPU (a
+ *    synchronous copy or memset, an allocation, a free, a synchronization,
+ *    an event) fails with cudaErrorStreamCaptureUnsupported and invalidates
+ *    the capture: cudaStreamEndCapture then answers
+ *    cudaErrorStreamCaptureInvalidated and no graph. cudaGraphLaunch replays
+ *    the records in order, synchronously.
  * What it cannot test: timing, memory coherence between blocks running at
  * once, warp-level behaviour, the real compiler's rounding (nvcc builds
  * with --fmad=false; g++ contracts no FMAs either). */
@@ -35,6 +45,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <functional>
 
 #define __global__
 #define __device__
@@ -96,7 +108,10 @@ typedef enum cudaError {
     cudaErrorInvalidConfiguration = 9,
     cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
-    cudaErrorInvalidDevice = 101
+    cudaErrorInvalidDevice = 101,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureImplicit = 906
 } cudaError_t;
 
 enum cudaMemcpyKind {
@@ -138,6 +153,12 @@ template <class T> static inline cudaError_t cudaMalloc(T **p, size_t bytes)
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemset(void *p, int value, size_t bytes);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+/* streams are one queue here: the Async forms run at once (or are
+ * recorded by a capture) */
+typedef struct cs_emu_stream *cudaStream_t;
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s = 0);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t s = 0);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaGetLastError(void);
 const char *cudaGetErrorString(cudaError_t e);
@@ -153,6 +174,11 @@ extern "C" void cs_emu_fail_malloc_after(long n);
 /* Run fn(ctx) as every thread of every block of the grid; returns after
  * the last block (or records cudaErrorInvalidConfiguration). */
 void cs_emu_run(dim3 grid, dim3 block, size_t shmem, void (*fn)(void *), void *ctx);
+/* a launch's configuration is one a GPU takes (else the error is kept) */
+bool cs_emu_config_ok(dim3 grid, dim3 block, size_t shmem);
+/* whether a capture records; f recorded for its graph */
+bool cs_emu_capturing(void);
+void cs_emu_record(std::function<void()> f);
 
 template <class... P> struct cs_emu_launcher {
     void (*kernel)(P...);
@@ -162,14 +188,50 @@ template <class... P> struct cs_emu_launcher {
     {
         void (*k)(P...) = kernel;
         auto body = [k, args...]() { k(args...); };
+        if (cs_emu_capturing()) {   /* the arguments kept by value, run at replay */
+            if (!cs_emu_config_ok(grid, block, shmem))
+                return;
+            dim3 g = grid, b = block;
+            size_t sh = shmem;
+            cs_emu_record([g, b, sh, body]() {
+                auto run = body;
+                cs_emu_run(g, b, sh, [](void *c) { (*static_cast<decltype(run) *>(c))(); },
+                           &run);
+            });
+            return;
+        }
         cs_emu_run(grid, block, shmem,
                    [](void *c) { (*static_cast<decltype(body) *>(c))(); }, &body);
     }
 };
 /* streams: launches and copies run at once, in order */
-typedef struct cs_emu_stream *cudaStream_t;
 cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+/* capture and graphs (see the model above) */
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
+typedef struct cs_emu_graph *cudaGraph_t;
+typedef struct cs_emu_graph_exec *cudaGraphExec_t;
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *st);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e);
+cudaError_t cudaGraphDestroy(cudaGraph_t g);
+/* tests: the graph launches that ran, the nodes of the last instantiated */
+extern "C" long cs_emu_graph_launches(void);
+extern "C" long cs_emu_graph_nodes(void);
 /* events: launches being synchronous, an event is the host's clock when
  * it was recorded */
 typedef struct cs_emu_event *cudaEvent_t;
@@ -201,6 +263,7 @@ typedef enum cublasMath { CUBLAS_DEFAULT_MATH = 0 } cublasMath_t;
 cublasStatus_t cublasCreate(cublasHandle_t *h);
 cublasStatus_t cublasDestroy(cublasHandle_t h);
 cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode);
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s);
 const char *cublasGetStatusString(cublasStatus_t s);
 cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, const float *alpha, const float *A, int lda,

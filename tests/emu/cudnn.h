@@ -18,6 +18,7 @@
 extern "C" {
 #endif
 
+typedef struct cs_emu_stream *cudaStream_t;   /* as cuda_emu.h's */
 typedef struct cudnnContext *cudnnHandle_t;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
 typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
@@ -113,6 +114,7 @@ size_t cudnnGetVersion(void);
 const char *cudnnGetErrorString(cudnnStatus_t status);
 cudnnStatus_t cudnnCreate(cudnnHandle_t *handle);
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle);
+cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream);
 
 cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc);
 cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc,

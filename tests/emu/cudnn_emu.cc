@@ -15,6 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <functional>
+#include <memory>
+
+/* cuda_emu.cc's capture (cuda_emu.h, not included here) */
+bool cs_emu_capturing(void);
+void cs_emu_record(std::function<void()> f);
+
 struct cudnnContext {
     int magic;
 };
@@ -34,6 +41,30 @@ enum { HANDLE_MAGIC = 0x5eed, WS_ALGO1 = 1024 };   /* bytes of ALGO_1's workspac
 
 static long g_convs, g_bns;
 static int g_fail_create;
+/* a call's checks only: while a capture records, a call is checked at
+ * once (dry) and its work recorded, with copies of its descriptors and host
+ * scalars, as a graph node keeps them */
+static bool g_dry;
+
+struct cudnn_snap {
+    cudnnContext h;
+    cudnnTensorStruct t[4];
+    cudnnFilterStruct f;
+    cudnnConvolutionStruct c;
+    float s[4];
+};
+typedef std::shared_ptr<cudnn_snap> snap_ptr;
+
+static snap_ptr snap_of(cudnnHandle_t h, const void *s0, const void *s1, const void *s2 = NULL,
+                        const void *s3 = NULL)
+{
+    snap_ptr p = std::make_shared<cudnn_snap>();
+    p->h = *h;
+    const void *sc[4] = {s0, s1, s2, s3};
+    for (int i = 0; i < 4; i++)
+        p->s[i] = sc[i] ? *(const float *)sc[i] : 0.0f;
+    return p;
+}
 
 long cs_emu_cudnn_convs(void) { return g_convs; }
 long cs_emu_cudnn_bns(void) { return g_bns; }
@@ -76,6 +107,12 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t h)
     h->magic = 0;
     free(h);
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s)
+{
+    (void)s;   /* one queue */
+    return h && h->magic == HANDLE_MAGIC ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
 }
 
 /* ------------------------------------------------------------------ descriptors */
@@ -363,7 +400,7 @@ static cudnnStatus_t use_ws(int algo, int fwd, void *ws, size_t bytes)
         return s;
     if (bytes < need || (need && !ws))
         return CUDNN_STATUS_BAD_PARAM;
-    if (need)
+    if (need && !g_dry)
         memset(ws, 0, need);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -375,6 +412,24 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
                                       cudnnConvolutionFwdAlgo_t algo, void *ws, size_t wsb,
                                       const void *beta, const cudnnTensorDescriptor_t yd, void *yp)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnConvolutionForward(h, alpha, xd, xp, wd, wp, cd, algo, ws, wsb,
+                                                  beta, yd, yp);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha, beta);
+        p->t[0] = *xd;
+        p->t[1] = *yd;
+        p->f = *wd;
+        p->c = *cd;
+        cs_emu_record([=]() {
+            cudnnConvolutionForward(&p->h, &p->s[0], &p->t[0], xp, &p->f, wp, &p->c, algo, ws,
+                                    wsb, &p->s[1], &p->t[1], yp);
+        });
+        return s;
+    }
     cudnnStatus_t s = check(h, xd, wd, cd, yd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 1, ws, wsb);
@@ -382,6 +437,8 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
         return s;
     if (!alpha || !beta || !xp || !wp || !yp)
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (g_dry)
+        return s;
     const float *x = (const float *)xp, *w = (const float *)wp;
     float *y = (float *)yp, a = *(const float *)alpha, b = *(const float *)beta;
     geo g = geometry(xd, wd, cd, yd);
@@ -413,6 +470,24 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
                                            size_t wsb, const void *beta,
                                            const cudnnTensorDescriptor_t dxd, void *dxp)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnConvolutionBackwardData(h, alpha, wd, wp, dyd, dyp, cd, algo, ws,
+                                                       wsb, beta, dxd, dxp);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha, beta);
+        p->t[0] = *dyd;
+        p->t[1] = *dxd;
+        p->f = *wd;
+        p->c = *cd;
+        cs_emu_record([=]() {
+            cudnnConvolutionBackwardData(&p->h, &p->s[0], &p->f, wp, &p->t[0], dyp, &p->c, algo,
+                                         ws, wsb, &p->s[1], &p->t[1], dxp);
+        });
+        return s;
+    }
     cudnnStatus_t s = check(h, dxd, wd, cd, dyd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 0, ws, wsb);
@@ -420,6 +495,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
         return s;
     if (!alpha || !beta || !wp || !dyp || !dxp)
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (g_dry)
+        return s;
     const float *w = (const float *)wp, *dy = (const float *)dyp;
     float *dx = (float *)dxp, a = *(const float *)alpha, b = *(const float *)beta;
     geo g = geometry(dxd, wd, cd, dyd);
@@ -458,6 +535,24 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
                                              size_t wsb, const void *beta,
                                              const cudnnFilterDescriptor_t dwd, void *dwp)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnConvolutionBackwardFilter(h, alpha, xd, xp, dyd, dyp, cd, algo,
+                                                         ws, wsb, beta, dwd, dwp);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha, beta);
+        p->t[0] = *xd;
+        p->t[1] = *dyd;
+        p->f = *dwd;
+        p->c = *cd;
+        cs_emu_record([=]() {
+            cudnnConvolutionBackwardFilter(&p->h, &p->s[0], &p->t[0], xp, &p->t[1], dyp, &p->c,
+                                           algo, ws, wsb, &p->s[1], &p->f, dwp);
+        });
+        return s;
+    }
     cudnnStatus_t s = check(h, xd, dwd, cd, dyd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 0, ws, wsb);
@@ -465,6 +560,8 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
         return s;
     if (!alpha || !beta || !xp || !dyp || !dwp)
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (g_dry)
+        return s;
     const float *x = (const float *)xp, *dy = (const float *)dyp;
     float *dw = (float *)dwp, a = *(const float *)alpha, b = *(const float *)beta;
     geo g = geometry(xd, dwd, cd, dyd);
@@ -549,6 +646,25 @@ cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, double factor,
     void *run_mean, void *run_var, double eps, void *save_mean, void *save_inv)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnBatchNormalizationForwardTraining(
+            h, mode, alpha, beta, xd, xp, yd, yp, pd, scale, bias, factor, run_mean, run_var, eps,
+            save_mean, save_inv);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha, beta);
+        p->t[0] = *xd;
+        p->t[1] = *yd;
+        p->t[2] = *pd;
+        cs_emu_record([=]() {
+            cudnnBatchNormalizationForwardTraining(&p->h, mode, &p->s[0], &p->s[1], &p->t[0], xp,
+                                                   &p->t[1], yp, &p->t[2], scale, bias, factor,
+                                                   run_mean, run_var, eps, save_mean, save_inv);
+        });
+        return s;
+    }
     cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
     if (s != CUDNN_STATUS_SUCCESS)
         return s;
@@ -556,6 +672,8 @@ cudnnStatus_t cudnnBatchNormalizationForwardTraining(
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (!run_mean != !run_var || !save_mean != !save_inv)   /* both or neither */
         return CUDNN_STATUS_BAD_PARAM;
+    if (g_dry)
+        return s;
     const float *x = (const float *)xp, *g = (const float *)scale, *b = (const float *)bias;
     float *y = (float *)yp, a = *(const float *)alpha, be = *(const float *)beta;
     float *rm = (float *)run_mean, *rv = (float *)run_var, *sm = (float *)save_mean,
@@ -585,11 +703,31 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(
     const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, const void *est_mean,
     const void *est_var, double eps)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnBatchNormalizationForwardInference(
+            h, mode, alpha, beta, xd, xp, yd, yp, pd, scale, bias, est_mean, est_var, eps);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha, beta);
+        p->t[0] = *xd;
+        p->t[1] = *yd;
+        p->t[2] = *pd;
+        cs_emu_record([=]() {
+            cudnnBatchNormalizationForwardInference(&p->h, mode, &p->s[0], &p->s[1], &p->t[0],
+                                                    xp, &p->t[1], yp, &p->t[2], scale, bias,
+                                                    est_mean, est_var, eps);
+        });
+        return s;
+    }
     cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
     if (s != CUDNN_STATUS_SUCCESS)
         return s;
     if (!alpha || !beta || !xp || !yp || !scale || !bias || !est_mean || !est_var)
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (g_dry)
+        return s;
     const float *x = (const float *)xp, *g = (const float *)scale, *b = (const float *)bias,
                 *m = (const float *)est_mean, *v = (const float *)est_var;
     float *y = (float *)yp;
@@ -607,6 +745,26 @@ cudnnStatus_t cudnnBatchNormalizationBackward(
     void *dxp, const cudnnTensorDescriptor_t pd, const void *scale, void *dscale, void *dbias,
     double eps, const void *saved_mean, const void *saved_inv)
 {
+    if (cs_emu_capturing() && !g_dry) {
+        g_dry = true;
+        cudnnStatus_t s = cudnnBatchNormalizationBackward(
+            h, mode, alpha_d, beta_d, alpha_p, beta_p, xd, xp, dyd, dyp, dxd, dxp, pd, scale,
+            dscale, dbias, eps, saved_mean, saved_inv);
+        g_dry = false;
+        if (s != CUDNN_STATUS_SUCCESS)
+            return s;
+        snap_ptr p = snap_of(h, alpha_d, beta_d, alpha_p, beta_p);
+        p->t[0] = *xd;
+        p->t[1] = *dyd;
+        p->t[2] = *dxd;
+        p->t[3] = *pd;
+        cs_emu_record([=]() {
+            cudnnBatchNormalizationBackward(&p->h, mode, &p->s[0], &p->s[1], &p->s[2], &p->s[3],
+                                            &p->t[0], xp, &p->t[1], dyp, &p->t[2], dxp, &p->t[3],
+                                            scale, dscale, dbias, eps, saved_mean, saved_inv);
+        });
+        return s;
+    }
     cudnnStatus_t s = bn_check(h, mode, xd, dyd, pd, eps);
     if (s == CUDNN_STATUS_SUCCESS)
         s = bn_check(h, mode, xd, dxd, pd, eps);
@@ -617,6 +775,8 @@ cudnnStatus_t cudnnBatchNormalizationBackward(
         return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (!saved_mean != !saved_inv)
         return CUDNN_STATUS_BAD_PARAM;
+    if (g_dry)
+        return s;
     const float *x = (const float *)xp, *dy = (const float *)dyp, *g = (const float *)scale;
     const float *sm = (const float *)saved_mean, *si = (const float *)saved_inv;
     float *dx = (float *)dxp, *dg = (float *)dscale, *db = (float *)dbias;
