@@ -301,6 +301,10 @@ static void put_train_report(cs_result *res, const cs_nn_train_report *rep)
     int n = rep->epochs_done < 64 ? rep->epochs_done : 64;
     cs_result_vec(res, "flip", rep->flip, (size_t)n);
     cs_result_bool(res, "partial", rep->partial);
+    if (rep->graph_steps)   /* a GPU's: steps replayed as one CUDA graph */
+        cs_result_int(res, "graph_steps", (long long)rep->graph_steps);
+    if (rep->graph_note[0])
+        cs_result_str(res, "graph_note", rep->graph_note);
 }
 
 /* ------------------------------------------------------------------ train */

@@ -114,6 +114,8 @@ void cs_doc_man(FILE *out, const char *version, const char *options)
           ".TP\n.B CSREG_CUDA_SYNC\n1: synchronize and check after every GPU op (debugging)\n"
           ".TP\n.B CSREG_CUDA_PROFILE\na file: at exit, each GPU op's calls, GPU and host "
           "milliseconds\n"
+          ".TP\n.B CSREG_CUDA_GRAPH\noff: training steps launched op by op, not replayed "
+          "as one CUDA graph\n"
           ".TP\n.B CSREG_CUDNN\nthe cuDNN 9 to load (a file or a folder), or off\n"
           ".TP\n.B CSREG_CUDNN_BN\noff: batch norms on the module's own kernels, the "
           "convolutions still on cuDNN\n",

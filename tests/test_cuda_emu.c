@@ -49,6 +49,7 @@ long cs_emu_cudnn_bns(void);
 /* tests/nn_util.c (its header's global `cpu` would shadow this file's) */
 cs_nn_data nn_synth(size_t n, uint64_t seed);
 void cs_emu_cudnn_fail_create(int fail);
+long cs_emu_graph_launches(void);   /* tests/emu/cuda_emu.cc */
 
 static const cs_nn_ops *emu;
 
@@ -414,6 +415,152 @@ static void test_cudnn_resnet20_step(void **state)
     free(g);
     free(b);
     cs_nn_free(ref);
+    cs_nn_data_free(&d);
+}
+
+/* the module set up as the engine does (no synchronization after every
+ * op), CSREG_CUDA_GRAPH set to graph (NULL: unset) */
+static const cs_nn_ops *init_plain(const char *graph)
+{
+    const cs_nn_cuda_module *m = cs_nn_cuda_module_get();
+    m->shutdown();
+    if (graph)
+        assert_int_equal(setenv("CSREG_CUDA_GRAPH", graph, 1), 0);
+    else
+        assert_int_equal(unsetenv("CSREG_CUDA_GRAPH"), 0);
+    char why[256];
+    assert_int_equal(m->init(0, 0, why, sizeof why), 0);
+    return m->ops;
+}
+
+/* a tiny mlp or cnn on the emulator, its ops `ops` */
+static cs_nn *tiny_emu(cs_nn_kind kind, const cs_nn_ops *ops)
+{
+    cs_nn_config cfg = {.kind = kind, .seed = 11, .device = "cpu", .nhidden = 1};
+    cfg.hidden[0] = kind == CS_NN_MLP ? 16 : 8;
+    cs_nn *nn;
+    cs_err err;
+    assert_int_equal(cs_nn_new(&nn, &cfg, &err), 0);
+    nn_onto_emu(nn);
+    nn->ops = ops;
+    return nn;
+}
+
+/* A training step as one CUDA graph (nn_cuda_graph.cu): the mlp and the
+ * cnn trained 12 steps with a regularizer, recorded at the second step and
+ * replayed after, end with the same bits (weights, batch-norm statistics,
+ * loss, regularizer value) as the same run op by op (the table without
+ * graph_begin): Adam's learning rate (cosine) and step reach each replay.
+ * A synchronous call while recording fails the recording with the op's
+ * name and leaves no error behind; a reallocated scratch makes the graph
+ * stale; CSREG_CUDA_GRAPH=off and a regularizer evaluated on the host run
+ * op by op, silently. */
+static void test_graph_step(void **state)
+{
+    (void)state;
+    emu = init_plain(NULL);
+    static cs_nn_ops plain;
+    plain = *emu;
+    plain.graph_begin = NULL;
+    cs_nn_data d = nn_synth(48, 5);
+    cs_err err;
+    cs_reg *reg, *host_reg;
+    assert_int_equal(cs_reg_new(&reg, "bin", NULL, 0, 1, &err), 0);
+    assert_int_equal(cs_reg_new(&host_reg, "fixed", NULL, 0, 1, &err), 0);
+    for (int kind = 0; kind < 2; kind++) {
+        const char *kname = kind == CS_NN_MLP ? "mlp" : "cnn";
+        cs_nn *a = tiny_emu((cs_nn_kind)kind, emu), *b = tiny_emu((cs_nn_kind)kind, &plain);
+        cs_nn_train_opts o = {.epochs = 2, .batch = 8, .reg = reg, .lambda = 0.1, .lr = 3e-3};
+        cs_nn_train_report ra, rb;
+        long launches = cs_emu_graph_launches();
+        if (cs_nn_train(a, &d, &o, &ra, &err))
+            fail_msg("%s with a graph: %s", kname, err.msg);
+        launches = cs_emu_graph_launches() - launches;
+        assert_int_equal(cs_nn_train(b, &d, &o, &rb, &err), 0);
+        print_message("graph %s: %zu steps, %zu by the graph (%ld launches), loss %.9g / %.9g, "
+                      "reg %.9g / %.9g%s%s\n",
+                      kname, ra.steps, ra.graph_steps, launches, ra.loss, rb.loss, ra.reg_value,
+                      rb.reg_value, ra.graph_note[0] ? "; " : "", ra.graph_note);
+        assert_int_equal(ra.steps, 12);
+        assert_int_equal(ra.graph_steps, 11);
+        assert_int_equal(launches, 11);
+        assert_string_equal(ra.graph_note, "");
+        assert_int_equal(rb.graph_steps, 0);
+        assert_true(ra.loss == rb.loss && ra.reg_value == rb.reg_value);
+        size_t np = a->nparams * sizeof(float), nb = (a->nbufs ? a->nbufs : 1) * sizeof(float);
+        float *pa = malloc(np), *pb = malloc(np), *ba = malloc(nb), *bb = malloc(nb);
+        assert_true(pa && pb && ba && bb);
+        assert_int_equal(emu->download(pa, a->params, np), 0);
+        assert_int_equal(emu->download(pb, b->params, np), 0);
+        assert_int_equal(emu->download(ba, a->bufs, nb), 0);
+        assert_int_equal(emu->download(bb, b->bufs, nb), 0);
+        assert_memory_equal(pa, pb, np);
+        assert_memory_equal(ba, bb, nb);
+        /* a regularizer without a float kernel: its host part keeps the
+         * steps op by op */
+        cs_nn_train_opts oh = {.epochs = 1, .batch = 8, .reg = host_reg, .lambda = 0.1};
+        launches = cs_emu_graph_launches();
+        assert_int_equal(cs_nn_train(a, &d, &oh, &ra, &err), 0);
+        assert_int_equal(ra.graph_steps, 0);
+        assert_int_equal(cs_emu_graph_launches(), launches);
+        assert_string_equal(ra.graph_note, "");
+        free(pa);
+        free(pb);
+        free(ba);
+        free(bb);
+        cs_nn_free(a);
+        cs_nn_free(b);
+    }
+    /* a download while recording: the recording fails, naming it */
+    char why[200];
+    float *dev = emu->alloc(64 * sizeof(float)), host[64];
+    assert_non_null(dev);
+    assert_int_equal(emu->graph_begin(why, sizeof why), 0);
+    emu->axpy(dev, dev + 32, 2.0f, 32);
+    assert_int_not_equal(emu->download(host, dev, sizeof host), 0);
+    assert_int_equal(emu->graph_end(why, sizeof why), -1);
+    print_message("graph: a download while recording: %s\n", why);
+    assert_non_null(strstr(why, "download"));
+    assert_int_equal(emu->error(why, sizeof why), 0);   /* nothing left behind */
+    assert_int_equal(emu->graph_launch(1e-3f, 1), 1);   /* no graph */
+    /* recorded, it runs at each launch; a larger scratch drops it */
+    for (int i = 0; i < 64; i++)
+        host[i] = (float)i;
+    assert_int_equal(emu->upload(dev, host, sizeof host), 0);
+    assert_int_equal(emu->graph_begin(why, sizeof why), 0);
+    emu->axpy(dev, dev + 32, 2.0f, 32);
+    assert_int_equal(emu->graph_end(why, sizeof why), 0);
+    float got[64];
+    assert_int_equal(emu->download(got, dev, sizeof got), 0);
+    assert_true(got[0] == 0.0f && got[31] == 31.0f);   /* recorded, not run */
+    assert_int_equal(emu->graph_launch(1e-3f, 1), 0);
+    assert_int_equal(emu->graph_launch(1e-3f, 2), 0);
+    assert_int_equal(emu->download(got, dev, sizeof got), 0);
+    assert_true(got[0] == 128.0f && got[31] == 31.0f + 4 * 63.0f);   /* twice */
+    size_t big = (size_t)1 << 22;   /* an overlapping copy: the scratch grows */
+    float *dbig = emu->alloc(big + 64);
+    assert_non_null(dbig);
+    emu->copy(dbig + 16, dbig, big);
+    assert_int_equal(emu->graph_launch(1e-3f, 3), 1);
+    emu->release(dbig);
+    emu->release(dev);
+    assert_int_equal(emu->error(why, sizeof why), 0);
+    /* CSREG_CUDA_GRAPH=off: op by op, without a word */
+    emu = init_plain("off");
+    assert_int_equal(emu->graph_begin(why, sizeof why), -1);
+    assert_string_equal(why, "CSREG_CUDA_GRAPH=off");
+    cs_nn *c = tiny_emu(CS_NN_MLP, emu);
+    cs_nn_train_opts o = {.epochs = 1, .batch = 8};
+    cs_nn_train_report rc;
+    assert_int_equal(cs_nn_train(c, &d, &o, &rc, &err), 0);
+    assert_int_equal(rc.graph_steps, 0);
+    assert_string_equal(rc.graph_note, "");
+    cs_nn_free(c);
+    assert_int_equal(unsetenv("CSREG_CUDA_GRAPH"), 0);
+    char name[CUDNN_PATH_MAX + 512];
+    emu = reinit(NULL, name, sizeof name);
+    cs_reg_free(reg);
+    cs_reg_free(host_reg);
     cs_nn_data_free(&d);
 }
 
@@ -979,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_cudnn_conv),
         cmocka_unit_test(test_cudnn_bn),
         cmocka_unit_test(test_cudnn_resnet20_step),
+        cmocka_unit_test(test_graph_step),
         cmocka_unit_test(test_cudnn_search),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_errors),

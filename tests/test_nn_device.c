@@ -1,7 +1,8 @@
 /* test_nn_device.c — the compute devices: every op of the CUDA backend
  * against the CPU one through the parity harness (tests/parity_util.c:
  * the watch ops, the NULL-argument paths, determinism, op-chain training),
- * the real mlp and cnn trained on both, overlapping copies and the errors
+ * the real mlp and cnn trained on both (and on cuda with and without a
+ * step's CUDA graph, bit for bit), overlapping copies and the errors
  * the ops keep (skipped without a GPU or a CUDA build), clear
  * errors for devices that are not there, the choice device=auto makes,
  * the CUDA module's loading (missing or broken: the CPU, with the reason)
@@ -27,6 +28,7 @@
 #include "cs_rng.h"
 #include "device_util.h"
 #include "nn_backend.h"
+#include "nn_internal.h"
 #include "nn_util.h"
 #include "parity_util.h"
 
@@ -101,7 +103,8 @@ static double rel(double a, double b)
  * mode: bn's running statistics) and what the steps changed of each weight
  * layer (in the 2-norm) agree within 1e-3 relative: the op errors compound
  * through the layers and the steps (an H100 gave 1e-8 for the losses, at
- * most 2e-5 for the weights); two runs on cuda end with identical weights. */
+ * most 2e-5 for the weights); two runs on cuda, one with its steps as a
+ * CUDA graph (7 of 8), one op by op, end with identical weights. */
 static void test_train_cpu_cuda(void **state)
 {
     (void)state;
@@ -124,6 +127,10 @@ static void test_train_cpu_cuda(void **state)
         const char *kname = kind == CS_NN_MLP ? "mlp" : "cnn";
         cs_nn *c = tiny_on((cs_nn_kind)kind, "cpu"), *g = tiny_on((cs_nn_kind)kind, "cuda"),
               *g2 = tiny_on((cs_nn_kind)kind, "cuda");
+        static cs_nn_ops plain;   /* g2's steps op by op, g's as a CUDA graph */
+        plain = *cs_nn_cuda_ops();
+        plain.graph_begin = NULL;
+        g2->ops = &plain;
         assert_string_equal(cs_nn_device(g), "cuda");
         size_t n = all_weights(c, w0);
         assert_int_equal(all_weights(g, wg), n);
@@ -174,7 +181,12 @@ static void test_train_cpu_cuda(void **state)
                          li.name, e);
             k += m;
         }
-        /* deterministic on cuda: the same bits twice */
+        /* deterministic on cuda, and a step's graph runs what the ops
+         * run: the same bits both ways */
+        print_message("train %s cuda: %zu of %zu steps as a CUDA graph%s%s\n", kname,
+                      rg.graph_steps, rg.steps, rg.graph_note[0] ? ": " : "", rg.graph_note);
+        assert_int_equal(rg.graph_steps, rg.steps - 1);
+        assert_int_equal(rg2.graph_steps, 0);
         all_weights(g, wg);
         assert_memory_equal(wg, wg2, n * sizeof *wg);
         assert_true(rg.loss == rg2.loss && rg.reg_value == rg2.reg_value);

@@ -277,6 +277,10 @@ typedef struct cs_nn_train_report {
     /* sign flip ratio of the regularized layers' weights between epochs
      * (epoch 1 vs the start, …); first min(epochs_done, 64) entries. */
     double flip[64];
+    /* steps run as one CUDA graph (cs_nn_ops.graph_*); when its recording
+     * failed, why (the run went on op by op), else "" */
+    size_t graph_steps;
+    char graph_note[200];
 } cs_nn_train_report;
 
 int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,

@@ -210,6 +210,21 @@ typedef struct cs_nn_ops {
     void (*matmul_relu_backward)(float *dinp, float *dw, float *dbias, float *dmask,
                                  const float *dout, const float *out, const float *inp,
                                  const float *w, int B, int C, int OC);
+    /* --- a training step as one launch (NULL: the ops run one by one) ---
+     * graph_begin: the ops called until graph_end are recorded, not run;
+     * adam_update's lr and t become parameters of the recording. 0, or <0
+     * with why (turned off: CSREG_CUDA_GRAPH=off, ...). Only ops on device
+     * memory the network keeps may be recorded: no upload or download.
+     * graph_end: 0 and the recording is the step's graph; <0 with why (an op
+     * a recording does not allow), and nothing recorded ran.
+     * graph_launch: runs the graph with Adam's lr and step t; 0, 1 when there
+     * is none (never recorded, or a buffer it uses was reallocated since:
+     * record again), <0 a failure (kept for `error`).
+     * graph_drop: forgets it (before the network's buffers go). */
+    int (*graph_begin)(char *why, size_t len);
+    int (*graph_end)(char *why, size_t len);
+    int (*graph_launch)(float lr, int t);
+    void (*graph_drop)(void);
 } cs_nn_ops;
 
 extern const cs_nn_ops cs_nn_cpu_ops;
@@ -249,7 +264,7 @@ NN_HOST_DEVICE static inline int nn_hist_bin(float v, float lo, float hi, int bi
  * loads its backends), so ./csreg itself links no CUDA library and runs on
  * the CPU where there is none. The module exports one function,
  * cs_nn_cuda_module_get (CS_NN_CUDA_MODULE_SYM), that returns this table. */
-#define CS_NN_CUDA_ABI 4
+#define CS_NN_CUDA_ABI 5
 #define CS_NN_CUDA_MODULE_SYM "cs_nn_cuda_module_get"
 typedef struct cs_nn_cuda_module {
     int abi;               /* CS_NN_CUDA_ABI */

@@ -72,8 +72,10 @@ struct cs_nn {
     size_t nparams, nbufs, snap_n;
     float *params, *grads, *m, *v, *bufs;   /* device */
     int adam_t;
-    /* batch buffers */
+    /* batch buffers; bufgen counts their reallocations (a step's graph
+     * holds their addresses) */
     int cap;
+    unsigned bufgen;
     float *x, *probs, *losses, *dlogits, *d0, *d1, *scratch, *regtmp;
     float *dskip;       /* the shortcut's gradient while a block is passed back (resnet) */
     int in_c, in_h, in_w;   /* the input per image: channels, H + 2·pad, W + 2·pad */
@@ -157,6 +159,16 @@ int nn_check_reg(const cs_reg *reg, cs_err *err);
  * gradient is added to the weight gradients. */
 int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
                int grad, double *value, cs_err *err);
+/* nn_reg_all in two halves: the layers' kernels (a value computed on the
+ * host goes to part[i], part holding nwl entries), then the download of
+ * the rows' values and the sum. */
+int nn_reg_launch(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+                  int grad, double *part, cs_err *err);
+int nn_reg_total(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+                 double *part, double *value, cs_err *err);
+/* Whether reg's value and gradient run as device ops alone (its float
+ * kernel), without a trip through the host. */
+int nn_reg_on_device(const cs_reg *reg);
 /* Fill the batch from examples idx[0..B) (randomly shifted when aug) and upload. */
 int nn_load_batch(cs_nn *nn, const cs_nn_data *d, const size_t *idx, int B, cs_rng *aug,
                   cs_err *err);

@@ -177,6 +177,7 @@ int nn_ensure_cap(cs_nn *nn, int B, cs_err *err)
     if (rc)
         return rc;
     free_batch(nn);
+    nn->bufgen++;
     const cs_nn_ops *o = nn->ops;
     size_t dmax, scratch;
     nn_batch_shape(nn, B, &dmax, &scratch);

@@ -367,22 +367,30 @@ static int reg_layer(cs_nn *nn, cs_reg *reg, int kind, double lambda, int i, cs_
     return CS_OK;
 }
 
-/* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
- * order); with grad, adds its gradient to the weight gradients. Every
- * layer's kernel runs first, then one download of their rows' values (on
- * a GPU one synchronization a step, not one a layer). */
-int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
-               int grad, double *value, cs_err *err)
+/* The first half of nn_reg_all: every selected layer's kernel (with a
+ * float kernel the rows' values stay on the device), or its value on the
+ * host into part[i] (without). */
+int nn_reg_launch(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+                  int grad, double *part, cs_err *err)
 {
-    int kind = reg_kernel(reg), any = 0;
-    double part[NN_MAX_WL];
+    int kind = reg_kernel(reg);
     for (int i = 0; i < nn->nwl; i++)
         if (nn_selected(nn, i, ex)) {
             int rc = reg_layer(nn, reg, kind, lambda, i, eta, grad, &part[i], err);
             if (rc)
                 return rc;
-            any = 1;
         }
+    return CS_OK;
+}
+
+/* Its second half: one download of the rows' values, the sum per layer
+ * and over the layers in layer order. */
+int nn_reg_total(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+                 double *part, double *value, cs_err *err)
+{
+    int kind = reg_kernel(reg), any = 0;
+    for (int i = 0; i < nn->nwl; i++)
+        any |= nn_selected(nn, i, ex);
     if (any && kind != CS_REG_KERNEL_NONE &&
         nn->ops->download(nn->hregval, nn->regval, nn->allrows * sizeof(double)))
         return nn_device_fail(nn, "download", err);
@@ -402,6 +410,25 @@ int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_et
         return cs_fail(err, CS_ENONFINITE, "the regularizer value is not finite (%g)", total);
     *value = total;
     return CS_OK;
+}
+
+/* λ Σ_k η_k ℓ(θ_k) over the selected layers (per layer, summed in layer
+ * order); with grad, adds its gradient to the weight gradients. Every
+ * layer's kernel runs first, then one download of their rows' values (on
+ * a GPU one synchronization a step, not one a layer). */
+int nn_reg_all(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude ex, cs_nn_eta eta,
+               int grad, double *value, cs_err *err)
+{
+    double part[NN_MAX_WL];
+    int rc = nn_reg_launch(nn, reg, lambda, ex, eta, grad, part, err);
+    return rc ? rc : nn_reg_total(nn, reg, lambda, ex, eta, part, value, err);
+}
+
+/* Whether the regularizer's value and gradient are device ops alone (a
+ * float kernel), which a step's graph can hold. */
+int nn_reg_on_device(const cs_reg *reg)
+{
+    return reg_kernel(reg) != CS_REG_KERNEL_NONE;
 }
 
 int cs_nn_reg_value(cs_nn *nn, cs_reg *reg, double lambda, cs_nn_exclude excl, double *value,

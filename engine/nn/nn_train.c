@@ -2,6 +2,7 @@
  * regularized loss, fine-tuning of a quantized network's scales, sign-flip
  * ratios and weight snapshots along the way. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,20 +45,22 @@ static int sign_snapshot(cs_nn *nn, const int *watch, uint8_t *signs, size_t *n,
     return CS_OK;
 }
 
-static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int regk_ok,
-                      double *regv, double *reg_s, cs_err *err)
+/* A step's device work: forward, backward, the regularizer's kernels
+ * (reg_on; its value waits in part/regval for nn_reg_total), Adam, and a
+ * fine-tuned network's quantized weights. */
+static int step_ops(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int reg_on,
+                    double *part, double *reg_s, cs_err *err)
 {
     nn_forward(nn, B, 1);
     nn_backward(nn, B);
     const cs_nn_ops *ops = nn->ops;
-    if (o->reg && o->lambda > 0 && !o->finetune && regk_ok) {
+    if (reg_on) {
         double t0 = cs_now();
-        int rc = nn_reg_all(nn, o->reg, o->lambda, o->exclude, o->eta, 1, regv, err);
+        int rc = nn_reg_launch(nn, o->reg, o->lambda, o->exclude, o->eta, 1, part, err);
         *reg_s += cs_now() - t0;
         if (rc)
             return rc;
     }
-    nn->adam_t++;
     /* Adam on the tensors that learn, one call per run of them that lie
      * side by side (Adam is elementwise: the same bits as a call per
      * tensor, and on a GPU a launch per run instead of per tensor) */
@@ -94,7 +97,76 @@ static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int
                                       nn->params + nn->t[w->talpha].off, (int)w->rows,
                                       (int)w->cols);
         }
-    return nn_device_check(nn, err);
+    return CS_OK;
+}
+
+/* A training step as one graph (cs_nn_ops.graph_*): recorded at the run's
+ * second step (the first allocates what the ops keep), replayed after,
+ * recorded again when the batch buffers moved. None where the backend has
+ * none or refuses, or where a step has a host part (a regularizer without
+ * a float kernel); a recording that fails says why and the run goes on op
+ * by op. */
+typedef struct step_graph {
+    int on, warm, ready;
+    unsigned bufgen;    /* the batch buffers it holds */
+    size_t launches;
+    char why[200];      /* why a recording failed */
+} step_graph;
+
+/* the step by its graph: 1 ran, 0 not (run the ops), <0 a failure */
+static int graph_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, int reg_on,
+                      double *part, step_graph *g, double *reg_s, cs_err *err)
+{
+    const cs_nn_ops *ops = nn->ops;
+    if (!g->on)
+        return 0;
+    if (!g->warm) {   /* the run's first step: op by op */
+        g->warm = 1;
+        return 0;
+    }
+    int r = g->ready && g->bufgen == nn->bufgen ? ops->graph_launch(lr, nn->adam_t) : 1;
+    if (r == 1) {   /* record it */
+        char why[200];
+        if (ops->graph_begin(why, sizeof why)) {
+            g->on = 0;
+            return 0;
+        }
+        int rc = step_ops(nn, o, B, lr, reg_on, part, reg_s, err);
+        if (ops->graph_end(g->why, sizeof g->why)) {   /* nothing ran: op by op */
+            g->on = 0;
+            return rc;
+        }
+        if (rc)
+            return rc;
+        g->ready = 1;
+        g->bufgen = nn->bufgen;
+        r = ops->graph_launch(lr, nn->adam_t);
+    }
+    if (r < 0) {
+        int rc = nn_device_check(nn, err);
+        return rc ? rc : cs_fail(err, CS_EIO, "%s: the step's graph did not launch", nn->device);
+    }
+    g->launches++;
+    return 1;
+}
+
+static int train_step(cs_nn *nn, const cs_nn_train_opts *o, int B, float lr, step_graph *g,
+                      double *regv, double *reg_s, cs_err *err)
+{
+    int reg_on = o->reg && o->lambda > 0 && !o->finetune;
+    double part[NN_MAX_WL];
+    nn->adam_t++;
+    int rc = graph_step(nn, o, B, lr, reg_on, part, g, reg_s, err);
+    if (rc == 0)
+        rc = step_ops(nn, o, B, lr, reg_on, part, reg_s, err);
+    else if (rc == 1)
+        rc = CS_OK;
+    if (!rc && reg_on) {
+        double t0 = cs_now();
+        rc = nn_reg_total(nn, o->reg, o->lambda, o->exclude, o->eta, part, regv, err);
+        *reg_s += cs_now() - t0;
+    }
+    return rc ? rc : nn_device_check(nn, err);
 }
 
 int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts,
@@ -168,6 +240,8 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
     nn->adam_t = 0;
     if (!rc && !nn_snapshot_is_current(nn))
         rc = cs_nn_snapshot_take(nn, nn->epoch_total, err);
+    int reg_host = o.reg && o.lambda > 0 && !o.finetune && !nn_reg_on_device(o.reg);
+    step_graph graph = {.on = nn->ops->graph_begin && !reg_host};
     double t0 = cs_now(), regv = 0, reg_s = 0;
     size_t step = 0, images = 0;
     int stop = 0;
@@ -187,7 +261,7 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
             float lr = (float)(o.lr * 0.5 * (1.0 + cos(M_PI * (double)step / (double)total)));
             rc = nn_load_batch(nn, train, perm + b * (size_t)B, B, o.augment ? &arng : NULL, err);
             if (!rc)
-                rc = train_step(nn, &o, B, lr, 1, &regv, &reg_s, err);
+                rc = train_step(nn, &o, B, lr, &graph, &regv, &reg_s, err);
             double l = 0;
             int c = 0;
             if (!rc)
@@ -242,6 +316,10 @@ int cs_nn_train(cs_nn *nn, const cs_nn_data *train, const cs_nn_train_opts *opts
         nn->ops->sync();
     if (!rc)
         rc = nn_device_check(nn, err);   /* what the last steps' kernels said */
+    if (nn->ops->graph_drop)
+        nn->ops->graph_drop();
+    rep->graph_steps = graph.launches;
+    snprintf(rep->graph_note, sizeof rep->graph_note, "%s", graph.why);
     rep->seconds = cs_now() - t0;
     rep->steps = step;
     rep->images_per_s = rep->seconds > 0 ? (double)images / rep->seconds : 0;

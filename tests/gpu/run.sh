@@ -87,7 +87,7 @@ for ml in "${models[@]}"; do set -- $ml; m=$1 lim=$2
     again=(); [ $d = cuda ] && again=(-e "train model=$m epochs=1 limit=$lim device=$d data=$D")
     out=$(./csreg --json --seed 1 -e "train model=$m epochs=1 limit=$lim device=$d data=$D" "${again[@]}" -e "evaluate data=$D" 2>&1)
     tr=$(grep '"cmd":"train"' <<<"$out" | tail -1); ev=$(grep '"cmd":"evaluate"' <<<"$out")
-    [ $d = cuda ] && echo "(csreg cuda: first epoch $(grep '"cmd":"train"' <<<"$out" | head -1 | num seconds) s, the second's below)"
+    [ $d = cuda ] && echo "(csreg cuda: first epoch $(grep '"cmd":"train"' <<<"$out" | head -1 | num seconds) s, the second's below; $(g=$(num graph_steps <<<"$tr"); echo "${g:-0}") of its steps as a CUDA graph$(grep -o '"graph_note":"[^"]*"' <<<"$tr" | sed 's/^/; /'))"
     if [ -z "$tr" ] || [ -z "$ev" ] || grep -q '"error"' <<<"$out"; then
       bad "train model=$m device=$d: $(tail -c 400 <<<"$out")"; continue
     fi
@@ -101,8 +101,10 @@ for ml in "${models[@]}"; do set -- $ml; m=$1 lim=$2
     echo "profile of one cuda epoch (the first: loading included), its top ops ($outdir/profile-$m.txt):"
     head -16 "$outdir/profile-$m.txt" 2>/dev/null | sed 's/^/  /'
     tail -1 "$outdir/profile-$m.txt" 2>/dev/null | sed 's/^/  /'
-    # the same second epoch with cuDNN off, and with cuDNN's convolutions but our batch norm
-    [ $m != mlp ] && for v in CSREG_CUDNN=off CSREG_CUDNN_BN=off; do
+    # the same second epoch op by op (no CUDA graph); with cuDNN off, and
+    # with cuDNN's convolutions but our batch norm
+    vs=(CSREG_CUDA_GRAPH=off); [ $m != mlp ] && vs+=(CSREG_CUDNN=off CSREG_CUDNN_BN=off)
+    for v in "${vs[@]}"; do
       out=$(env $v ./csreg --json --seed 1 -e "train model=$m epochs=1 limit=$lim device=cuda data=$D" -e "train model=$m epochs=1 limit=$lim device=cuda data=$D" 2>&1)
       echo "csreg cuda with $v: $(grep '"cmd":"train"' <<<"$out" | tail -1 | num seconds) s (its second epoch)"
     done

@@ -12,6 +12,7 @@
 #define CS_NN_CUDA_CUH
 
 #include <cuda_runtime.h>
+#include <math.h>
 
 #include <cublas_v2.h>
 
@@ -37,12 +38,34 @@ int cuda_ok(cudaError_t e, const char *op);
  * (cs_nn_ops.error) */
 int cuda_take_error(char *msg, size_t len);
 
-/* nn_cuda_prof.cu (CSREG_CUDA_PROFILE=FILE): init reads the variable;
+/* nn_cuda_prof.cu (CSREG_CUDA_PROFILE=FILE): init reads the variable
+ * (1: profiling);
  * op_done and the copies report each op's end; the report (at shutdown)
  * writes the file: per op name its calls, GPU and host milliseconds */
-void cuda_prof_init(void);
+int cuda_prof_init(void);
 void cuda_prof_op(const char *op);
 void cuda_prof_report(const char *device);
+
+/* nn_cuda_graph.cu: the stream every op runs on (cuBLAS's and cuDNN's
+ * too), and a training step as one CUDA graph. init: the stream; refuses
+ * graphs with sync_ops or profiling (and CSREG_CUDA_GRAPH=off). */
+extern cudaStream_t nn_stream;
+int cuda_graph_init(int sync_ops, int profiling, char *why, size_t len);
+void cuda_graph_shutdown(void);
+/* the table's graph_begin, graph_end, graph_launch, graph_drop */
+void cuda_graph_ops(cs_nn_ops *o);
+/* While a step is recorded: the device address of Adam's lr, 1 − β1^t
+ * and 1 − β2^t, which each graph_launch writes for its step (β1, β2 kept
+ * for that); NULL when nothing is recorded (the values go by value). */
+const float *cuda_graph_adam(float beta1, float beta2);
+/* A buffer the graph may use was reallocated: it is dropped (the engine
+ * records the step again). */
+void cuda_graph_stale(void);
+/* Adam's bias correction 1 − β^t, the same float on both paths */
+static inline float adam_corr(float beta, int t)
+{
+    return 1.0f - powf(beta, (float)t);
+}
 
 #define NT 256
 static inline unsigned nblocks(size_t n)

@@ -56,21 +56,22 @@ static void prof_off(void)
     memset(&P, 0, sizeof P);
 }
 
-void cuda_prof_init(void)
+int cuda_prof_init(void)
 {
     const char *path = getenv("CSREG_CUDA_PROFILE");
     prof_off();
     if (!path || !*path || strlen(path) >= sizeof P.path)
-        return;
+        return 0;
     for (int i = 0; i <= PROF_EVENTS; i++)
         if (cudaEventCreate(&P.ev[i]) != cudaSuccess) {
             cudaGetLastError();
             prof_off();
-            return;
+            return 0;
         }
     snprintf(P.path, sizeof P.path, "%s", path);
     P.on = 1;
     P.host_t = now_s();
+    return 1;
 }
 
 static int row_index(const char *op)
@@ -113,7 +114,7 @@ void cuda_prof_op(const char *op)
     if (!P.on)
         return;
     int r = row_index(op);
-    if (cudaEventRecord(P.ev[P.n + 1], 0) != cudaSuccess) {
+    if (cudaEventRecord(P.ev[P.n + 1], nn_stream) != cudaSuccess) {
         cudaGetLastError();
         P.on = 0;
         return;

@@ -169,6 +169,7 @@ int cudnn_bn_backward(float *, float *, float *, const float *, const float *, c
     X(cudnnGetErrorString)                                                                 \
     X(cudnnCreate)                                                                         \
     X(cudnnDestroy)                                                                        \
+    X(cudnnSetStream)                                                                      \
     X(cudnnCreateTensorDescriptor)                                                         \
     X(cudnnSetTensor4dDescriptor)                                                          \
     X(cudnnDestroyTensorDescriptor)                                                        \
@@ -382,6 +383,13 @@ void cudnn_init(void)
             "kernels", v, file, g_fn.cudnnGetErrorString(s));
         return;
     }
+    if ((s = g_fn.cudnnSetStream(g_h, nn_stream)) != CUDNN_STATUS_SUCCESS) {
+        g_fn.cudnnDestroy(g_h);
+        g_h = NULL;
+        say(g_status, sizeof g_status, "cuDNN %s from %s: cudnnSetStream failed (%s): built-in "
+            "kernels", v, file, g_fn.cudnnGetErrorString(s));
+        return;
+    }
     const char *bn = getenv("CSREG_CUDNN_BN");
     g_bn_on = !(bn && !strcasecmp(bn, "off"));
     say(g_status, sizeof g_status, "cuDNN %s from %s; batch norm: %s", v, file,
@@ -423,6 +431,7 @@ static int ws_reserve(size_t bytes)
         cudaFree(g_ws);
     g_ws = NULL;
     g_ws_cap = 0;
+    cuda_graph_stale();
     if (cudaMalloc(&g_ws, bytes) != cudaSuccess) {
         cudaGetLastError();   /* not kept: the built-in kernels run instead */
         g_ws = NULL;

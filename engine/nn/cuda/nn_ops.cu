@@ -106,9 +106,13 @@ static int init(int device, int sync_ops, char *why, size_t len)
         return -1;
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
-    cudnn_init();   /* never fails: without cuDNN the built-in kernels run */
     cuda_err_reset(sync_ops);
-    cuda_prof_init();
+    if (cuda_graph_init(sync_ops, cuda_prof_init(), why, len)) {
+        cublasDestroy(g_blas);
+        return -1;
+    }
+    cublasSetStream(g_blas, nn_stream);
+    cudnn_init();   /* never fails: without cuDNN the built-in kernels run */
     g_ready = 1;
     return 0;
 }
@@ -136,6 +140,7 @@ static void module_shutdown(void)
     cuda_prof_report(name);
     cudnn_shutdown();
     cublasDestroy(g_blas);
+    cuda_graph_shutdown();
     if (g_scratch)
         cudaFree(g_scratch);
     g_scratch = NULL;
@@ -184,7 +189,7 @@ static int download(void *dst, const void *src, size_t bytes)
 static void zero(void *p, size_t bytes)
 {
     if (bytes)
-        cuda_ok(cudaMemset(p, 0, bytes), "zero");
+        cuda_ok(cudaMemsetAsync(p, 0, bytes, nn_stream), "zero");
 }
 
 /* as memmove: cudaMemcpy only between regions apart, else through a scratch
@@ -195,7 +200,7 @@ static void copy(void *dst, const void *src, size_t bytes)
         return;
     uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     if (d + bytes <= s || s + bytes <= d) {
-        cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "copy");
+        cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nn_stream), "copy");
         return;
     }
     if (bytes > g_scratch_cap) {
@@ -203,12 +208,13 @@ static void copy(void *dst, const void *src, size_t bytes)
             cudaFree(g_scratch);
         g_scratch = NULL;
         g_scratch_cap = 0;
+        cuda_graph_stale();
         if (!cuda_ok(cudaMalloc(&g_scratch, bytes), "copy (overlapping regions)"))
             return;
         g_scratch_cap = bytes;
     }
-    if (cuda_ok(cudaMemcpy(g_scratch, src, bytes, cudaMemcpyDeviceToDevice), "copy"))
-        cuda_ok(cudaMemcpy(dst, g_scratch, bytes, cudaMemcpyDeviceToDevice), "copy");
+    if (cuda_ok(cudaMemcpyAsync(g_scratch, src, bytes, cudaMemcpyDeviceToDevice, nn_stream), "copy"))
+        cuda_ok(cudaMemcpyAsync(dst, g_scratch, bytes, cudaMemcpyDeviceToDevice, nn_stream), "copy");
 }
 
 /* ------------------------------------------------------------------ dense */
@@ -239,7 +245,7 @@ static void matmul_forward(float *out, const float *inp, const float *w, const f
                         out, OC),
             "matmul_forward");
     if (bias)
-        bias_add_kernel<<<nblocks((size_t)B * OC), NT>>>(out, bias, B, OC);
+        bias_add_kernel<<<nblocks((size_t)B * OC), NT, 0, nn_stream>>>(out, bias, B, OC);
     op_done("matmul_forward");
 }
 
@@ -255,7 +261,7 @@ static void matmul_backward(float *dinp, float *dw, float *dbias, const float *d
                         &zero0, dw, C),
             "matmul_backward");
     if (dbias)
-        bias_grad_kernel<<<(OC + NT - 1) / NT, NT>>>(dbias, dout, B, OC);
+        bias_grad_kernel<<<(OC + NT - 1) / NT, NT, 0, nn_stream>>>(dbias, dout, B, OC);
     op_done("matmul_backward");
 }
 
@@ -295,7 +301,7 @@ static void matmul_relu_forward(float *out, const float *inp, const float *w, co
     blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B, C, &one, w, C, inp, C, &zero0,
                         out, OC),
             "matmul_relu_forward");
-    bias_relu_kernel<<<nblocks((size_t)B * OC), NT>>>(out, bias, B, OC);
+    bias_relu_kernel<<<nblocks((size_t)B * OC), NT, 0, nn_stream>>>(out, bias, B, OC);
     op_done("matmul_relu_forward");
 }
 
@@ -303,7 +309,7 @@ static void matmul_relu_backward(float *dinp, float *dw, float *dbias, float *dm
                                  const float *dout, const float *out, const float *inp,
                                  const float *w, int B, int C, int OC)
 {
-    relu_mask_bias_grad_kernel<<<(OC + NT - 1) / NT, NT>>>(dmask, dbias, dout, out, B, OC);
+    relu_mask_bias_grad_kernel<<<(OC + NT - 1) / NT, NT, 0, nn_stream>>>(dmask, dbias, dout, out, B, OC);
     matmul_backward(dinp, dw, NULL, dmask, inp, w, B, C, OC);
 }
 
@@ -355,7 +361,7 @@ static void conv_forward(float *out, const float *inp, const float *w, float *sc
     const float one = 1.0f, zero0 = 0.0f;
     int HW = H * W, K = C * 9;
     for (int b = 0; b < B; b++) {
-        im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
+        im2col_kernel<<<nblocks((size_t)K * HW), NT, 0, nn_stream>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
         if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, HW, OC, K, &one, scratch, HW,
                                  w, K, &zero0, out + (size_t)b * OC * HW, HW),
                      "conv_forward"))
@@ -373,11 +379,11 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
     }
     const float one = 1.0f, zero0 = 0.0f;
     int HW = H * W, K = C * 9;
-    if (!cuda_ok(cudaMemset(dw, 0, (size_t)OC * K * sizeof(float)), "conv_backward"))
+    if (!cuda_ok(cudaMemsetAsync(dw, 0, (size_t)OC * K * sizeof(float), nn_stream), "conv_backward"))
         return;
     for (int b = 0; b < B; b++) {
         const float *db = dout + (size_t)b * OC * HW;
-        im2col_kernel<<<nblocks((size_t)K * HW), NT>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
+        im2col_kernel<<<nblocks((size_t)K * HW), NT, 0, nn_stream>>>(scratch, inp + (size_t)b * C * HW, C, H, W);
         if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, HW, &one, scratch, HW,
                                  db, HW, &one, dw, K),
                      "conv_backward"))
@@ -387,7 +393,7 @@ static void conv_backward(float *dinp, float *dw, const float *dout, const float
                                      K, &zero0, scratch, HW),
                          "conv_backward"))
                 break;
-            col2im_kernel<<<nblocks((size_t)C * HW), NT>>>(dinp + (size_t)b * C * HW, scratch, C,
+            col2im_kernel<<<nblocks((size_t)C * HW), NT, 0, nn_stream>>>(dinp + (size_t)b * C * HW, scratch, C,
                                                            H, W);
         }
     }
@@ -452,7 +458,7 @@ static void convk_forward(float *out, const float *inp, const float *w, float *s
     const float one = 1.0f, zero0 = 0.0f;
     int OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1, OHW = OH * OW, K = C * k * k;
     for (int b = 0; b < B; b++) {
-        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT>>>(scratch, inp + (size_t)b * C * H * W,
+        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT, 0, nn_stream>>>(scratch, inp + (size_t)b * C * H * W,
                                                           C, H, W, k, stride, OH, OW);
         if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_N, CUBLAS_OP_N, OHW, OC, K, &one, scratch, OHW,
                                  w, K, &zero0, out + (size_t)b * OC * OHW, OHW),
@@ -477,11 +483,11 @@ static void convk_backward(float *dinp, float *dw, const float *dout, const floa
     }
     const float one = 1.0f, zero0 = 0.0f;
     int OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1, OHW = OH * OW, K = C * k * k;
-    if (!cuda_ok(cudaMemset(dw, 0, (size_t)OC * K * sizeof(float)), "convk_backward"))
+    if (!cuda_ok(cudaMemsetAsync(dw, 0, (size_t)OC * K * sizeof(float), nn_stream), "convk_backward"))
         return;
     for (int b = 0; b < B; b++) {
         const float *db = dout + (size_t)b * OC * OHW;
-        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT>>>(scratch, inp + (size_t)b * C * H * W,
+        im2col_k_kernel<<<nblocks((size_t)K * OHW), NT, 0, nn_stream>>>(scratch, inp + (size_t)b * C * H * W,
                                                           C, H, W, k, stride, OH, OW);
         if (!blas_ok(cublasSgemm(g_blas, CUBLAS_OP_T, CUBLAS_OP_N, K, OC, OHW, &one, scratch, OHW,
                                  db, OHW, &one, dw, K),
@@ -492,7 +498,7 @@ static void convk_backward(float *dinp, float *dw, const float *dout, const floa
                                      w, K, &zero0, scratch, OHW),
                          "convk_backward"))
                 break;
-            col2im_k_kernel<<<nblocks((size_t)C * H * W), NT>>>(dinp + (size_t)b * C * H * W,
+            col2im_k_kernel<<<nblocks((size_t)C * H * W), NT, 0, nn_stream>>>(dinp + (size_t)b * C * H * W,
                                                                 scratch, C, H, W, k, stride, OH,
                                                                 OW);
         }
@@ -537,6 +543,7 @@ static float *bn_scratch(size_t bytes)
             cudaFree(g_scratch);
         g_scratch = NULL;
         g_scratch_cap = 0;
+        cuda_graph_stale();
         if (cudaMalloc(&g_scratch, bytes) != cudaSuccess) {
             cudaGetLastError();   /* not kept: the kernels run instead */
             g_scratch = NULL;
@@ -598,13 +605,13 @@ static void bn_forward_relu(float *out, const float *inp, const float *gamma,
     if (cudnn_bn_forward(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train,
                          op)) {
         if (relu)
-            bn_relu_inplace_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, (size_t)B * C * HW);
+            bn_relu_inplace_kernel<<<nblocks((size_t)B * C * HW), NT, 0, nn_stream>>>(out, (size_t)B * C * HW);
         op_done(op);
         return;
     }
     if (train)
-        bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
-    bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
+        bn_stats_kernel<<<C, NT, 0, nn_stream>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
+    bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT, 0, nn_stream>>>(out, inp, gamma, beta, mean, rstd,
                                                         run_mean, run_var, B, C, HW, train,
                                                         relu);
     op_done(op);
@@ -672,7 +679,7 @@ static void bn_backward(float *dinp, float *dgamma, float *dbeta, const float *d
         return;
     }
     const float *no_relu = NULL;
-    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, no_relu, inp, gamma, mean, rstd, B,
+    bn_backward_kernel<<<C, NT, 0, nn_stream>>>(dinp, dgamma, dbeta, dout, no_relu, inp, gamma, mean, rstd, B,
                                   C, HW);
     op_done("bn_backward");
 }
@@ -686,14 +693,14 @@ static void bn_relu_backward(float *dinp, float *dgamma, float *dbeta, const flo
     size_t n = (size_t)B * C * HW;
     float *dm = dinp ? bn_scratch(n * sizeof(float)) : NULL;
     if (dm) {
-        bn_relu_mask_kernel<<<nblocks(n), NT>>>(dm, dout, out, n);
+        bn_relu_mask_kernel<<<nblocks(n), NT, 0, nn_stream>>>(dm, dout, out, n);
         if (cudnn_bn_backward(dinp, dgamma, dbeta, dm, inp, gamma, mean, rstd, B, C, HW,
                               "bn_relu_backward")) {
             op_done("bn_relu_backward");
             return;
         }
     }
-    bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dout, out, inp, gamma, mean, rstd, B, C,
+    bn_backward_kernel<<<C, NT, 0, nn_stream>>>(dinp, dgamma, dbeta, dout, out, inp, gamma, mean, rstd, B, C,
                                   HW);
     op_done("bn_relu_backward");
 }
@@ -742,12 +749,12 @@ static void bn_add_relu_forward(float *out, const float *inp, const float *sc,
     if (!cudnn_bn_forward(out, inp, gamma, beta, mean, rstd, run_mean, run_var, B, C, HW, train,
                           "bn_add_relu_forward")) {
         if (train)
-            bn_stats_kernel<<<C, NT>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
-        bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, inp, gamma, beta, mean, rstd,
+            bn_stats_kernel<<<C, NT, 0, nn_stream>>>(inp, mean, rstd, run_mean, run_var, B, C, HW);
+        bn_norm_kernel<<<nblocks((size_t)B * C * HW), NT, 0, nn_stream>>>(out, inp, gamma, beta, mean, rstd,
                                                             run_mean, run_var, B, C, HW, train,
                                                             0);
     }
-    bn_add_relu_kernel<<<nblocks((size_t)B * C * HW), NT>>>(out, sc, B, C, H, W, SC, SH, SW);
+    bn_add_relu_kernel<<<nblocks((size_t)B * C * HW), NT, 0, nn_stream>>>(out, sc, B, C, H, W, SC, SH, SW);
     op_done("bn_add_relu_forward");
 }
 
@@ -759,11 +766,11 @@ static void bn_add_relu_backward(float *dinp, float *dgamma, float *dbeta, float
                                  const float *rstd, int B, int C, int HW)
 {
     size_t n = (size_t)B * C * HW;
-    bn_add_relu_mask_kernel<<<nblocks(n), NT>>>(dres, dout, dadd, out, n);
+    bn_add_relu_mask_kernel<<<nblocks(n), NT, 0, nn_stream>>>(dres, dout, dadd, out, n);
     if (!cudnn_bn_backward(dinp, dgamma, dbeta, dres, inp, gamma, mean, rstd, B, C, HW,
                            "bn_add_relu_backward")) {
         const float *no_relu = NULL;
-        bn_backward_kernel<<<C, NT>>>(dinp, dgamma, dbeta, dres, no_relu, inp, gamma, mean, rstd,
+        bn_backward_kernel<<<C, NT, 0, nn_stream>>>(dinp, dgamma, dbeta, dres, no_relu, inp, gamma, mean, rstd,
                                       B, C, HW);
     }
     op_done("bn_add_relu_backward");
@@ -787,13 +794,13 @@ __global__ void relu_backward_kernel(float *dinp, const float *dout, const float
 
 static void relu_forward(float *out, const float *inp, size_t n)
 {
-    relu_forward_kernel<<<nblocks(n), NT>>>(out, inp, n);
+    relu_forward_kernel<<<nblocks(n), NT, 0, nn_stream>>>(out, inp, n);
     op_done("relu_forward");
 }
 
 static void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
-    relu_backward_kernel<<<nblocks(n), NT>>>(dinp, dout, out, n);
+    relu_backward_kernel<<<nblocks(n), NT, 0, nn_stream>>>(dinp, dout, out, n);
     op_done("relu_backward");
 }
 
@@ -840,7 +847,7 @@ __global__ void maxpool_backward_kernel(float *dinp, const float *dout, const in
 static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, int C, int H,
                             int W)
 {
-    maxpool_forward_kernel<<<nblocks((size_t)B * C * (H / 2) * (W / 2)), NT>>>(out, idx, inp,
+    maxpool_forward_kernel<<<nblocks((size_t)B * C * (H / 2) * (W / 2)), NT, 0, nn_stream>>>(out, idx, inp,
                                                                               B * C, H, W);
     op_done("maxpool_forward");
 }
@@ -848,7 +855,7 @@ static void maxpool_forward(float *out, int32_t *idx, const float *inp, int B, i
 static void maxpool_backward(float *dinp, const float *dout, const int32_t *idx, int B, int C,
                              int H, int W)
 {
-    maxpool_backward_kernel<<<nblocks((size_t)B * C * H * W), NT>>>(dinp, dout, idx, B * C, H, W);
+    maxpool_backward_kernel<<<nblocks((size_t)B * C * H * W), NT, 0, nn_stream>>>(dinp, dout, idx, B * C, H, W);
     op_done("maxpool_backward");
 }
 
@@ -897,7 +904,7 @@ __global__ void residual_backward_kernel(float *dsc, const float *dout, int B, i
 static void residual_forward(float *out, const float *inp, const float *sc, int B, int C, int H,
                              int W, int SC, int SH, int SW)
 {
-    residual_forward_kernel<<<nblocks((size_t)B * C * H * W), NT>>>(out, inp, sc, B, C, H, W, SC,
+    residual_forward_kernel<<<nblocks((size_t)B * C * H * W), NT, 0, nn_stream>>>(out, inp, sc, B, C, H, W, SC,
                                                                     SH, SW);
     op_done("residual_forward");
 }
@@ -905,7 +912,7 @@ static void residual_forward(float *out, const float *inp, const float *sc, int 
 static void residual_backward(float *dsc, const float *dout, int B, int C, int H, int W, int SC,
                               int SH, int SW)
 {
-    residual_backward_kernel<<<nblocks((size_t)B * SC * SH * SW), NT>>>(dsc, dout, B, C, H, W,
+    residual_backward_kernel<<<nblocks((size_t)B * SC * SH * SW), NT, 0, nn_stream>>>(dsc, dout, B, C, H, W,
                                                                         SC, SH, SW);
     op_done("residual_backward");
 }
@@ -934,13 +941,13 @@ __global__ void avgpool_backward_kernel(float *dinp, const float *dout, int BC, 
 
 static void avgpool_forward(float *out, const float *inp, int B, int C, int HW)
 {
-    avgpool_forward_kernel<<<(B * C + NT - 1) / NT, NT>>>(out, inp, B * C, HW);
+    avgpool_forward_kernel<<<(B * C + NT - 1) / NT, NT, 0, nn_stream>>>(out, inp, B * C, HW);
     op_done("avgpool_forward");
 }
 
 static void avgpool_backward(float *dinp, const float *dout, int B, int C, int HW)
 {
-    avgpool_backward_kernel<<<nblocks((size_t)B * C * HW), NT>>>(dinp, dout, B * C, HW);
+    avgpool_backward_kernel<<<nblocks((size_t)B * C * HW), NT, 0, nn_stream>>>(dinp, dout, B * C, HW);
     op_done("avgpool_backward");
 }
 
@@ -979,14 +986,14 @@ __global__ void softmax_ce_backward_kernel(float *dlogits, const float *probs,
 static void softmax_ce_forward(float *probs, float *losses, const float *logits,
                                const int32_t *labels, int B, int K)
 {
-    softmax_ce_forward_kernel<<<(B + NT - 1) / NT, NT>>>(probs, losses, logits, labels, B, K);
+    softmax_ce_forward_kernel<<<(B + NT - 1) / NT, NT, 0, nn_stream>>>(probs, losses, logits, labels, B, K);
     op_done("softmax_ce_forward");
 }
 
 static void softmax_ce_backward(float *dlogits, const float *probs, const int32_t *labels, int B,
                                 int K)
 {
-    softmax_ce_backward_kernel<<<(B * K + NT - 1) / NT, NT>>>(dlogits, probs, labels, B, K);
+    softmax_ce_backward_kernel<<<(B * K + NT - 1) / NT, NT, 0, nn_stream>>>(dlogits, probs, labels, B, K);
     op_done("softmax_ce_backward");
 }
 
@@ -994,28 +1001,48 @@ static void softmax_ce_backward(float *dlogits, const float *probs, const int32_
 
 #define ADAM_TINY 1e-30f
 
+__device__ static inline void adam_one(float *p, const float *g, float *m, float *v, size_t i,
+                                       float lr, float beta1, float beta2, float eps, float c1,
+                                       float c2)
+{
+    float mi = __fadd_rn(__fmul_rn(beta1, m[i]), __fmul_rn(1.0f - beta1, g[i]));
+    float vi = __fadd_rn(__fmul_rn(beta2, v[i]), __fmul_rn(1.0f - beta2, __fmul_rn(g[i], g[i])));
+    mi = fabsf(mi) < ADAM_TINY ? 0.0f : mi;
+    vi = vi < ADAM_TINY ? 0.0f : vi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i] - __fdiv_rn(__fmul_rn(lr, __fdiv_rn(mi, c1)),
+                            __fadd_rn(__fsqrt_rn(__fdiv_rn(vi, c2)), eps));
+}
+
 __global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n, float lr,
                             float beta1, float beta2, float eps, float c1, float c2)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        float mi = __fadd_rn(__fmul_rn(beta1, m[i]), __fmul_rn(1.0f - beta1, g[i]));
-        float vi = __fadd_rn(__fmul_rn(beta2, v[i]),
-                             __fmul_rn(1.0f - beta2, __fmul_rn(g[i], g[i])));
-        mi = fabsf(mi) < ADAM_TINY ? 0.0f : mi;
-        vi = vi < ADAM_TINY ? 0.0f : vi;
-        m[i] = mi;
-        v[i] = vi;
-        p[i] = p[i] - __fdiv_rn(__fmul_rn(lr, __fdiv_rn(mi, c1)),
-                                __fadd_rn(__fsqrt_rn(__fdiv_rn(vi, c2)), eps));
-    }
+         i += (size_t)gridDim.x * blockDim.x)
+        adam_one(p, g, m, v, i, lr, beta1, beta2, eps, c1, c2);
+}
+
+/* in a step's graph: lr, c1, c2 from sc[0..3), written before each launch */
+__global__ void adam_graph_kernel(float *p, const float *g, float *m, float *v, size_t n,
+                                  float beta1, float beta2, float eps, const float *sc)
+{
+    float lr = sc[0], c1 = sc[1], c2 = sc[2];
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        adam_one(p, g, m, v, i, lr, beta1, beta2, eps, c1, c2);
 }
 
 static void adam_update(float *p, const float *g, float *m, float *v, size_t n, float lr,
                         float beta1, float beta2, float eps, int t)
 {
-    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-    adam_kernel<<<nblocks(n), NT>>>(p, g, m, v, n, lr, beta1, beta2, eps, c1, c2);
+    const float *sc = cuda_graph_adam(beta1, beta2);
+    if (sc)
+        adam_graph_kernel<<<nblocks(n), NT, 0, nn_stream>>>(p, g, m, v, n, beta1, beta2, eps,
+                                                             sc);
+    else
+        adam_kernel<<<nblocks(n), NT, 0, nn_stream>>>(p, g, m, v, n, lr, beta1, beta2, eps,
+                                                       adam_corr(beta1, t), adam_corr(beta2, t));
     op_done("adam_update");
 }
 
@@ -1030,7 +1057,7 @@ __global__ void axpy_kernel(float *y, const float *x, float a, size_t n)
 
 static void axpy(float *y, const float *x, float a, size_t n)
 {
-    axpy_kernel<<<nblocks(n), NT>>>(y, x, a, n);
+    axpy_kernel<<<nblocks(n), NT, 0, nn_stream>>>(y, x, a, n);
     op_done("axpy");
 }
 
@@ -1081,6 +1108,7 @@ static cs_nn_ops make_ops(void)
     o.avgpool_backward = avgpool_backward;
     o.matmul_relu_forward = matmul_relu_forward;
     o.matmul_relu_backward = matmul_relu_backward;
+    cuda_graph_ops(&o);
     return o;
 }
 

@@ -86,7 +86,7 @@ __global__ void reg_rows_kernel(float *dw, double *val, const float *w, int cols
 static void reg_rows(float *dw, double *val, const float *w, int rows, int cols, int kind,
                      float scale)
 {
-    reg_rows_kernel<<<rows, NT>>>(dw, val, w, cols, kind, scale);
+    reg_rows_kernel<<<rows, NT, 0, nn_stream>>>(dw, val, w, cols, kind, scale);
     op_done("reg_rows");
 }
 
@@ -116,14 +116,14 @@ __global__ void quant_scale_grad_kernel(float *dalpha, const float *dw, const fl
 
 static void quant_apply(float *w, const float *sign, const float *alpha, int rows, int cols)
 {
-    quant_apply_kernel<<<nblocks((size_t)rows * cols), NT>>>(w, sign, alpha, rows, cols);
+    quant_apply_kernel<<<nblocks((size_t)rows * cols), NT, 0, nn_stream>>>(w, sign, alpha, rows, cols);
     op_done("quant_apply");
 }
 
 static void quant_scale_grad(float *dalpha, const float *dw, const float *sign, int rows,
                              int cols)
 {
-    quant_scale_grad_kernel<<<rows, NT>>>(dalpha, dw, sign, cols);
+    quant_scale_grad_kernel<<<rows, NT, 0, nn_stream>>>(dalpha, dw, sign, cols);
     op_done("quant_scale_grad");
 }
 

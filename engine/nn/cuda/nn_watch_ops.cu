@@ -27,9 +27,9 @@ __global__ void hist_kernel(uint32_t *counts, const float *x, size_t n, float lo
 
 static void hist(uint32_t *counts, const float *x, size_t n, float lo, float hi, int bins)
 {
-    if (!cuda_ok(cudaMemset(counts, 0, (size_t)bins * sizeof *counts), "hist"))
+    if (!cuda_ok(cudaMemsetAsync(counts, 0, (size_t)bins * sizeof *counts, nn_stream), "hist"))
         return;
-    hist_kernel<<<nblocks(n), NT>>>(counts, x, n, lo, hi, bins);
+    hist_kernel<<<nblocks(n), NT, 0, nn_stream>>>(counts, x, n, lo, hi, bins);
     op_done("watch hist");
 }
 
@@ -51,7 +51,7 @@ __global__ void row_abs_mean_kernel(float *alpha, const float *w, int cols)
 
 static void row_abs_mean(float *alpha, const float *w, int rows, int cols)
 {
-    row_abs_mean_kernel<<<rows, NT>>>(alpha, w, cols);
+    row_abs_mean_kernel<<<rows, NT, 0, nn_stream>>>(alpha, w, cols);
     op_done("watch row_abs_mean");
 }
 
@@ -111,7 +111,7 @@ __global__ void row_ternary_kernel(float *alpha, float *tau, const float *w, int
 
 static void row_ternary(float *alpha, float *tau, const float *w, int rows, int cols)
 {
-    row_ternary_kernel<<<rows, NT>>>(alpha, tau, w, cols);
+    row_ternary_kernel<<<rows, NT, 0, nn_stream>>>(alpha, tau, w, cols);
     op_done("watch row_ternary");
 }
 
@@ -135,7 +135,7 @@ __global__ void near_count_kernel(uint32_t *near, const float *w, const float *a
 static void near_count(uint32_t *near, const float *w, const float *alpha, int rows, int cols,
                        int ternary)
 {
-    near_count_kernel<<<rows, NT>>>(near, w, alpha, cols, ternary);
+    near_count_kernel<<<rows, NT, 0, nn_stream>>>(near, w, alpha, cols, ternary);
     op_done("watch near_count");
 }
 
@@ -159,9 +159,9 @@ __global__ void sign_flips_kernel(uint32_t *flips, uint32_t *bits, const float *
 
 static void sign_flips(uint32_t *flips, uint32_t *bits, const float *x, size_t n)
 {
-    if (!cuda_ok(cudaMemset(flips, 0, sizeof *flips), "sign_flips"))
+    if (!cuda_ok(cudaMemsetAsync(flips, 0, sizeof *flips, nn_stream), "sign_flips"))
         return;
-    sign_flips_kernel<<<nblocks((n + 31) / 32), NT>>>(flips, bits, x, n);
+    sign_flips_kernel<<<nblocks((n + 31) / 32), NT, 0, nn_stream>>>(flips, bits, x, n);
     op_done("watch sign_flips");
 }
 
