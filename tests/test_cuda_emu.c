@@ -76,20 +76,28 @@ static void test_parity(void **state)
 
 /* ------------------------------------------------------------------ cuDNN */
 
-/* the module again with CSREG_CUDNN = cudnn (NULL: unset); its name */
-static const cs_nn_ops *reinit(const char *cudnn, char *name, size_t len)
+/* the module again, with the environment variable var = value (NULL:
+ * unset) and sync_ops */
+static const cs_nn_ops *module_again(const char *var, const char *value, int sync_ops)
 {
     const cs_nn_cuda_module *m = cs_nn_cuda_module_get();
     m->shutdown();
-    if (cudnn)
-        assert_int_equal(setenv("CSREG_CUDNN", cudnn, 1), 0);
+    if (value)
+        assert_int_equal(setenv(var, value, 1), 0);
     else
-        assert_int_equal(unsetenv("CSREG_CUDNN"), 0);
+        assert_int_equal(unsetenv(var), 0);
     char why[256];
-    assert_int_equal(m->init(0, 1, why, sizeof why), 0);
-    m->name(name, len);
-    print_message("device: %s\n", name);
+    assert_int_equal(m->init(0, sync_ops, why, sizeof why), 0);
     return m->ops;
+}
+
+/* the module again with CSREG_CUDNN = cudnn (NULL: unset); its name */
+static const cs_nn_ops *reinit(const char *cudnn, char *name, size_t len)
+{
+    const cs_nn_ops *ops = module_again("CSREG_CUDNN", cudnn, 1);
+    cs_nn_cuda_module_get()->name(name, len);
+    print_message("device: %s\n", name);
+    return ops;
 }
 
 /* the convolution rows (conv_*, convk_*: every shape of the cnn and of
@@ -418,21 +426,6 @@ static void test_cudnn_resnet20_step(void **state)
     cs_nn_data_free(&d);
 }
 
-/* the module set up as the engine does (no synchronization after every
- * op), CSREG_CUDA_GRAPH set to graph (NULL: unset) */
-static const cs_nn_ops *init_plain(const char *graph)
-{
-    const cs_nn_cuda_module *m = cs_nn_cuda_module_get();
-    m->shutdown();
-    if (graph)
-        assert_int_equal(setenv("CSREG_CUDA_GRAPH", graph, 1), 0);
-    else
-        assert_int_equal(unsetenv("CSREG_CUDA_GRAPH"), 0);
-    char why[256];
-    assert_int_equal(m->init(0, 0, why, sizeof why), 0);
-    return m->ops;
-}
-
 /* a tiny mlp or cnn on the emulator, its ops `ops` */
 static cs_nn *tiny_emu(cs_nn_kind kind, const cs_nn_ops *ops)
 {
@@ -450,7 +443,9 @@ static cs_nn *tiny_emu(cs_nn_kind kind, const cs_nn_ops *ops)
  * cnn trained 12 steps with a regularizer, recorded at the second step and
  * replayed after, end with the same bits (weights, batch-norm statistics,
  * loss, regularizer value) as the same run op by op (the table without
- * graph_begin): Adam's learning rate (cosine) and step reach each replay.
+ * graph_begin): Adam's learning rate (cosine) and step reach each replay;
+ * so does fine-tuning their ternary versions (scales' gradients, the
+ * quantized weights).
  * A synchronous call while recording fails the recording with the op's
  * name and leaves no error behind; a reallocated scratch makes the graph
  * stale; CSREG_CUDA_GRAPH=off and a regularizer evaluated on the host run
@@ -458,7 +453,7 @@ static cs_nn *tiny_emu(cs_nn_kind kind, const cs_nn_ops *ops)
 static void test_graph_step(void **state)
 {
     (void)state;
-    emu = init_plain(NULL);
+    emu = module_again("CSREG_CUDA_GRAPH", NULL, 0);   /* as the engine sets it up */
     static cs_nn_ops plain;
     plain = *emu;
     plain.graph_begin = NULL;
@@ -496,6 +491,21 @@ static void test_graph_step(void **state)
         assert_int_equal(emu->download(bb, b->bufs, nb), 0);
         assert_memory_equal(pa, pb, np);
         assert_memory_equal(ba, bb, nb);
+        /* fine-tuning a ternary network: the scales' gradients and the
+         * quantized weights in the graph too */
+        cs_nn_quant_report qa, qb;
+        assert_int_equal(cs_nn_quantize(a, 1, CS_NN_EXCL_DEFAULT, &qa, &err), 0);
+        assert_int_equal(cs_nn_quantize(b, 1, CS_NN_EXCL_DEFAULT, &qb, &err), 0);
+        cs_nn_train_opts of = {.epochs = 1, .batch = 8, .finetune = 1};
+        assert_int_equal(cs_nn_train(a, &d, &of, &ra, &err), 0);
+        assert_int_equal(cs_nn_train(b, &d, &of, &rb, &err), 0);
+        print_message("graph %s fine-tuning: %zu steps, %zu by the graph, loss %.9g / %.9g\n",
+                      kname, ra.steps, ra.graph_steps, ra.loss, rb.loss);
+        assert_int_equal(ra.graph_steps, ra.steps - 1);
+        assert_true(ra.loss == rb.loss);
+        assert_int_equal(emu->download(pa, a->params, np), 0);
+        assert_int_equal(emu->download(pb, b->params, np), 0);
+        assert_memory_equal(pa, pb, np);
         /* a regularizer without a float kernel: its host part keeps the
          * steps op by op */
         cs_nn_train_opts oh = {.epochs = 1, .batch = 8, .reg = host_reg, .lambda = 0.1};
@@ -546,7 +556,7 @@ static void test_graph_step(void **state)
     emu->release(dev);
     assert_int_equal(emu->error(why, sizeof why), 0);
     /* CSREG_CUDA_GRAPH=off: op by op, without a word */
-    emu = init_plain("off");
+    emu = module_again("CSREG_CUDA_GRAPH", "off", 0);
     assert_int_equal(emu->graph_begin(why, sizeof why), -1);
     assert_string_equal(why, "CSREG_CUDA_GRAPH=off");
     cs_nn *c = tiny_emu(CS_NN_MLP, emu);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 
 /* cuda_emu.cc's capture (cuda_emu.h, not included here) */
@@ -46,24 +47,62 @@ static int g_fail_create;
  * scalars, as a graph node keeps them */
 static bool g_dry;
 
+/* a call's handle, descriptors and host scalars, copied; the pointers are
+ * the call's arguments: the copies, NULL where the caller gave NULL */
 struct cudnn_snap {
     cudnnContext h;
     cudnnTensorStruct t[4];
     cudnnFilterStruct f;
     cudnnConvolutionStruct c;
     float s[4];
+    cudnnContext *hp;
+    cudnnTensorStruct *tp[4];
+    cudnnFilterStruct *fp;
+    cudnnConvolutionStruct *cp;
+    const float *sp[4];
 };
 typedef std::shared_ptr<cudnn_snap> snap_ptr;
 
-static snap_ptr snap_of(cudnnHandle_t h, const void *s0, const void *s1, const void *s2 = NULL,
-                        const void *s3 = NULL)
+template <class T> static T *keep(T *copy, const T *orig)
+{
+    if (!orig)
+        return NULL;
+    *copy = *orig;
+    return copy;
+}
+
+static snap_ptr snap_of(cudnnHandle_t h, std::initializer_list<const void *> scalars,
+                        std::initializer_list<cudnnTensorDescriptor_t> tensors,
+                        cudnnFilterDescriptor_t f = NULL, cudnnConvolutionDescriptor_t c = NULL)
 {
     snap_ptr p = std::make_shared<cudnn_snap>();
-    p->h = *h;
-    const void *sc[4] = {s0, s1, s2, s3};
-    for (int i = 0; i < 4; i++)
-        p->s[i] = sc[i] ? *(const float *)sc[i] : 0.0f;
+    p->hp = keep(&p->h, h);
+    int i = 0;
+    for (const void *v : scalars) {
+        p->sp[i] = v ? &p->s[i] : NULL;
+        p->s[i] = v ? *(const float *)v : 0.0f;
+        i++;
+    }
+    i = 0;
+    for (cudnnTensorDescriptor_t t : tensors) {
+        p->tp[i] = keep(&p->t[i], t);
+        i++;
+    }
+    p->fp = keep(&p->f, f);
+    p->cp = keep(&p->c, c);
     return p;
+}
+
+/* While a capture records: the call made from the copies at once, checks
+ * only (dry), and its work recorded for the replay. */
+template <class Call> static cudnnStatus_t deferred(snap_ptr p, Call call)
+{
+    g_dry = true;
+    cudnnStatus_t s = call(p.get());
+    g_dry = false;
+    if (s == CUDNN_STATUS_SUCCESS)
+        cs_emu_record([p, call]() { call(p.get()); });
+    return s;
 }
 
 long cs_emu_cudnn_convs(void) { return g_convs; }
@@ -412,24 +451,11 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
                                       cudnnConvolutionFwdAlgo_t algo, void *ws, size_t wsb,
                                       const void *beta, const cudnnTensorDescriptor_t yd, void *yp)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnConvolutionForward(h, alpha, xd, xp, wd, wp, cd, algo, ws, wsb,
-                                                  beta, yd, yp);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha, beta);
-        p->t[0] = *xd;
-        p->t[1] = *yd;
-        p->f = *wd;
-        p->c = *cd;
-        cs_emu_record([=]() {
-            cudnnConvolutionForward(&p->h, &p->s[0], &p->t[0], xp, &p->f, wp, &p->c, algo, ws,
-                                    wsb, &p->s[1], &p->t[1], yp);
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(snap_of(h, {alpha, beta}, {xd, yd}, wd, cd), [=](const cudnn_snap *p) {
+            return cudnnConvolutionForward(p->hp, p->sp[0], p->tp[0], xp, p->fp, wp, p->cp, algo,
+                                           ws, wsb, p->sp[1], p->tp[1], yp);
         });
-        return s;
-    }
     cudnnStatus_t s = check(h, xd, wd, cd, yd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 1, ws, wsb);
@@ -470,24 +496,11 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
                                            size_t wsb, const void *beta,
                                            const cudnnTensorDescriptor_t dxd, void *dxp)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnConvolutionBackwardData(h, alpha, wd, wp, dyd, dyp, cd, algo, ws,
-                                                       wsb, beta, dxd, dxp);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha, beta);
-        p->t[0] = *dyd;
-        p->t[1] = *dxd;
-        p->f = *wd;
-        p->c = *cd;
-        cs_emu_record([=]() {
-            cudnnConvolutionBackwardData(&p->h, &p->s[0], &p->f, wp, &p->t[0], dyp, &p->c, algo,
-                                         ws, wsb, &p->s[1], &p->t[1], dxp);
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(snap_of(h, {alpha, beta}, {dyd, dxd}, wd, cd), [=](const cudnn_snap *p) {
+            return cudnnConvolutionBackwardData(p->hp, p->sp[0], p->fp, wp, p->tp[0], dyp, p->cp,
+                                                algo, ws, wsb, p->sp[1], p->tp[1], dxp);
         });
-        return s;
-    }
     cudnnStatus_t s = check(h, dxd, wd, cd, dyd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 0, ws, wsb);
@@ -535,24 +548,11 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
                                              size_t wsb, const void *beta,
                                              const cudnnFilterDescriptor_t dwd, void *dwp)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnConvolutionBackwardFilter(h, alpha, xd, xp, dyd, dyp, cd, algo,
-                                                         ws, wsb, beta, dwd, dwp);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha, beta);
-        p->t[0] = *xd;
-        p->t[1] = *dyd;
-        p->f = *dwd;
-        p->c = *cd;
-        cs_emu_record([=]() {
-            cudnnConvolutionBackwardFilter(&p->h, &p->s[0], &p->t[0], xp, &p->t[1], dyp, &p->c,
-                                           algo, ws, wsb, &p->s[1], &p->f, dwp);
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(snap_of(h, {alpha, beta}, {xd, dyd}, dwd, cd), [=](const cudnn_snap *p) {
+            return cudnnConvolutionBackwardFilter(p->hp, p->sp[0], p->tp[0], xp, p->tp[1], dyp,
+                                                  p->cp, algo, ws, wsb, p->sp[1], p->fp, dwp);
         });
-        return s;
-    }
     cudnnStatus_t s = check(h, xd, dwd, cd, dyd);
     if (s == CUDNN_STATUS_SUCCESS)
         s = use_ws(algo, 0, ws, wsb);
@@ -646,25 +646,12 @@ cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, double factor,
     void *run_mean, void *run_var, double eps, void *save_mean, void *save_inv)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnBatchNormalizationForwardTraining(
-            h, mode, alpha, beta, xd, xp, yd, yp, pd, scale, bias, factor, run_mean, run_var, eps,
-            save_mean, save_inv);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha, beta);
-        p->t[0] = *xd;
-        p->t[1] = *yd;
-        p->t[2] = *pd;
-        cs_emu_record([=]() {
-            cudnnBatchNormalizationForwardTraining(&p->h, mode, &p->s[0], &p->s[1], &p->t[0], xp,
-                                                   &p->t[1], yp, &p->t[2], scale, bias, factor,
-                                                   run_mean, run_var, eps, save_mean, save_inv);
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(snap_of(h, {alpha, beta}, {xd, yd, pd}), [=](const cudnn_snap *p) {
+            return cudnnBatchNormalizationForwardTraining(
+                p->hp, mode, p->sp[0], p->sp[1], p->tp[0], xp, p->tp[1], yp, p->tp[2], scale, bias,
+                factor, run_mean, run_var, eps, save_mean, save_inv);
         });
-        return s;
-    }
     cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
     if (s != CUDNN_STATUS_SUCCESS)
         return s;
@@ -703,24 +690,12 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(
     const cudnnTensorDescriptor_t pd, const void *scale, const void *bias, const void *est_mean,
     const void *est_var, double eps)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnBatchNormalizationForwardInference(
-            h, mode, alpha, beta, xd, xp, yd, yp, pd, scale, bias, est_mean, est_var, eps);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha, beta);
-        p->t[0] = *xd;
-        p->t[1] = *yd;
-        p->t[2] = *pd;
-        cs_emu_record([=]() {
-            cudnnBatchNormalizationForwardInference(&p->h, mode, &p->s[0], &p->s[1], &p->t[0],
-                                                    xp, &p->t[1], yp, &p->t[2], scale, bias,
-                                                    est_mean, est_var, eps);
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(snap_of(h, {alpha, beta}, {xd, yd, pd}), [=](const cudnn_snap *p) {
+            return cudnnBatchNormalizationForwardInference(p->hp, mode, p->sp[0], p->sp[1],
+                                                           p->tp[0], xp, p->tp[1], yp, p->tp[2],
+                                                           scale, bias, est_mean, est_var, eps);
         });
-        return s;
-    }
     cudnnStatus_t s = bn_check(h, mode, xd, yd, pd, eps);
     if (s != CUDNN_STATUS_SUCCESS)
         return s;
@@ -745,26 +720,14 @@ cudnnStatus_t cudnnBatchNormalizationBackward(
     void *dxp, const cudnnTensorDescriptor_t pd, const void *scale, void *dscale, void *dbias,
     double eps, const void *saved_mean, const void *saved_inv)
 {
-    if (cs_emu_capturing() && !g_dry) {
-        g_dry = true;
-        cudnnStatus_t s = cudnnBatchNormalizationBackward(
-            h, mode, alpha_d, beta_d, alpha_p, beta_p, xd, xp, dyd, dyp, dxd, dxp, pd, scale,
-            dscale, dbias, eps, saved_mean, saved_inv);
-        g_dry = false;
-        if (s != CUDNN_STATUS_SUCCESS)
-            return s;
-        snap_ptr p = snap_of(h, alpha_d, beta_d, alpha_p, beta_p);
-        p->t[0] = *xd;
-        p->t[1] = *dyd;
-        p->t[2] = *dxd;
-        p->t[3] = *pd;
-        cs_emu_record([=]() {
-            cudnnBatchNormalizationBackward(&p->h, mode, &p->s[0], &p->s[1], &p->s[2], &p->s[3],
-                                            &p->t[0], xp, &p->t[1], dyp, &p->t[2], dxp, &p->t[3],
-                                            scale, dscale, dbias, eps, saved_mean, saved_inv);
-        });
-        return s;
-    }
+    if (cs_emu_capturing() && !g_dry)
+        return deferred(
+            snap_of(h, {alpha_d, beta_d, alpha_p, beta_p}, {xd, dyd, dxd, pd}),
+            [=](const cudnn_snap *p) {
+                return cudnnBatchNormalizationBackward(
+                    p->hp, mode, p->sp[0], p->sp[1], p->sp[2], p->sp[3], p->tp[0], xp, p->tp[1],
+                    dyp, p->tp[2], dxp, p->tp[3], scale, dscale, dbias, eps, saved_mean, saved_inv);
+            });
     cudnnStatus_t s = bn_check(h, mode, xd, dyd, pd, eps);
     if (s == CUDNN_STATUS_SUCCESS)
         s = bn_check(h, mode, xd, dxd, pd, eps);
