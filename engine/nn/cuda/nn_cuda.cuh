@@ -46,10 +46,15 @@ int cuda_prof_init(void);
 void cuda_prof_op(const char *op);
 void cuda_prof_report(const char *device);
 
-/* nn_cuda_graph.cu: the stream every op runs on (cuBLAS's and cuDNN's
- * too), and a training step as one CUDA graph. init: the stream; refuses
- * graphs with sync_ops or profiling (and CSREG_CUDA_GRAPH=off). */
+/* nn_cuda_stream.cu: the stream every op runs on (cuBLAS's and cuDNN's
+ * too); init creates it (0, or <0 with why) */
 extern cudaStream_t nn_stream;
+int cuda_stream_init(char *why, size_t len);
+void cuda_stream_shutdown(void);
+
+/* nn_cuda_graph.cu: a training step as one CUDA graph. init: Adam's
+ * scalars; refuses graphs with sync_ops or profiling (and
+ * CSREG_CUDA_GRAPH=off). */
 int cuda_graph_init(int sync_ops, int profiling, char *why, size_t len);
 void cuda_graph_shutdown(void);
 /* the table's graph_begin, graph_end, graph_launch, graph_drop */

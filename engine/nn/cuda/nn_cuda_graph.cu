@@ -1,5 +1,5 @@
-/* cuda/nn_cuda_graph.cu — the stream the backend's ops run on, and a
- * training step captured on it as one CUDA graph (cs_nn_ops.graph_*).
+/* cuda/nn_cuda_graph.cu — a training step recorded on the backend's
+ * stream (nn_cuda_stream.cu) as one CUDA graph (cs_nn_ops.graph_*).
  *
  * A step of a small network is a few dozen short kernels; launched one by
  * one, the host's launch cost is the step's time. nn_train.c runs the
@@ -25,8 +25,6 @@
 #include "nn_backend.h"
 #include "nn_cuda.cuh"
 
-cudaStream_t nn_stream;
-
 static float *g_adam;   /* device: lr, 1 − β1^t, 1 − β2^t */
 static float g_beta1, g_beta2;
 static int g_capturing, g_off;
@@ -35,12 +33,11 @@ static cudaGraphExec_t g_exec;
 
 int cuda_graph_init(int sync_ops, int profiling, char *why, size_t len)
 {
-    cudaError_t e = cudaStreamCreate(&nn_stream);
-    if (e == cudaSuccess)
-        e = cudaMalloc(&g_adam, 3 * sizeof(float));
+    cudaError_t e = cudaMalloc(&g_adam, 3 * sizeof(float));
     if (e != cudaSuccess) {
-        snprintf(why, len, "the backend's stream: %s", cudaGetErrorString(e));
+        snprintf(why, len, "Adam's step scalars: %s", cudaGetErrorString(e));
         cudaGetLastError();
+        g_adam = NULL;
         return -1;
     }
     const char *env = getenv("CSREG_CUDA_GRAPH");
@@ -69,9 +66,6 @@ void cuda_graph_shutdown(void)
     if (g_adam)
         cudaFree(g_adam);
     g_adam = NULL;
-    if (nn_stream)
-        cudaStreamDestroy(nn_stream);
-    nn_stream = NULL;
 }
 
 const float *cuda_graph_adam(float beta1, float beta2)

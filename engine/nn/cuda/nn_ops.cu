@@ -107,11 +107,19 @@ static int init(int device, int sync_ops, char *why, size_t len)
     }
     cublasSetMathMode(g_blas, CUBLAS_DEFAULT_MATH);   /* plain fp32, no TF32 */
     cuda_err_reset(sync_ops);
-    if (cuda_graph_init(sync_ops, cuda_prof_init(), why, len)) {
+    if (cuda_stream_init(why, len) || cuda_graph_init(sync_ops, cuda_prof_init(), why, len)) {
         cublasDestroy(g_blas);
+        cuda_stream_shutdown();
         return -1;
     }
-    cublasSetStream(g_blas, nn_stream);
+    if ((s = cublasSetStream(g_blas, nn_stream)) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, len, "CUDA device %d: cublasSetStream failed (%s)", device,
+                 cublasGetStatusString(s));
+        cublasDestroy(g_blas);
+        cuda_graph_shutdown();
+        cuda_stream_shutdown();
+        return -1;
+    }
     cudnn_init();   /* never fails: without cuDNN the built-in kernels run */
     g_ready = 1;
     return 0;
@@ -141,6 +149,7 @@ static void module_shutdown(void)
     cudnn_shutdown();
     cublasDestroy(g_blas);
     cuda_graph_shutdown();
+    cuda_stream_shutdown();
     if (g_scratch)
         cudaFree(g_scratch);
     g_scratch = NULL;
