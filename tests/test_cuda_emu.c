@@ -440,10 +440,11 @@ static cs_nn *tiny_emu(cs_nn_kind kind, const cs_nn_ops *ops)
 }
 
 /* A training step as one CUDA graph (nn_cuda_graph.cu): the mlp and the
- * cnn trained 12 steps with a regularizer, recorded at the second step and
- * replayed after, end with the same bits (weights, batch-norm statistics,
- * loss, regularizer value) as the same run op by op (the table without
- * graph_begin): Adam's learning rate (cosine) and step reach each replay;
+ * cnn trained 12 and 6 steps with a regularizer, recorded at the second
+ * step and replayed after, end with the same bits (weights, batch-norm
+ * statistics, loss, regularizer value) as the same run op by op (the table
+ * without graph_begin): Adam's learning rate (cosine) and step reach each
+ * replay;
  * so does fine-tuning their ternary versions (scales' gradients, the
  * quantized weights).
  * A synchronous call while recording fails the recording with the op's
@@ -465,7 +466,9 @@ static void test_graph_step(void **state)
     for (int kind = 0; kind < 2; kind++) {
         const char *kname = kind == CS_NN_MLP ? "mlp" : "cnn";
         cs_nn *a = tiny_emu((cs_nn_kind)kind, emu), *b = tiny_emu((cs_nn_kind)kind, &plain);
-        cs_nn_train_opts o = {.epochs = 2, .batch = 8, .reg = reg, .lambda = 0.1, .lr = 3e-3};
+        /* the mlp 12 steps, the cnn 6 (its convolutions are slow here) */
+        cs_nn_train_opts o = {.epochs = kind == CS_NN_MLP ? 2 : 1, .batch = 8, .reg = reg,
+                              .lambda = 0.1, .lr = 3e-3};
         cs_nn_train_report ra, rb;
         long launches = cs_emu_graph_launches();
         if (cs_nn_train(a, &d, &o, &ra, &err))
@@ -476,9 +479,9 @@ static void test_graph_step(void **state)
                       "reg %.9g / %.9g%s%s\n",
                       kname, ra.steps, ra.graph_steps, launches, ra.loss, rb.loss, ra.reg_value,
                       rb.reg_value, ra.graph_note[0] ? "; " : "", ra.graph_note);
-        assert_int_equal(ra.steps, 12);
-        assert_int_equal(ra.graph_steps, 11);
-        assert_int_equal(launches, 11);
+        assert_int_equal(ra.steps, kind == CS_NN_MLP ? 12 : 6);
+        assert_int_equal(ra.graph_steps, ra.steps - 1);
+        assert_int_equal(launches, (long)ra.steps - 1);
         assert_string_equal(ra.graph_note, "");
         assert_int_equal(rb.graph_steps, 0);
         assert_true(ra.loss == rb.loss && ra.reg_value == rb.reg_value);
