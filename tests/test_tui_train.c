@@ -189,7 +189,12 @@ static void test_finetune_view_80x24_ascii_cancel(void **state)
     command(&t, "train model=mlp epochs=1 limit=20000 reg=bin lambda=10");
     wait_for(&t, "train done at step", 30000);
     command(&t, "quantize bin");
-    command(&t, "eval 1,2,3");   /* runs after quantize: its output says that one is done */
+    /* its table, taller than the messages, opens the pager: wait for it and
+     * close it before typing on (typed while quantize ran, the next line
+     * would keep the pager shut; typed after, the pager would take it) */
+    wait_for(&t, "model size:", 30000);
+    assert_int_equal(tmux_keys(&t, (const char *[]){"q", NULL}), 0);
+    command(&t, "eval 1,2,3");
     wait_for(&t, "value: 98", 20000);
     command(&t, "finetune epochs=2 limit=0");
     long s1, s2;
